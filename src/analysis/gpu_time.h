@@ -1,0 +1,76 @@
+// Where the GPU time goes, with HTA's definitions (docs/ANALYSES.md):
+//  * temporal breakdown: kernel_time = last GPU end - first GPU start; idle =
+//    kernel_time - |union of all GPU ops|; compute = |union of COMPUTATION|;
+//    non_compute = kernel_time - compute - idle.
+//  * comm/comp overlap = |U(COMP) & U(COMM)| / |U(COMM)|.
+//  * kernel-type overlap table: time by set of simultaneously active types.
+//  * per-kernel statistics by (class, name).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/intervals.h"
+#include "analysis/view.h"
+
+namespace mlprof {
+
+struct TemporalBreakdown {
+  int64_t rank = 0;
+  Ps idle = 0, compute = 0, non_compute = 0, kernel_time = 0;
+  Ps communication = 0, memory = 0, other = 0;  // unions of each class (may overlap)
+  double idle_pct() const { return Pct(idle); }
+  double compute_pct() const { return Pct(compute); }
+  double non_compute_pct() const { return Pct(non_compute); }
+  double Pct(Ps x) const { return kernel_time > 0 ? 100.0 * x / kernel_time : 0.0; }
+};
+
+struct Overlap {
+  int64_t rank = 0;
+  Ps comm = 0;          // |U(COMM)|
+  Ps comp = 0;          // |U(COMP)|
+  Ps overlapped = 0;    // |U(COMP) & U(COMM)|
+  bool has_comm() const { return comm > 0; }
+  double pct() const;   // NaN without communication
+};
+
+struct KernelTypeShare {
+  std::string label;  // "COMPUTATION overlapping COMMUNICATION"
+  int mask = 0;       // bit 0 COMP, 1 COMM, 2 MEMORY
+  Ps time = 0;        // summed over ranks
+  double pct = 0;     // of the sum over all labels
+};
+
+struct KernelStat {
+  int64_t rank = 0;
+  KernelClass cls = KernelClass::kComputation;
+  std::string name;   // "others" for the folded tail
+  int64_t count = 0;
+  int64_t names = 1;  // distinct names folded into this row
+  Ps sum = 0, min = 0, max = 0;
+  double mean = 0, std = 0;  // ps; std with ddof=1 (0 for one sample)
+  double pct_of_class = 0;
+};
+
+struct KernelBreakdown {
+  std::vector<KernelTypeShare> types;
+  std::vector<KernelStat> kernels;  // by rank, class, then sum desc; "others" last
+};
+
+struct KernelBreakdownOptions {
+  int top = 10;                  // HTA num_kernels
+  double duration_ratio = 0.8;   // HTA duration_ratio
+  bool include_memory = true;
+};
+
+std::vector<TemporalBreakdown> ComputeTemporalBreakdown(const ProfileView& view);
+std::vector<Overlap> ComputeOverlap(const ProfileView& view);
+KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBreakdownOptions& opt);
+
+// Building blocks shared with per-step analyses.
+struct ClassUnions {
+  std::vector<Interval> all, by_class[kKernelClassCount];
+};
+ClassUnions UnionsByClass(const std::vector<GpuOpRef>& ops);
+
+}  // namespace mlprof

@@ -1,0 +1,50 @@
+#include "analysis/intervals.h"
+
+#include <algorithm>
+
+namespace mlprof {
+
+std::vector<Interval> Union(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {
+    return a.start != b.start ? a.start < b.start : a.end < b.end;
+  });
+  std::vector<Interval> out;
+  for (const Interval& iv : v) {
+    if (!out.empty() && iv.start <= out.back().end) {
+      out.back().end = std::max(out.back().end, iv.end);
+    } else {
+      out.push_back(iv);
+    }
+  }
+  return out;
+}
+
+Ps TotalLength(const std::vector<Interval>& merged) {
+  Ps t = 0;
+  for (const Interval& iv : merged) t += iv.end - iv.start;
+  return t;
+}
+
+Ps IntersectionLength(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  Ps total = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    Ps lo = std::max(a[i].start, b[j].start);
+    Ps hi = std::min(a[i].end, b[j].end);
+    if (hi > lo) total += hi - lo;
+    if (a[i].end < b[j].end) ++i;
+    else ++j;
+  }
+  return total;
+}
+
+std::vector<Interval> Clip(const std::vector<Interval>& merged, Ps lo, Ps hi) {
+  std::vector<Interval> out;
+  for (const Interval& iv : merged) {
+    Ps s = std::max(iv.start, lo), e = std::min(iv.end, hi);
+    if (e > s) out.push_back({s, e});
+  }
+  return out;
+}
+
+}  // namespace mlprof

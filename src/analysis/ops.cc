@@ -1,0 +1,81 @@
+#include "analysis/ops.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace mlprof {
+
+std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOptions& opt) {
+  std::vector<OpGpuTime> out;
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& p = *rv.profile;
+    const OpTable& o = p.ops;
+    // External id -> deepest cpu_op carrying it.
+    std::unordered_map<int64_t, int32_t> by_ext;
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (o.kind[i] != OpKind::kCpuOp || o.external_id[i] < 0) continue;
+      auto [it, ins] = by_ext.emplace(o.external_id[i], static_cast<int32_t>(i));
+      if (!ins && o.depth[i] > o.depth[it->second]) it->second = static_cast<int32_t>(i);
+    }
+    auto owner = [&](int32_t launch) -> int32_t {
+      if (launch < 0) return -1;
+      if (o.external_id[launch] >= 0) {
+        auto it = by_ext.find(o.external_id[launch]);
+        if (it != by_ext.end()) return it->second;
+      }
+      for (int32_t q = o.parent[launch]; q >= 0; q = o.parent[q])
+        if (o.kind[q] == OpKind::kCpuOp) return q;
+      return -1;
+    };
+    struct Key {
+      StringId name, dims, types;
+      bool operator<(const Key& k) const {
+        return std::tie(name, dims, types) < std::tie(k.name, k.dims, k.types);
+      }
+    };
+    std::map<Key, OpGpuTime> groups;
+    std::unordered_map<int32_t, Key> seen_instance;
+    Ps total = 0;
+    OpGpuTime none;
+    none.rank = rv.rank;
+    none.name = "(no cpu_op)";
+    for (const GpuOpRef& g : rv.gpu) {
+      OpKind k = o.kind[g.op];
+      if (k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) continue;
+      Ps d = g.end - g.ts;
+      total += d;
+      int32_t op = owner(o.launch[g.op]);
+      if (op < 0) {
+        none.gpu_ops++;
+        none.gpu_time += d;
+        continue;
+      }
+      Key key{o.name[op], opt.by_shape ? o.input_dims[op] : 0, opt.by_shape ? o.input_types[op] : 0};
+      OpGpuTime& row = groups[key];
+      if (row.calls == 0 && row.gpu_ops == 0) {
+        row.rank = rv.rank;
+        row.name = std::string(p.str(key.name));
+        row.input_dims = std::string(p.str(key.dims));
+        row.input_types = std::string(p.str(key.types));
+      }
+      row.gpu_ops++;
+      row.gpu_time += d;
+      if (seen_instance.emplace(op, key).second) {
+        row.calls++;
+        row.cpu_time += o.dur[op];
+      }
+    }
+    std::vector<OpGpuTime> rows;
+    for (auto& [k, v] : groups) rows.push_back(std::move(v));
+    if (none.gpu_ops > 0) rows.push_back(none);
+    for (auto& r : rows) r.pct_gpu = total > 0 ? 100.0 * r.gpu_time / total : 0.0;
+    std::sort(rows.begin(), rows.end(), [](const OpGpuTime& a, const OpGpuTime& b) {
+      return a.gpu_time != b.gpu_time ? a.gpu_time > b.gpu_time : a.name < b.name;
+    });
+    for (auto& r : rows) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace mlprof

@@ -1,0 +1,20 @@
+// Descriptive statistics as pandas' describe(): std with ddof=1, quantiles by
+// linear interpolation between order statistics.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace mlprof {
+
+struct Describe {
+  int64_t count = 0;
+  double sum = 0, mean = 0, std = 0, min = 0, p25 = 0, p50 = 0, p75 = 0, p95 = 0, max = 0;
+};
+
+Describe DescribeValues(std::vector<double> v);
+// Quantile q in [0,1] of sorted values, linear interpolation (numpy default).
+double QuantileSorted(const std::vector<double>& sorted, double q);
+double Median(std::vector<double> v);
+
+}  // namespace mlprof

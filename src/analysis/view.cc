@@ -1,0 +1,90 @@
+#include "analysis/view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace mlprof {
+
+Ps RankView::Ts(uint32_t op) const { return rounded ? rounded_ts[op] : profile->ops.ts[op]; }
+
+Ps RankView::End(uint32_t op) const {
+  return rounded ? rounded_end[op] : profile->ops.ts[op] + profile->ops.dur[op];
+}
+
+namespace {
+
+// The float64 a JSON parser (Python's, HTA's) makes of an exact time: the
+// decimal text of `ps` picoseconds as microseconds, through strtod.
+double ToFloat64Us(Ps128 ps) {
+  bool neg = ps < 0;
+  if (neg) ps = -ps;
+  auto whole = static_cast<long long>(ps / kPsPerUs);
+  auto frac = static_cast<long long>(ps % kPsPerUs);
+  std::string text = fmt::format("{}{}.{:06d}", neg ? "-" : "", whole, frac);
+  return std::strtod(text.c_str(), nullptr);
+}
+
+// HTA: ts = ceil(ts), end = floor(ts + dur), on float64 values of the trace
+// clock. Results are whole microseconds, made relative to the rank origin.
+void RoundLikeHta(const RankProfile& p, RankView* rv) {
+  const OpTable& o = p.ops;
+  auto origin_us = static_cast<double>(p.origin_abs_ps / kPsPerUs);  // origin is whole us
+  rv->rounded_ts.resize(o.size());
+  rv->rounded_end.resize(o.size());
+  for (size_t i = 0; i < o.size(); ++i) {
+    double ts = ToFloat64Us(p.origin_abs_ps + o.ts[i]);
+    double dur = ToFloat64Us(o.dur[i]);
+    rv->rounded_ts[i] = static_cast<Ps>(std::ceil(ts) - origin_us) * kPsPerUs;
+    rv->rounded_end[i] = static_cast<Ps>(std::floor(ts + dur) - origin_us) * kPsPerUs;
+  }
+}
+
+}  // namespace
+
+ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& options) {
+  ProfileView view;
+  std::set<int64_t> step_numbers;
+  for (const RankProfile& p : profile.ranks)
+    for (const Step& s : p.steps) step_numbers.insert(s.number);
+  view.multi_step = step_numbers.size() >= 2;
+
+  for (size_t r = 0; r < profile.ranks.size(); ++r) {
+    const RankProfile& p = profile.ranks[r];
+    const OpTable& o = p.ops;
+    RankView rv;
+    rv.profile = &p;
+    rv.rank = p.rank_or(static_cast<int64_t>(r));
+    rv.rounded = options.hta_rounding && p.meta.has_float_ts;
+    if (rv.rounded) RoundLikeHta(p, &rv);
+    rv.keep.assign(o.size(), 1);
+    if (options.drop_last_step && view.multi_step && !p.steps.empty()) {
+      rv.filtered = true;
+      Ps last_start = rv.Ts(static_cast<uint32_t>(p.steps.back().op));
+      for (size_t i = 0; i < o.size(); ++i) {
+        if (IsGpuOp(o.kind[i])) continue;
+        rv.keep[i] = rv.Ts(static_cast<uint32_t>(i)) < last_start;
+      }
+      for (size_t i = 0; i < o.size(); ++i) {
+        if (!IsGpuOp(o.kind[i])) continue;
+        rv.keep[i] = o.launch[i] >= 0 && rv.keep[o.launch[i]];
+      }
+    }
+    KernelClassCache classes(p);
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (!rv.keep[i] || !OccupiesStream(o.kind[i])) continue;
+      auto op = static_cast<uint32_t>(i);
+      rv.gpu.push_back({rv.Ts(op), rv.End(op), op, o.track[i], classes.Get(o.name[i])});
+    }
+    std::sort(rv.gpu.begin(), rv.gpu.end(), [](const GpuOpRef& a, const GpuOpRef& b) {
+      return a.ts != b.ts ? a.ts < b.ts : a.end < b.end;
+    });
+    view.ranks.push_back(std::move(rv));
+  }
+  return view;
+}
+
+}  // namespace mlprof

@@ -1,0 +1,57 @@
+// Loads a file fully into a buffer padded for simdjson, decompressing gzip
+// (libdeflate, zlib fallback for salvage) and zstd by magic bytes, not by name.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace mlprof {
+
+// Extra zeroed bytes kept readable after the data (simdjson needs 64).
+inline constexpr size_t kBufferPadding = 64;
+
+enum class Compression { kNone, kGzip, kZstd };
+const char* CompressionName(Compression c);
+
+class PaddedBuffer {
+ public:
+  PaddedBuffer() = default;
+  explicit PaddedBuffer(size_t capacity);
+  char* data() { return data_.get(); }
+  const char* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }  // excluding padding
+  void Resize(size_t size);                      // keeps contents; grows capacity if needed
+  std::string_view view() const { return {data_.get(), size_}; }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+struct LoadedFile {
+  std::string path;
+  PaddedBuffer bytes;  // decompressed content
+  Compression compression = Compression::kNone;
+  uint64_t file_size = 0;  // bytes on disk
+  // Set when a compressed stream ended early: the data up to that point is in
+  // `bytes` and `truncated_at` is the compressed offset where decoding stopped.
+  bool truncated = false;
+  uint64_t truncated_at = 0;
+};
+
+// Reads `path` (or "-" for stdin). Errors name the file and, for corrupt
+// compressed data, the compressed byte offset.
+StatusOr<LoadedFile> LoadFile(const std::string& path);
+
+// Same, for bytes already in memory (tests, fuzzers).
+StatusOr<LoadedFile> LoadBytes(std::string_view bytes, std::string name);
+
+}  // namespace mlprof

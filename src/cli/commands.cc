@@ -1,0 +1,332 @@
+#include "cli/commands.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "analysis/gpu_time.h"
+#include "analysis/idle.h"
+#include "analysis/launches.h"
+#include "analysis/ops.h"
+#include "analysis/steps.h"
+#include "io/load.h"
+#include "report/tables.h"
+
+namespace mlprof {
+
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+const std::vector<Command> kCommands = {
+    {"summary", "per-rank GPU time breakdown, overlap, kernel classes and steps"},
+    {"info", "what is in a trace: format, event counts, tracks, devices, import problems"},
+    {"kernels", "GPU time by kernel class (HTA) and by kernel name"},
+    {"ops", "GPU time per framework op (cpu_op) with input shapes"},
+    {"idle", "idle time per GPU stream: host wait, kernel wait, other"},
+    {"overlap", "communication/computation overlap per rank"},
+    {"steps", "per-step breakdown and steady-state medians"},
+    {"launches", "kernel launch statistics: CPU call time, GPU time, launch delay"},
+};
+
+struct CommonOptions {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  int top = 10;
+  int64_t rank = -1;
+  bool hta_rounding = false;
+  bool all_steps = false;
+  int threads = 0;
+  int warmup = -1;
+  int width = 80;
+  bool stats = false;
+  bool quiet = false;
+};
+
+void AddCommon(CLI::App* app, CommonOptions& o) {
+  app->add_option("paths", o.paths, "trace files or directories of per-rank traces")->required();
+  app->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "csv"}));
+  app->add_option("--top", o.top, "rows per rank/class in ranked tables (0 = all)")->check(CLI::NonNegativeNumber);
+  app->add_option("--rank", o.rank, "only this rank");
+  app->add_flag("--hta-rounding", o.hta_rounding,
+                "round fractional-us timestamps as HTA does (ceil start, floor end) to reproduce its numbers");
+  app->add_flag("--all-steps", o.all_steps,
+                "keep the last ProfilerStep (HTA and mlprof drop it by default when there are >= 2 steps)");
+  app->add_option("--threads", o.threads, "reader threads (default: one per core)")->check(CLI::NonNegativeNumber);
+  app->add_option("--width", o.width, "cut text cells to this many characters")->check(CLI::Range(8, 100000));
+  app->add_flag("--stats", o.stats, "print mlprof's own timing to stderr");
+  app->add_flag("-q,--quiet", o.quiet, "do not print import warnings");
+}
+
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled) {}
+  ~ProgressBar() {
+    if (shown_) std::fprintf(stderr, "\r%60s\r", "");
+  }
+  void Update(uint64_t done, uint64_t total) {
+    if (!enabled_ || total == 0) return;
+    int pct = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
+    if (pct == last_) return;
+    last_ = pct;
+    shown_ = true;
+    std::fprintf(stderr, "\rreading %3d%% (%llu / %llu MB)", pct, static_cast<unsigned long long>(done >> 20),
+                 static_cast<unsigned long long>(total >> 20));
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  int last_ = -1;
+};
+
+int ExitFor(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kInvalidArgument: return kExitUsage;
+    case StatusCode::kNotFound:
+    case StatusCode::kDataLoss:
+    case StatusCode::kUnimplemented: return kExitBadInput;
+    case StatusCode::kInternal: return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "mlprof: error: %s\n", s.message().c_str());
+  return ExitFor(s);
+}
+
+StatusOr<Profile> Load(const CommonOptions& o, double* seconds) {
+  auto t0 = std::chrono::steady_clock::now();
+  uint64_t total = 0;
+  ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandTracePaths(o.paths));
+  for (const auto& f : files) {
+    std::error_code ec;
+    total += f == "-" ? 0 : std::filesystem::file_size(f, ec);
+  }
+  ProgressBar bar(isatty(2) && total > (100u << 20));
+  LoadOptions lo;
+  lo.threads = o.threads;
+  lo.progress = [&bar](uint64_t d, uint64_t t) { bar.Update(d, t); };
+  auto p = LoadProfile(files, lo);
+  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return p;
+}
+
+void Emit(const Report& r, const CommonOptions& o) {
+  if (!o.quiet)
+    for (const auto& w : r.warnings) std::fprintf(stderr, "mlprof: warning: %s\n", w.c_str());
+  std::string out = o.format == "json" ? RenderJson(r) : o.format == "csv" ? RenderCsv(r) : RenderText(r, o.width);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+ProfileView MakeView(const Profile& p, const CommonOptions& o) {
+  AnalysisOptions ao;
+  ao.drop_last_step = !o.all_steps;
+  ao.hta_rounding = o.hta_rounding;
+  ProfileView v = BuildProfileView(p, ao);
+  if (o.rank >= 0) {
+    std::vector<RankView> keep;
+    for (auto& r : v.ranks)
+      if (r.rank == o.rank) keep.push_back(std::move(r));
+    v.ranks = std::move(keep);
+  }
+  return v;
+}
+
+Status CheckRank(const ProfileView& v, const CommonOptions& o, const Profile& p) {
+  if (o.rank >= 0 && v.ranks.empty()) {
+    std::string have;
+    for (const auto& r : p.ranks) have += (have.empty() ? "" : ", ") + std::to_string(r.rank_or(-1));
+    return InvalidArgument(fmt::format("--rank {}: no such rank (the inputs hold ranks {})", o.rank, have));
+  }
+  return OkStatus();
+}
+
+using Builder = std::function<void(const Profile&, const ProfileView&, const CommonOptions&, Report&)>;
+
+int RunAnalysis(const CommonOptions& o, const Builder& build) {
+  double load_s = 0;
+  auto p = Load(o, &load_s);
+  if (!p.ok()) return Fail(p.status());
+  auto t0 = std::chrono::steady_clock::now();
+  ProfileView view = MakeView(*p, o);
+  if (Status s = CheckRank(view, o, *p); !s.ok()) return Fail(s);
+  Report r;
+  r.warnings = ImportWarnings(*p);
+  build(*p, view, o, r);
+  double analyse_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Emit(r, o);
+  if (o.stats) {
+    uint64_t bytes = 0, events = 0;
+    for (const auto& rk : p->ranks) bytes += rk.decoded_bytes, events += rk.ops.size();
+    std::fprintf(stderr, "mlprof: stats: load %.3f s (%.1f MB/s of JSON, %llu ops), analyse %.3f s\n", load_s,
+                 load_s > 0 ? static_cast<double>(bytes) / 1e6 / load_s : 0.0,
+                 static_cast<unsigned long long>(events), analyse_s);
+  }
+  return kExitOk;
+}
+
+Table Truncated(Table t, int top) {
+  // Keep the first `top` rows per (rank, class) group of a kernels table.
+  if (top <= 0) return t;
+  std::vector<std::vector<Cell>> rows;
+  std::string key;
+  int n = 0;
+  for (auto& row : t.rows) {
+    std::string k = fmt::format("{}/{}", std::get<int64_t>(row[0].value), std::get<std::string>(row[1].value));
+    if (k != key) key = k, n = 0;
+    if (n++ < top) rows.push_back(std::move(row));
+  }
+  t.rows = std::move(rows);
+  return t;
+}
+
+}  // namespace
+
+const std::vector<Command>& Commands() { return kCommands; }
+
+std::string SuggestCommand(const std::string& typo) {
+  auto dist = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      cur[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      std::swap(prev, cur);
+    }
+    return prev[b.size()];
+  };
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& c : kCommands) {
+    size_t d = dist(typo, c.name);
+    if (d < best_d) best_d = d, best = c.name;
+  }
+  return best;
+}
+
+int RunMain(int argc, char** argv) {
+  // "did you mean": checked before CLI11 so that a typo never reads as a path.
+  if (argc >= 2 && argv[1][0] != '-') {
+    std::string cmd = argv[1];
+    bool known = cmd == "help";
+    for (const auto& c : kCommands) known |= cmd == c.name;
+    if (!known) {
+      std::string s = SuggestCommand(cmd);
+      std::fprintf(stderr, "mlprof: unknown command '%s'.%s Run 'mlprof --help' for the list.\n", cmd.c_str(),
+                   s.empty() ? "" : fmt::format(" Did you mean '{}'?", s).c_str());
+      return kExitUsage;
+    }
+    if (cmd == "help") argv[1] = const_cast<char*>("--help");
+  }
+
+  CLI::App app{"mlprof: fast profile analysis for ML programs on accelerators"};
+  app.set_version_flag("--version", kVersion);
+  app.require_subcommand(1);
+  CommonOptions o;
+  std::map<std::string, CLI::App*> subs;
+  for (const auto& c : kCommands) {
+    CLI::App* s = app.add_subcommand(c.name, c.help);
+    AddCommon(s, o);
+    subs[c.name] = s;
+  }
+  int idle_threshold_us = 30;
+  subs["idle"]->add_option("--kernel-wait-us", idle_threshold_us, "gaps shorter than this are kernel_wait")
+      ->check(CLI::NonNegativeNumber);
+  bool idle_intervals = false;
+  subs["idle"]->add_flag("--intervals", idle_intervals, "also print interval statistics per category");
+  for (const char* n : {"steps", "summary"})
+    subs[n]->add_option("--warmup", o.warmup, "warm-up steps left out of medians (default 1 if >= 3 steps)")
+        ->check(CLI::NonNegativeNumber);
+  bool by_name = false;
+  subs["ops"]->add_flag("--by-name", by_name, "group by op name only, not by input shapes");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+
+  try {
+    if (subs["info"]->parsed()) {
+      double s = 0;
+      auto p = Load(o, &s);
+      if (!p.ok()) return Fail(p.status());
+      Report r;
+      r.warnings = ImportWarnings(*p);
+      r.tables = InfoTables(*p);
+      Emit(r, o);
+      return kExitOk;
+    }
+    if (subs["summary"]->parsed())
+      return RunAnalysis(o, [](const Profile& p, const ProfileView& v, const CommonOptions& o, Report& r) {
+        r.tables.push_back(RanksTable(p));
+        r.tables.push_back(TemporalTable(ComputeTemporalBreakdown(v)));
+        r.tables.push_back(OverlapTable(ComputeOverlap(v)));
+        KernelBreakdown kb = ComputeKernelBreakdown(v, {});
+        r.tables.push_back(KernelTypeTable(kb));
+        r.tables.push_back(Truncated(KernelStatTable(kb, o.width), std::min(o.top, 5)));
+        StepReport steps = ComputeSteps(v, {o.warmup});
+        if (!steps.summary.empty()) r.tables.push_back(StepSummaryTable(steps));
+        if (v.multi_step && !o.all_steps)
+          r.tables.front().notes.push_back(
+              "The last ProfilerStep is left out of the GPU tables (as HTA does); --all-steps keeps it.");
+      });
+    if (subs["kernels"]->parsed())
+      return RunAnalysis(o, [](const Profile&, const ProfileView& v, const CommonOptions& o, Report& r) {
+        KernelBreakdownOptions ko;
+        ko.top = o.top > 0 ? o.top : 1 << 30;
+        KernelBreakdown kb = ComputeKernelBreakdown(v, ko);
+        r.tables.push_back(KernelTypeTable(kb));
+        r.tables.push_back(KernelStatTable(kb, o.width));
+      });
+    if (subs["ops"]->parsed())
+      return RunAnalysis(o, [by_name](const Profile&, const ProfileView& v, const CommonOptions& o, Report& r) {
+        r.tables.push_back(OpsTable(ComputeOpGpuTime(v, {!by_name}), o.top));
+      });
+    if (subs["idle"]->parsed())
+      return RunAnalysis(o, [&](const Profile&, const ProfileView& v, const CommonOptions&, Report& r) {
+        IdleOptions io;
+        io.kernel_wait_threshold = static_cast<Ps>(idle_threshold_us) * kPsPerUs;
+        auto idle = ComputeIdleBreakdown(v, io);
+        r.tables.push_back(IdleTable(idle));
+        if (idle_intervals) r.tables.push_back(IdleStatsTable(idle));
+      });
+    if (subs["overlap"]->parsed())
+      return RunAnalysis(o, [](const Profile&, const ProfileView& v, const CommonOptions&, Report& r) {
+        r.tables.push_back(OverlapTable(ComputeOverlap(v)));
+      });
+    if (subs["steps"]->parsed())
+      return RunAnalysis(o, [](const Profile&, const ProfileView& v, const CommonOptions& o, Report& r) {
+        StepReport s = ComputeSteps(v, {o.warmup});
+        r.tables.push_back(StepTable(s));
+        r.tables.push_back(StepSummaryTable(s));
+      });
+    if (subs["launches"]->parsed())
+      return RunAnalysis(o, [](const Profile&, const ProfileView& v, const CommonOptions&, Report& r) {
+        r.tables.push_back(LaunchSummaryTable(ComputeLaunchStats(v, {})));
+      });
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "mlprof: error: out of memory\n");
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mlprof: internal error: %s\n", e.what());
+    return kExitInternal;
+  }
+  return kExitUsage;
+}
+
+}  // namespace mlprof

@@ -1,0 +1,645 @@
+// Chrome trace-event JSON reader. See chrome_json.h.
+//
+// This is the only translation unit that includes simdjson.h: it is compiled
+// for the Haswell kernel (see CMakeLists.txt) because simdjson 3.0 builds its
+// on-demand API for the compile-time target only, and the portable target
+// would be its scalar fallback (about 3x slower).
+#include "io/chrome_json.h"
+
+#include <simdjson.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "model/builder.h"
+
+namespace mlprof {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+
+namespace {
+
+inline bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+std::string_view TrimRight(std::string_view s) {
+  while (!s.empty() && (IsSpace(s.back()) || s.back() == '\0')) s.remove_suffix(1);
+  return s;
+}
+
+// Parses an integer from a JSON token; accepts "12", "12.0", "-3", "\"7\"",
+// "\"0x1f\"". Returns false for anything else.
+bool ParseIntToken(std::string_view tok, int64_t* out) {
+  tok = TrimRight(tok);
+  if (tok.size() >= 2 && tok.front() == '"' && tok.back() == '"') tok = tok.substr(1, tok.size() - 2);
+  if (tok.empty()) return false;
+  bool neg = false;
+  size_t i = 0;
+  if (tok[0] == '-') neg = true, ++i;
+  uint64_t v = 0;
+  if (tok.size() > i + 2 && tok[i] == '0' && (tok[i + 1] == 'x' || tok[i + 1] == 'X')) {
+    i += 2;
+    size_t start = i;
+    for (; i < tok.size(); ++i) {
+      char c = tok[i];
+      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (d < 0 || v > (UINT64_MAX >> 4)) return false;
+      v = v * 16 + d;
+    }
+    if (i == start || v > INT64_MAX) return false;
+    *out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+    return true;
+  }
+  size_t start = i;
+  for (; i < tok.size() && tok[i] >= '0' && tok[i] <= '9'; ++i) {
+    if (v > (static_cast<uint64_t>(INT64_MAX) - 9) / 10) return false;
+    v = v * 10 + (tok[i] - '0');
+  }
+  if (i == start) return false;
+  if (i < tok.size() && tok[i] == '.') {
+    for (++i; i < tok.size(); ++i)
+      if (tok[i] != '0') return false;
+  }
+  if (i != tok.size()) return false;
+  *out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  return true;
+}
+
+// Replaces every byte that is not part of a valid UTF-8 sequence with '?'.
+// Returns how many bytes were replaced and the first offset.
+uint64_t RepairUtf8(char* data, size_t n, uint64_t* first) {
+  uint64_t bad = 0;
+  auto* s = reinterpret_cast<unsigned char*>(data);
+  size_t i = 0;
+  while (i < n) {
+    unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    uint32_t cp = 0;
+    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
+    bool ok = len != 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) ok = false;
+      else cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if (ok) {
+      // Reject overlong forms, surrogates and values past U+10FFFF.
+      if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+          cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        ok = false;
+    }
+    if (ok) {
+      i += len;
+    } else {
+      if (bad++ == 0) *first = i;
+      s[i] = '?';
+      ++i;
+    }
+  }
+  return bad;
+}
+
+// For a JSON text that ends inside a string, finds where the last complete
+// element of the outermost array (bare-array traces) or of an array directly
+// inside the top-level object (traceEvents) ends. Returns 0 if none.
+size_t LastCompleteEventEnd(std::string_view s) {
+  int depth = 0;
+  bool in_str = false, esc = false;
+  size_t last = 0;
+  int event_depth = -1;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (in_str) {
+      if (esc) esc = false;
+      else if (c == '\\') esc = true;
+      else if (c == '"') in_str = false;
+      continue;
+    }
+    switch (c) {
+      case '"': in_str = true; break;
+      case '{':
+      case '[':
+        if (depth == 0) event_depth = c == '[' ? 1 : 2;
+        ++depth;
+        break;
+      case '}':
+      case ']':
+        --depth;
+        if (c == '}' && depth == event_depth) last = i + 1;
+        break;
+      default: break;
+    }
+  }
+  return last;
+}
+
+struct ReaderState {
+  ProfileBuilder* b;
+  const char* base;
+  size_t size;
+  const ReadOptions* opts;
+  uint64_t events = 0;
+  // Cached ids of frequent strings.
+  StringId id_process_name = 0, id_thread_name = 0;
+  // Counter args collected before "ph" is known.
+  struct NumArg {
+    std::string_view key;
+    double value;
+  };
+  std::vector<NumArg> num_args;
+  std::string scratch;
+};
+
+// Returns a string's content without copying when it has no escapes.
+inline error_code ReadString(od::value& v, std::string_view* out) {
+  std::string_view tok = TrimRight(v.raw_json_token());
+  if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return simdjson::INCORRECT_TYPE;
+  std::string_view inner = tok.substr(1, tok.size() - 2);
+  if (std::memchr(inner.data(), '\\', inner.size()) == nullptr) {
+    *out = inner;
+    return simdjson::SUCCESS;
+  }
+  return v.get_string().get(*out);
+}
+
+// Compact JSON text of an array (whitespace outside strings removed).
+error_code ReadArrayText(od::value& v, std::string* out) {
+  od::array arr;
+  if (auto e = v.get_array().get(arr)) return e;
+  std::string_view raw;
+  if (auto e = arr.raw_json().get(raw)) return e;
+  out->clear();
+  bool in_str = false, esc = false;
+  for (char c : raw) {
+    if (in_str) {
+      out->push_back(c);
+      if (esc) esc = false;
+      else if (c == '\\') esc = true;
+      else if (c == '"') in_str = false;
+    } else if (!IsSpace(c)) {
+      out->push_back(c);
+      if (c == '"') in_str = true;
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
+inline void ReadPidTid(ReaderState& st, od::value& v, int64_t* out, uint64_t offset) {
+  std::string_view tok = v.raw_json_token();
+  if (!tok.empty() && tok[0] == '"') {
+    std::string_view s;
+    if (ReadString(v, &s) == simdjson::SUCCESS) {
+      int64_t n;
+      // Numeric strings ("7") are the number; other strings get their own id.
+      if (ParseIntToken(s, &n)) *out = n;
+      else *out = kStringIdBase + st.b->strings().Intern(s);
+      return;
+    }
+  } else if (ParseIntToken(tok, out)) {
+    return;
+  }
+  st.b->Warn(ImportStat::bad_field_type, offset);
+}
+
+inline void ReadTime(ReaderState& st, od::value& v, Ps128* out, bool* has, uint64_t offset) {
+  Ps128 val;
+  DecimalError e = ParseDecimalPs(TrimRight(v.raw_json_token()), kPsPerUs, &val);
+  switch (e) {
+    case DecimalError::kOk:
+      *out = val;
+      *has = true;
+      return;
+    case DecimalError::kNotANumber:
+    case DecimalError::kSyntax:
+    case DecimalError::kEmpty: st.b->Warn(ImportStat::bad_number, offset); break;
+    case DecimalError::kOutOfRange: st.b->Warn(ImportStat::number_out_of_range, offset); break;
+  }
+  *has = false;
+  *out = 0;
+}
+
+error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* meta_name,
+                    bool collect_numbers) {
+  od::object args;
+  if (auto err = v.get_object().get(args)) {
+    if (err == simdjson::INCORRECT_TYPE) {
+      st.b->Warn(ImportStat::bad_field_type, e.offset);
+      return simdjson::SUCCESS;
+    }
+    return err;
+  }
+  for (auto field_res : args) {
+    od::field field;
+    if (auto err = std::move(field_res).get(field)) return err;
+    od::raw_json_string key = field.key();
+    od::value val = field.value();
+    const char* k = key.raw();
+    int64_t n;
+    switch (k[0]) {
+      case 'E':
+        if (key == "External id") {
+          if (ParseIntToken(val.raw_json_token(), &n)) e.external_id = n;
+          continue;
+        }
+        break;
+      case 'e':
+        if (key == "external id") {
+          if (ParseIntToken(val.raw_json_token(), &n)) e.external_id = n;
+          continue;
+        }
+        break;
+      case 'c':
+        if (key == "correlation") {
+          if (ParseIntToken(val.raw_json_token(), &n)) e.correlation = n;
+          continue;
+        }
+        break;
+      case 's':
+        if (key == "stream") {
+          if (ParseIntToken(val.raw_json_token(), &n)) e.stream = n;
+          continue;
+        }
+        break;
+      case 'd':
+        if (key == "device") {
+          if (ParseIntToken(val.raw_json_token(), &n)) e.device = n;
+          continue;
+        }
+        break;
+      case 'b':
+        if (key == "bytes") {
+          if (ParseIntToken(val.raw_json_token(), &n)) e.bytes = n;
+          continue;
+        }
+        break;
+      case 'I':
+        if (key == "Input Dims" || key == "Input type") {
+          bool dims = key == "Input Dims";
+          if (val.raw_json_token().substr(0, 1) == "[") {
+            if (auto err = ReadArrayText(val, &st.scratch)) return err;
+            StringId id = st.b->strings().Intern(st.scratch);
+            (dims ? e.input_dims : e.input_types) = id;
+          }
+          continue;
+        }
+        break;
+      case 'n':
+        if (key == "name" && meta_name) {
+          std::string_view s;
+          if (ReadString(val, &s) == simdjson::SUCCESS) *meta_name = st.b->strings().Intern(s);
+          continue;
+        }
+        break;
+      default: break;
+    }
+    if (collect_numbers) {
+      std::string_view tok = TrimRight(val.raw_json_token());
+      if (!tok.empty() && (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9'))) {
+        double d;
+        if (val.get_double().get(d) == simdjson::SUCCESS) {
+          std::string_view ks;
+          if (field.unescaped_key().get(ks) == simdjson::SUCCESS) {
+            // Keys live in the parser's string buffer only until the next
+            // string read: intern at once.
+            st.num_args.push_back({st.b->strings().Get(st.b->strings().Intern(ks)), d});
+          }
+        }
+      }
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
+error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
+  EventRecord e;
+  e.offset = offset;
+  StringId meta_name = 0;
+  bool bad_time = false, any_field = false;
+  st.num_args.clear();
+  for (auto field_res : obj) {
+    od::field field;
+    if (auto err = std::move(field_res).get(field)) return err;
+    any_field = true;
+    od::raw_json_string key = field.key();
+    od::value v = field.value();
+    const char* k = key.raw();
+    std::string_view s;
+    switch (k[0]) {
+      case 'p':
+        if (key == "ph") {
+          if (ReadString(v, &s) == simdjson::SUCCESS && !s.empty()) e.ph = s[0];
+          else st.b->Warn(ImportStat::bad_field_type, offset);
+        } else if (key == "pid") {
+          ReadPidTid(st, v, &e.pid, offset);
+        }
+        break;
+      case 't':
+        if (key == "ts") {
+          ReadTime(st, v, &e.ts, &e.has_ts, offset);
+          if (!e.has_ts) bad_time = true;
+        } else if (key == "tid") {
+          ReadPidTid(st, v, &e.tid, offset);
+        }
+        break;
+      case 'd':
+        if (key == "dur") {
+          ReadTime(st, v, &e.dur, &e.has_dur, offset);
+          if (!e.has_dur) bad_time = true;
+        }
+        break;
+      case 'n':
+        if (key == "name") {
+          if (ReadString(v, &s) == simdjson::SUCCESS) e.name = st.b->strings().Intern(s);
+          else st.b->Warn(ImportStat::bad_field_type, offset);
+        }
+        break;
+      case 'c':
+        if (key == "cat") {
+          if (ReadString(v, &s) == simdjson::SUCCESS) {
+            e.cat = st.b->strings().Intern(s);
+            e.has_cat = true;
+          } else {
+            st.b->Warn(ImportStat::bad_field_type, offset);
+          }
+        }
+        break;
+      case 'i':
+        if (key == "id") {
+          std::string_view tok = v.raw_json_token();
+          int64_t n;
+          if (ParseIntToken(tok, &n)) {
+            e.id = n;
+            e.has_id = true;
+          } else if (ReadString(v, &s) == simdjson::SUCCESS) {
+            e.id = static_cast<int64_t>(std::hash<std::string_view>{}(s) >> 1);
+            e.has_id = true;
+          }
+        }
+        break;
+      case 'a':
+        if (key == "args") {
+          bool want_name = e.ph == 'M' || e.ph == 0;
+          bool want_numbers = e.ph == 'C' || e.ph == 0;
+          if (auto err = ReadArgs(st, v, e, want_name ? &meta_name : nullptr, want_numbers)) return err;
+        }
+        break;
+      default: break;
+    }
+  }
+  if (!any_field) {
+    st.b->Warn(ImportStat::trailing_empty_event, offset);
+    return simdjson::SUCCESS;
+  }
+  if (e.ph == 0) {
+    st.b->Warn(ImportStat::missing_ph, offset);
+    return simdjson::SUCCESS;
+  }
+  if (bad_time) return simdjson::SUCCESS;  // already counted
+  if (e.ph == 'M') {
+    std::string_view n = st.b->strings().Get(e.name);
+    if (n == "process_name") st.b->SetProcessName(e.pid, meta_name);
+    else if (n == "thread_name") st.b->SetThreadName(e.pid, e.tid, meta_name);
+    return simdjson::SUCCESS;
+  }
+  if (e.ph == 'C') {
+    for (const auto& a : st.num_args) st.b->AddCounter(e, st.b->strings().Intern(a.key), a.value);
+    return simdjson::SUCCESS;
+  }
+  st.b->AddEvent(e);
+  return simdjson::SUCCESS;
+}
+
+uint64_t OffsetOf(const ReaderState& st, const char* p) {
+  if (p < st.base || p > st.base + st.size) return st.size;
+  return static_cast<uint64_t>(p - st.base);
+}
+
+// Iterates the events array. On a parse error, *err_at is where it happened.
+error_code ReadEvents(ReaderState& st, od::array& arr, uint64_t* err_at) {
+  for (auto elem_res : arr) {
+    od::value elem;
+    if (auto err = std::move(elem_res).get(elem)) {
+      *err_at = st.size;
+      return err;
+    }
+    const char* loc = nullptr;
+    uint64_t offset = elem.current_location().get(loc) == simdjson::SUCCESS ? OffsetOf(st, loc) : st.size;
+    od::object obj;
+    error_code err = elem.get_object().get(obj);
+    if (err == simdjson::INCORRECT_TYPE) {
+      st.b->Warn(ImportStat::event_not_object, offset);
+      continue;
+    }
+    if (!err) err = ReadEvent(st, obj, offset);
+    if (err) {
+      *err_at = offset;
+      return err;
+    }
+    if ((++st.events & 0xFFFF) == 0 && st.opts->progress) st.opts->progress(offset, st.size);
+  }
+  return simdjson::SUCCESS;
+}
+
+void ReadDeviceProperties(od::value& v, TraceMetadata& meta) {
+  od::array arr;
+  if (v.get_array().get(arr)) return;
+  for (auto item : arr) {
+    od::object o;
+    if (item.get_object().get(o)) continue;
+    DeviceProperties d;
+    for (auto f : o) {
+      std::string_view key;
+      if (f.unescaped_key().get(key)) break;
+      od::value val = f.value();
+      int64_t n = -1;
+      if (key == "name") {
+        std::string_view s;
+        if (!val.get_string().get(s)) d.name = std::string(s);
+      } else if (ParseIntToken(val.raw_json_token(), &n)) {
+        if (key == "id") d.id = n;
+        else if (key == "totalGlobalMem") d.total_global_mem = n;
+        else if (key == "numSms") d.num_sms = n;
+        else if (key == "computeMajor") d.compute_major = n;
+        else if (key == "computeMinor") d.compute_minor = n;
+      }
+    }
+    meta.devices.push_back(std::move(d));
+  }
+}
+
+void ReadDistributedInfo(od::value& v, TraceMetadata& meta) {
+  od::object o;
+  if (v.get_object().get(o)) return;
+  meta.has_distributed_info = true;
+  for (auto f : o) {
+    std::string_view key;
+    if (f.unescaped_key().get(key)) break;
+    od::value val = f.value();
+    int64_t n;
+    if (key == "rank" && ParseIntToken(val.raw_json_token(), &n)) meta.rank = n;
+    else if (key == "world_size" && ParseIntToken(val.raw_json_token(), &n)) meta.world_size = n;
+    else if (key == "backend") {
+      std::string_view s;
+      if (!val.get_string().get(s)) meta.backend = std::string(s);
+    }
+  }
+}
+
+std::string DescribeNonTrace(const std::vector<std::string>& keys) {
+  auto has = [&](std::string_view k) {
+    for (auto& x : keys)
+      if (x == k) return true;
+    return false;
+  };
+  if (has("nodes") || has("schema")) return "; this looks like a PyTorch Execution Trace (Chakra ET)";
+  if (has("rocprofiler-sdk-tool")) return "; this looks like rocprofv3 JSON output";
+  return "";
+}
+
+Status ParseError(const std::string& path, uint64_t offset, error_code err, std::string_view expected) {
+  return DataLoss(fmt::format("{}: invalid JSON at byte {}: {} (expected {})", path, offset,
+                              simdjson::error_message(err), expected));
+}
+
+// True if only whitespace or NULs follow `offset`.
+bool OnlySpaceAfter(std::string_view s, uint64_t offset) {
+  for (size_t i = offset; i < s.size(); ++i)
+    if (!IsSpace(s[i]) && s[i] != '\0') return false;
+  return true;
+}
+
+}  // namespace
+
+bool LooksLikeChromeJson(std::string_view head) {
+  size_t i = 0;
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
+  while (i < head.size() && IsSpace(head[i])) ++i;
+  return i < head.size() && (head[i] == '{' || head[i] == '[');
+}
+
+Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
+  out->path = file.path;
+  out->compression = CompressionName(file.compression);
+  out->file_bytes = file.file_size;
+  out->decoded_bytes = file.bytes.size();
+  out->format = "chrome-json";
+  ProfileBuilder builder(out);
+  if (file.truncated) builder.Warn(ImportStat::truncated_compressed, file.bytes.size());
+
+  char* data = file.bytes.data();
+  size_t size = file.bytes.size();
+  size_t start = 0;
+  if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) start = 3;  // UTF-8 BOM
+  while (start < size && IsSpace(data[start])) ++start;
+  if (start == size) return DataLoss(fmt::format("{}: empty file: expected a JSON trace", file.path));
+  if (data[start] != '{' && data[start] != '[')
+    return DataLoss(fmt::format("{}: not JSON at byte {}: expected '{{' or '[' to start a Chrome trace, found {}",
+                                file.path, start,
+                                static_cast<unsigned char>(data[start]) >= 32 && static_cast<unsigned char>(data[start]) < 127
+                                    ? fmt::format("'{}'", data[start])
+                                    : fmt::format("byte 0x{:02x}", static_cast<unsigned char>(data[start]))));
+
+  if (!simdjson::validate_utf8(data, size)) {
+    uint64_t first = 0;
+    uint64_t bad = RepairUtf8(data, size, &first);
+    for (uint64_t i = 0; i < bad; ++i) builder.Warn(ImportStat::invalid_utf8, first);
+  }
+
+  ReaderState st{&builder, data, size, &options};
+  thread_local od::parser parser;
+  od::document doc;
+  error_code err = parser.iterate(simdjson::padded_string_view(data, size, size + kBufferPadding)).get(doc);
+  if (err == simdjson::UNCLOSED_STRING || err == simdjson::UNESCAPED_CHARS) {
+    // Ends inside a string: cut after the last complete event and go on.
+    size_t cut = LastCompleteEventEnd(std::string_view(data, size));
+    if (cut == 0) return ParseError(file.path, size, err, "a complete trace event before the end of the file");
+    std::memset(data + cut, 0, size - cut);
+    size = cut;
+    st.size = size;
+    out->decoded_bytes = size;
+    builder.Warn(ImportStat::truncated_json, cut);
+    err = parser.iterate(simdjson::padded_string_view(data, size, size + kBufferPadding)).get(doc);
+  }
+  if (err) return ParseError(file.path, 0, err, "a JSON document");
+
+  od::json_type type;
+  if ((err = doc.type().get(type))) return ParseError(file.path, start, err, "a JSON object or array");
+  uint64_t err_at = 0;
+  bool found_events = false;
+  std::vector<std::string> keys;
+  if (type == od::json_type::array) {
+    out->format = "chrome-json (array)";
+    od::array arr;
+    if ((err = doc.get_array().get(arr))) return ParseError(file.path, start, err, "an array of events");
+    found_events = true;
+    err = ReadEvents(st, arr, &err_at);
+  } else if (type == od::json_type::object) {
+    od::object top;
+    if ((err = doc.get_object().get(top))) return ParseError(file.path, start, err, "an object");
+    for (auto field_res : top) {
+      od::field field;
+      if ((err = std::move(field_res).get(field))) {
+        const char* loc = nullptr;
+        err_at = doc.current_location().get(loc) == simdjson::SUCCESS ? OffsetOf(st, loc) : size;
+        break;
+      }
+      std::string_view key;
+      if ((err = field.unescaped_key().get(key))) break;
+      if (keys.size() < 8) keys.emplace_back(key);
+      od::value v = field.value();
+      if (key == "traceEvents") {
+        od::array arr;
+        if ((err = v.get_array().get(arr))) {
+          if (err == simdjson::INCORRECT_TYPE)
+            return DataLoss(fmt::format("{}: \"traceEvents\" is not an array", file.path));
+          break;
+        }
+        found_events = true;
+        if ((err = ReadEvents(st, arr, &err_at))) break;
+      } else if (key == "deviceProperties") {
+        ReadDeviceProperties(v, builder.meta());
+      } else if (key == "distributedInfo") {
+        ReadDistributedInfo(v, builder.meta());
+      } else if (key == "schemaVersion") {
+        int64_t n;
+        if (ParseIntToken(v.raw_json_token(), &n)) builder.meta().schema_version = n;
+      } else if (key == "baseTimeNanoseconds") {
+        int64_t n;
+        if (ParseIntToken(v.raw_json_token(), &n)) builder.meta().base_time_ns = n;
+      }
+    }
+    if (builder.meta().schema_version >= 0 || builder.meta().has_distributed_info) out->format = "kineto";
+  } else {
+    return DataLoss(fmt::format("{}: the JSON document is not an object or array", file.path));
+  }
+
+  if (err) {
+    // Truncation keeps what was read: the error lies after the last complete
+    // event (the text ends early, or the closing brackets are missing). An
+    // error before that point is corruption in the middle of the data.
+    if (!found_events)
+      return ParseError(file.path, err_at, err, "\"traceEvents\"");
+    size_t last_complete = LastCompleteEventEnd(std::string_view(data, size));
+    if (err_at < last_complete)
+      return ParseError(file.path, err_at, err, "a trace event object");
+    builder.Warn(ImportStat::truncated_json, err_at);
+  }
+  if (!found_events) {
+    std::string listed;
+    for (auto& k : keys) listed += (listed.empty() ? "" : ", ") + k;
+    return DataLoss(fmt::format("{}: JSON has no \"traceEvents\" array, so it is not a Chrome/Kineto trace "
+                                "(top-level keys: {}){}",
+                                file.path, listed.empty() ? "none" : listed, DescribeNonTrace(keys)));
+  }
+  return builder.Finish();
+}
+
+}  // namespace mlprof

@@ -1,0 +1,143 @@
+#include "io/load.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "base/file_loader.h"
+#include "io/chrome_json.h"
+
+namespace mlprof {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool IsTraceFileName(const std::string& name) {
+  auto ends = [&](std::string_view s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends(".json") || ends(".json.gz") || ends(".json.zst") || ends(".gz") || ends(".zst");
+}
+
+Status ReadOne(LoadedFile& f, const ReadOptions& ro, RankProfile* out) {
+  std::string_view head = f.bytes.view().substr(0, 64);
+  if (head.substr(0, 16) == std::string_view("SQLite format 3\0", 16))
+    return Unimplemented(fmt::format("{}: an SQLite database (Nsight Systems export?): not readable yet", f.path));
+  if (LooksLikeChromeJson(head)) return ReadChromeTrace(f, ro, out);
+  if (head.empty()) return DataLoss(fmt::format("{}: empty file: expected a trace", f.path));
+  return DataLoss(fmt::format(
+      "{}: unknown format at byte 0 (starts with bytes {:02x} {:02x}): expected Chrome/Kineto trace JSON "
+      "({{ or [), optionally gzip- or zstd-compressed",
+      f.path, static_cast<unsigned char>(head[0]), head.size() > 1 ? static_cast<unsigned char>(head[1]) : 0));
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (p != "-" && fs::is_directory(p, ec)) {
+      std::vector<std::string> files;
+      for (const auto& entry : fs::directory_iterator(p, ec)) {
+        if (!entry.is_regular_file()) continue;
+        std::string name = entry.path().filename().string();
+        if (IsTraceFileName(name)) files.push_back(entry.path().string());
+      }
+      if (ec) return InvalidArgument(fmt::format("{}: cannot list directory: {}", p, ec.message()));
+      std::sort(files.begin(), files.end());
+      if (files.empty())
+        return NotFound(fmt::format("{}: no trace files (*.json, *.json.gz, *.zst) in this directory", p));
+      out.insert(out.end(), files.begin(), files.end());
+    } else {
+      if (p != "-" && !fs::exists(p, ec)) return NotFound(fmt::format("{}: no such file or directory", p));
+      out.push_back(p);
+    }
+  }
+  if (out.empty()) return InvalidArgument("no input files given");
+  return out;
+}
+
+StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadOptions& options) {
+  ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandTracePaths(paths));
+  Profile profile;
+  profile.ranks.resize(files.size());
+  std::vector<Status> statuses(files.size());
+
+  uint64_t total_bytes = 0;
+  for (const auto& f : files) {
+    std::error_code ec;
+    if (f != "-") total_bytes += fs::file_size(f, ec);
+  }
+  std::mutex progress_mu;
+  std::vector<uint64_t> done(files.size(), 0);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < files.size();) {
+      auto loaded = LoadFile(files[i]);
+      if (!loaded.ok()) {
+        statuses[i] = loaded.status();
+        continue;
+      }
+      ReadOptions ro;
+      if (options.progress) {
+        uint64_t file_bytes = loaded->file_size;
+        ro.progress = [&, i, file_bytes](uint64_t at, uint64_t size) {
+          std::lock_guard<std::mutex> lock(progress_mu);
+          done[i] = size ? file_bytes * at / size : 0;
+          uint64_t sum = 0;
+          for (uint64_t d : done) sum += d;
+          options.progress(sum, total_bytes);
+        };
+      }
+      statuses[i] = ReadOne(*loaded, ro, &profile.ranks[i]);
+    }
+  };
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(files.size())));
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  for (const Status& s : statuses) RETURN_IF_ERROR(s);
+
+  // Rank order: distributedInfo.rank where known, else file order.
+  std::vector<size_t> idx(profile.ranks.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    return profile.ranks[a].rank_or(static_cast<int64_t>(a)) < profile.ranks[b].rank_or(static_cast<int64_t>(b));
+  });
+  std::set<int64_t> seen;
+  for (size_t i : idx) {
+    int64_t r = profile.ranks[i].rank_or(static_cast<int64_t>(i));
+    if (!seen.insert(r).second)
+      return InvalidArgument(fmt::format("{} and another input both claim rank {} (distributedInfo.rank); "
+                                         "pass the traces of one job only",
+                                         profile.ranks[i].path, r));
+  }
+  Profile sorted;
+  for (size_t i : idx) {
+    // Ranks without distributedInfo.rank take their file position.
+    if (profile.ranks[i].meta.rank < 0) profile.ranks[i].meta.rank = static_cast<int64_t>(i);
+    sorted.ranks.push_back(std::move(profile.ranks[i]));
+  }
+  return sorted;
+}
+
+StatusOr<RankProfile> LoadTraceBytes(std::string_view bytes, const std::string& name) {
+  ASSIGN_OR_RETURN(LoadedFile f, LoadBytes(bytes, name));
+  RankProfile p;
+  RETURN_IF_ERROR(ReadOne(f, ReadOptions{}, &p));
+  return p;
+}
+
+}  // namespace mlprof

@@ -1,0 +1,31 @@
+// Entry point of the io layer: turns paths (files or directories of per-rank
+// traces) into a Profile. Each file is sniffed by its first bytes and read by
+// the matching reader; files are read in parallel, one RankProfile each.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/profile.h"
+
+namespace mlprof {
+
+struct LoadOptions {
+  int threads = 0;  // 0: one per core, at most one per file
+  // (bytes done, bytes total) over all files; called from reader threads
+  // under a lock.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+// Expands directories into their trace files (*.json, *.json.gz, *.gz, *.zst,
+// *.pt.trace.json...), sorted by name; files are taken as given.
+StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::string>& paths);
+
+StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadOptions& options);
+
+// Reads one in-memory trace (tests, fuzzing).
+StatusOr<RankProfile> LoadTraceBytes(std::string_view bytes, const std::string& name);
+
+}  // namespace mlprof

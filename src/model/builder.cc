@@ -1,0 +1,313 @@
+#include "model/builder.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace mlprof {
+
+namespace {
+
+uint64_t MixKey(int64_t pid, int64_t tid) {
+  uint64_t h = static_cast<uint64_t>(pid) * 0x9E3779B97F4A7C15ULL;
+  h ^= static_cast<uint64_t>(tid) + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+OpKind ClassifyCategory(std::string_view c) {
+  if (c == "kernel" || c == "Kernel") return OpKind::kKernel;
+  if (c == "gpu_memcpy" || c == "Memcpy") return OpKind::kMemcpy;
+  if (c == "gpu_memset" || c == "Memset") return OpKind::kMemset;
+  if (c == "cuda_sync") return OpKind::kCudaSync;
+  if (c == "cuda_runtime" || c == "Runtime" || c == "mtia_runtime") return OpKind::kRuntime;
+  if (c == "cuda_driver") return OpKind::kDriver;
+  if (c == "cpu_op" || c == "Operator" || c == "operator") return OpKind::kCpuOp;
+  if (c == "user_annotation" || c == "User Annotation") return OpKind::kUserAnnotation;
+  if (c == "gpu_user_annotation") return OpKind::kGpuUserAnnotation;
+  if (c == "python_function") return OpKind::kPythonFunction;
+  if (c == "Trace") return OpKind::kTraceSpan;
+  if (c == "mtia_ccp_events") return OpKind::kOtherGpu;
+  return OpKind::kOther;
+}
+
+}  // namespace
+
+ProfileBuilder::ProfileBuilder(RankProfile* out) : out_(out) {}
+
+uint32_t ProfileBuilder::TrackFor(int64_t pid, int64_t tid) {
+  uint64_t key = MixKey(pid, tid);
+  auto it = track_index_.find(key);
+  // Collisions of the 64-bit mix are resolved by probing the next key.
+  while (it != track_index_.end()) {
+    if (track_keys_[it->second] == std::make_pair(pid, tid)) return it->second;
+    ++key;
+    it = track_index_.find(key);
+  }
+  auto idx = static_cast<uint32_t>(out_->tracks.size());
+  Track t;
+  t.pid = pid;
+  t.tid = tid;
+  t.kind = TrackKind::kHostThread;
+  out_->tracks.push_back(t);
+  track_keys_.emplace_back(pid, tid);
+  track_index_.emplace(key, idx);
+  return idx;
+}
+
+OpKind ProfileBuilder::KindFor(StringId cat, bool has_cat) {
+  if (!has_cat) return OpKind::kOther;
+  if (cat >= kind_cache_.size()) kind_cache_.resize(cat + 64, -1);
+  if (kind_cache_[cat] < 0)
+    kind_cache_[cat] = static_cast<int8_t>(ClassifyCategory(out_->strings.Get(cat)));
+  return static_cast<OpKind>(kind_cache_[cat]);
+}
+
+bool ProfileBuilder::ToRelative(Ps128 abs, uint64_t offset, Ps* out) {
+  if (!have_base_) {
+    // Base: the first timestamp, floored to a whole microsecond.
+    Ps128 q = abs / kPsPerUs;
+    if (abs < 0 && q * kPsPerUs != abs) --q;
+    base_ = q * kPsPerUs;
+    have_base_ = true;
+  }
+  Ps128 rel = abs - base_;
+  constexpr Ps128 kLimit = Ps128{1} << 62;
+  if (rel > kLimit || rel < -kLimit) {
+    Warn(ImportStat::number_out_of_range, offset);
+    return false;
+  }
+  *out = static_cast<Ps>(rel);
+  return true;
+}
+
+void ProfileBuilder::AppendOp(const EventRecord& e, Ps ts, Ps dur, OpKind kind) {
+  OpTable& o = out_->ops;
+  if (kind == OpKind::kCudaSync && e.stream < 0) kind = OpKind::kDeviceSync;
+  uint32_t track = TrackFor(e.pid, e.tid);
+  if (IsGpuOp(kind)) {
+    Track& t = out_->tracks[track];
+    if (t.kind != TrackKind::kGpuStream) {
+      t.kind = TrackKind::kGpuStream;
+      t.device = static_cast<int32_t>(e.device >= 0 ? e.device : (e.pid < kStringIdBase ? e.pid : -1));
+      t.stream = e.stream >= 0 ? e.stream : e.tid;
+    }
+  }
+  o.ts.push_back(ts);
+  o.dur.push_back(dur);
+  o.name.push_back(e.name);
+  o.cat.push_back(e.cat);
+  o.kind.push_back(kind);
+  o.track.push_back(track);
+  o.correlation.push_back(e.correlation);
+  o.external_id.push_back(e.external_id);
+  o.parent.push_back(-1);
+  o.depth.push_back(0);
+  o.launch.push_back(-1);
+  o.step.push_back(-1);
+  o.input_dims.push_back(e.input_dims);
+  o.input_types.push_back(e.input_types);
+  o.bytes.push_back(e.bytes);
+  o.offset.push_back(e.offset);
+}
+
+void ProfileBuilder::AddEvent(const EventRecord& e) {
+  auto ph = static_cast<unsigned char>(e.ph);
+  if (ph < 128) out_->phase_counts[ph]++;
+  if (e.has_cat) {
+    if (e.cat >= out_->cat_counts.size()) out_->cat_counts.resize(e.cat + 64, 0);
+    out_->cat_counts[e.cat]++;
+  }
+  switch (e.ph) {
+    case 'X': {
+      if (!e.has_ts) return Warn(ImportStat::missing_ts, e.offset);
+      if (!e.has_dur) return Warn(ImportStat::missing_dur, e.offset);
+      if (e.dur < 0) return Warn(ImportStat::negative_duration, e.offset);
+      Ps ts, end;
+      if (!ToRelative(e.ts, e.offset, &ts) || !ToRelative(e.ts + e.dur, e.offset, &end)) return;
+      if (e.ts % kPsPerUs != 0) out_->meta.has_float_ts = true;
+      AppendOp(e, ts, end - ts, KindFor(e.cat, e.has_cat));
+      return;
+    }
+    case 'B': {
+      if (!e.has_ts) return Warn(ImportStat::missing_ts, e.offset);
+      open_begins_[TrackFor(e.pid, e.tid)].push_back({e});
+      return;
+    }
+    case 'E': {
+      if (!e.has_ts) return Warn(ImportStat::missing_ts, e.offset);
+      auto it = open_begins_.find(TrackFor(e.pid, e.tid));
+      if (it == open_begins_.end() || it->second.empty())
+        return Warn(ImportStat::unmatched_end, e.offset);
+      EventRecord b = it->second.back().rec;
+      it->second.pop_back();
+      if (e.ts < b.ts) return Warn(ImportStat::negative_duration, e.offset);
+      Ps ts, end;
+      if (!ToRelative(b.ts, b.offset, &ts) || !ToRelative(e.ts, e.offset, &end)) return;
+      AppendOp(b, ts, end - ts, KindFor(b.cat, b.has_cat));
+      return;
+    }
+    case 'i':
+    case 'I':
+    case 'R': {
+      if (!e.has_ts) return Warn(ImportStat::missing_ts, e.offset);
+      Ps ts;
+      if (!ToRelative(e.ts, e.offset, &ts)) return;
+      AppendOp(e, ts, 0, OpKind::kInstant);
+      return;
+    }
+    case 's':
+    case 't':
+    case 'f': {
+      if (!e.has_id) return Warn(ImportStat::flow_without_id, e.offset);
+      if (!e.has_ts) return Warn(ImportStat::missing_ts, e.offset);
+      Ps ts;
+      if (!ToRelative(e.ts, e.offset, &ts)) return;
+      out_->flows.push_back({e.id, e.cat, e.ph, ts, TrackFor(e.pid, e.tid)});
+      return;
+    }
+    default:
+      Warn(ImportStat::unknown_phase, e.offset);
+  }
+}
+
+void ProfileBuilder::AddCounter(const EventRecord& e, StringId series, double value) {
+  if (!e.has_ts) return Warn(ImportStat::missing_ts, e.offset);
+  Ps ts;
+  if (!ToRelative(e.ts, e.offset, &ts)) return;
+  out_->counters.push_back({e.name, series, TrackFor(e.pid, e.tid), ts, value});
+}
+
+void ProfileBuilder::SetProcessName(int64_t pid, StringId name) { process_names_[pid] = name; }
+
+void ProfileBuilder::SetThreadName(int64_t pid, int64_t tid, StringId name) {
+  out_->tracks[TrackFor(pid, tid)].name = name;
+}
+
+Status ProfileBuilder::Finish() {
+  RankProfile& p = *out_;
+  OpTable& o = p.ops;
+  for (auto& [track, stack] : open_begins_)
+    for (auto& b : stack) Warn(ImportStat::unmatched_begin, b.rec.offset);
+  open_begins_.clear();
+  for (Track& t : p.tracks) {
+    auto it = process_names_.find(t.pid);
+    if (it != process_names_.end()) t.process_name = it->second;
+  }
+
+  // 1. Origin: the earliest time, floored to a whole microsecond, becomes 0.
+  const size_t n = o.size();
+  Ps min_ts = INT64_MAX;
+  for (size_t i = 0; i < n; ++i) min_ts = std::min(min_ts, o.ts[i]);
+  for (const Flow& f : p.flows) min_ts = std::min(min_ts, f.ts);
+  for (const CounterSample& c : p.counters) min_ts = std::min(min_ts, c.ts);
+  if (min_ts == INT64_MAX) min_ts = 0;
+  Ps shift = FloorToUs(min_ts);
+  for (size_t i = 0; i < n; ++i) o.ts[i] -= shift;
+  for (Flow& f : p.flows) f.ts -= shift;
+  for (CounterSample& c : p.counters) c.ts -= shift;
+  p.origin_abs_ps = base_ + shift;
+
+  // 2. Group ops by track (counting sort), then order each track by
+  //    (ts asc, dur desc) so that parents precede their children.
+  std::vector<uint32_t> order(n);
+  {
+    std::vector<uint32_t> start(p.tracks.size() + 1, 0);
+    for (size_t i = 0; i < n; ++i) start[o.track[i] + 1]++;
+    for (size_t t = 0; t < p.tracks.size(); ++t) start[t + 1] += start[t];
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < n; ++i) order[fill[o.track[i]]++] = static_cast<uint32_t>(i);
+    auto less = [&o](uint32_t a, uint32_t b) {
+      if (o.ts[a] != o.ts[b]) return o.ts[a] < o.ts[b];
+      if (o.dur[a] != o.dur[b]) return o.dur[a] > o.dur[b];
+      return a < b;
+    };
+    for (size_t t = 0; t < p.tracks.size(); ++t) {
+      auto b = order.begin() + start[t], e = order.begin() + start[t + 1];
+      if (!std::is_sorted(b, e, less)) std::sort(b, e, less);
+    }
+    bool identity = true;
+    for (size_t i = 0; i < n && identity; ++i) identity = order[i] == i;
+    if (!identity) o.Permute(order);
+  }
+
+  // 3. Nesting per track: a stack of open ops; an op is a child of the top of
+  //    the stack if it starts before that op ends.
+  {
+    std::vector<uint32_t> stack;
+    uint32_t cur_track = UINT32_MAX;
+    for (size_t i = 0; i < n; ++i) {
+      if (o.track[i] != cur_track) {
+        stack.clear();
+        cur_track = o.track[i];
+      }
+      while (!stack.empty() && o.end(stack.back()) <= o.ts[i]) stack.pop_back();
+      // Ops that only partly overlap the top (bad nesting) are not its children.
+      while (!stack.empty() && o.end(i) > o.end(stack.back())) stack.pop_back();
+      if (!stack.empty()) {
+        o.parent[i] = static_cast<int32_t>(stack.back());
+        o.depth[i] = static_cast<uint16_t>(std::min<size_t>(stack.size(), UINT16_MAX));
+      }
+      if (o.dur[i] > 0) stack.push_back(static_cast<uint32_t>(i));
+    }
+  }
+
+  // 4. GPU op -> host launch, joined on correlation (first launch wins).
+  {
+    std::unordered_map<int64_t, int32_t> launch_of;
+    launch_of.reserve(n / 4 + 16);
+    for (size_t i = 0; i < n; ++i) {
+      OpKind k = o.kind[i];
+      if (o.correlation[i] < 0 || IsGpuOp(k) || k == OpKind::kGpuUserAnnotation) continue;
+      auto [it, inserted] = launch_of.emplace(o.correlation[i], static_cast<int32_t>(i));
+      if (!inserted) Warn(ImportStat::duplicate_correlation, o.offset[i]);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (!IsGpuOp(o.kind[i])) continue;
+      auto it = o.correlation[i] >= 0 ? launch_of.find(o.correlation[i]) : launch_of.end();
+      if (it == launch_of.end()) {
+        Warn(ImportStat::gpu_op_without_launch, o.offset[i]);
+        continue;
+      }
+      o.launch[i] = it->second;
+    }
+  }
+
+  // 5. Steps: ProfilerStep#N ops on the host. Host ops belong to the step
+  //    whose interval contains their start; GPU ops to their launch's step.
+  for (size_t i = 0; i < n; ++i) {
+    if (IsGpuOp(o.kind[i])) continue;
+    std::string_view name = p.strings.Get(o.name[i]);
+    constexpr std::string_view kPrefix = "ProfilerStep#";
+    if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) continue;
+    int64_t num = 0;
+    bool ok = true;
+    for (char c : name.substr(kPrefix.size())) {
+      if (c < '0' || c > '9' || num > (INT64_MAX - 9) / 10) {
+        ok = false;
+        break;
+      }
+      num = num * 10 + (c - '0');
+    }
+    if (!ok) continue;
+    p.steps.push_back({num, o.ts[i], o.dur[i], static_cast<int32_t>(i)});
+  }
+  std::sort(p.steps.begin(), p.steps.end(), [](const Step& a, const Step& b) {
+    return a.ts != b.ts ? a.ts < b.ts : a.number < b.number;
+  });
+  if (!p.steps.empty()) {
+    for (size_t i = 0; i < n; ++i) {
+      if (IsGpuOp(o.kind[i])) continue;
+      Ps ts = o.ts[i];
+      auto it = std::upper_bound(p.steps.begin(), p.steps.end(), ts,
+                                 [](Ps v, const Step& s) { return v < s.ts; });
+      if (it == p.steps.begin()) continue;
+      --it;
+      if (ts < it->ts + it->dur || (it->dur == 0 && ts == it->ts))
+        o.step[i] = static_cast<int32_t>(it - p.steps.begin());
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (IsGpuOp(o.kind[i]) && o.launch[i] >= 0) o.step[i] = o.step[o.launch[i]];
+  }
+  return OkStatus();
+}
+
+}  // namespace mlprof

@@ -1,0 +1,79 @@
+// ProfileBuilder: the one writer of a RankProfile. Readers hand it decoded
+// events; it interns, assigns tracks, pairs B/E, and in Finish() sorts once,
+// computes nesting, GPU-op -> launch links and step membership.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "model/profile.h"
+
+namespace mlprof {
+
+// pid/tid may be strings in Chrome traces ("Spans"); such ids are encoded as
+// kStringIdBase + StringId so that they never collide with OS ids.
+inline constexpr int64_t kStringIdBase = int64_t{1} << 60;
+
+struct EventRecord {
+  char ph = 0;
+  StringId name = 0;
+  StringId cat = 0;
+  bool has_cat = false;
+  bool has_ts = false;
+  bool has_dur = false;
+  Ps128 ts = 0;  // absolute on the trace clock
+  Ps128 dur = 0;
+  int64_t pid = 0;
+  int64_t tid = 0;
+  int64_t correlation = -1;
+  int64_t external_id = -1;
+  int64_t stream = -1;
+  int64_t device = -1;
+  StringId input_dims = 0;
+  StringId input_types = 0;
+  int64_t bytes = -1;
+  bool has_id = false;
+  int64_t id = 0;
+  uint64_t offset = 0;
+};
+
+class ProfileBuilder {
+ public:
+  explicit ProfileBuilder(RankProfile* out);
+
+  StringPool& strings() { return out_->strings; }
+  TraceMetadata& meta() { return out_->meta; }
+  void Warn(ImportStat s, uint64_t offset) { out_->stats.Add(s, offset); }
+
+  // X, B, E, i/I and s/t/f events. Others are counted as unknown_phase.
+  void AddEvent(const EventRecord& e);
+  void AddCounter(const EventRecord& e, StringId series, double value);
+  void SetProcessName(int64_t pid, StringId name);
+  void SetThreadName(int64_t pid, int64_t tid, StringId name);
+
+  // Completes the profile. After this the builder must not be used.
+  Status Finish();
+
+ private:
+  struct PendingBegin {
+    EventRecord rec;
+  };
+  uint32_t TrackFor(int64_t pid, int64_t tid);
+  OpKind KindFor(StringId cat, bool has_cat);
+  bool ToRelative(Ps128 abs, uint64_t offset, Ps* out);
+  void AppendOp(const EventRecord& e, Ps ts, Ps dur, OpKind kind);
+
+  RankProfile* out_;
+  bool have_base_ = false;
+  Ps128 base_ = 0;
+  std::unordered_map<uint64_t, uint32_t> track_index_;  // hash of (pid, tid)
+  std::vector<std::pair<int64_t, int64_t>> track_keys_;
+  std::vector<int8_t> kind_cache_;  // by category StringId; -1 = not computed
+  std::unordered_map<uint32_t, std::vector<PendingBegin>> open_begins_;  // by track
+  std::unordered_map<int64_t, StringId> process_names_;
+};
+
+}  // namespace mlprof

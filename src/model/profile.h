@@ -1,0 +1,160 @@
+// The in-memory profile: read-only after ProfileBuilder::Finish().
+//
+// One RankProfile per input trace file (one rank of a distributed job). Ops are
+// stored column-wise (parallel vectors), declared once in MLPROF_OP_COLUMNS.
+// Times are int64 picoseconds relative to the rank's origin (base/time.h);
+// `origin_abs_ps` is that origin on the trace's own clock.
+#pragma once
+
+#include <cstdint>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "base/string_pool.h"
+#include "base/time.h"
+#include "model/import_stats.h"
+
+namespace mlprof {
+
+// What an op is, derived from the Kineto category (and name for old schemas).
+enum class OpKind : uint8_t {
+  kKernel,             // cat kernel / Kernel
+  kMemcpy,             // gpu_memcpy / Memcpy
+  kMemset,             // gpu_memset / Memset
+  kCudaSync,           // cuda_sync on a stream (Stream Sync, Stream Wait Event)
+  kDeviceSync,         // cuda_sync with no stream (Event Sync, Context Sync)
+  kRuntime,            // cuda_runtime / Runtime (cudaLaunchKernel, hipLaunchKernel, ...)
+  kDriver,             // cuda_driver (cuLaunchKernel)
+  kCpuOp,              // cpu_op / Operator
+  kUserAnnotation,     // user_annotation (record_function, ProfilerStep#N)
+  kGpuUserAnnotation,  // gpu_user_annotation
+  kPythonFunction,     // python_function
+  kTraceSpan,          // cat Trace ("PyTorch Profiler (0)")
+  kInstant,            // ph i/I
+  kOtherGpu,           // other categories on a GPU track (mtia_ccp_events, ...)
+  kOther,
+  kCount
+};
+const char* OpKindName(OpKind k);
+// Device-side ops that occupy a GPU stream.
+inline bool IsGpuOp(OpKind k) {
+  return k == OpKind::kKernel || k == OpKind::kMemcpy || k == OpKind::kMemset ||
+         k == OpKind::kCudaSync || k == OpKind::kOtherGpu;
+}
+inline bool IsLaunchOp(OpKind k) { return k == OpKind::kRuntime || k == OpKind::kDriver; }
+
+//  X(type, column, description)
+#define MLPROF_OP_COLUMNS(X)                                                          \
+  X(Ps, ts, "start, ps from the rank origin")                                         \
+  X(Ps, dur, "duration, ps (0 for instants)")                                         \
+  X(StringId, name, "op name")                                                        \
+  X(StringId, cat, "category string as written in the trace")                         \
+  X(OpKind, kind, "what the op is")                                                   \
+  X(uint32_t, track, "index into RankProfile::tracks")                                \
+  X(int64_t, correlation, "args.correlation: links a launch to its GPU op (-1 none)") \
+  X(int64_t, external_id, "args[\"External id\"]: links launches to cpu_ops (-1)")     \
+  X(int32_t, parent, "enclosing op on the same track (-1 none)")                      \
+  X(uint16_t, depth, "nesting depth on the track (0 = top level)")                    \
+  X(int32_t, launch, "GPU op: index of the host launch with its correlation (-1)")    \
+  X(int32_t, step, "index into RankProfile::steps (-1 outside every step)")          \
+  X(StringId, input_dims, "args[\"Input Dims\"] as compact JSON text (0 none)")       \
+  X(StringId, input_types, "args[\"Input type\"] as compact JSON text (0 none)")      \
+  X(int64_t, bytes, "memcpy/memset bytes (-1 unknown)")                               \
+  X(uint64_t, offset, "byte offset of the event in the decoded input")
+
+struct OpTable {
+#define MLPROF_X(type, col, desc) std::vector<type> col;
+  MLPROF_OP_COLUMNS(MLPROF_X)
+#undef MLPROF_X
+  size_t size() const { return ts.size(); }
+  Ps end(size_t i) const { return ts[i] + dur[i]; }
+  void Reserve(size_t n);
+  void Permute(const std::vector<uint32_t>& order);  // new[i] = old[order[i]]
+};
+
+enum class TrackKind : uint8_t { kHostThread, kGpuStream, kOther };
+
+struct Track {
+  TrackKind kind = TrackKind::kOther;
+  int64_t pid = 0;
+  int64_t tid = 0;
+  int32_t device = -1;  // GPU index for kGpuStream
+  int64_t stream = -1;  // stream id for kGpuStream
+  StringId name = 0;    // thread_name metadata, if any
+  StringId process_name = 0;
+};
+
+struct Step {
+  int64_t number = -1;  // N of ProfilerStep#N
+  Ps ts = 0;
+  Ps dur = 0;
+  int32_t op = -1;  // the ProfilerStep op
+};
+
+struct Flow {
+  int64_t id = 0;
+  StringId cat = 0;
+  char phase = 's';  // s, t or f
+  Ps ts = 0;
+  uint32_t track = 0;
+};
+
+struct CounterSample {
+  StringId name = 0;    // event name
+  StringId series = 0;  // args key
+  uint32_t track = 0;
+  Ps ts = 0;
+  double value = 0;
+};
+
+struct DeviceProperties {
+  int64_t id = -1;
+  std::string name;
+  int64_t total_global_mem = -1;
+  int64_t num_sms = -1;
+  int64_t compute_major = -1;
+  int64_t compute_minor = -1;
+};
+
+struct TraceMetadata {
+  int64_t rank = -1;        // distributedInfo.rank (-1: not recorded)
+  int64_t world_size = -1;  // distributedInfo.world_size
+  std::string backend;      // distributedInfo.backend
+  int64_t schema_version = -1;
+  int64_t base_time_ns = -1;  // baseTimeNanoseconds
+  std::vector<DeviceProperties> devices;
+  bool has_distributed_info = false;
+  bool has_float_ts = false;  // any ts with a fractional part (HTA rounds these)
+};
+
+struct RankProfile {
+  std::string path;
+  std::string format;       // "kineto", "chrome", ...
+  std::string compression;  // "none", "gzip", "zstd"
+  uint64_t file_bytes = 0;
+  uint64_t decoded_bytes = 0;
+  Ps128 origin_abs_ps = 0;  // ts 0 on the trace's own clock (whole microseconds)
+
+  StringPool strings;
+  OpTable ops;
+  std::vector<Track> tracks;
+  std::vector<Step> steps;
+  std::vector<Flow> flows;
+  std::vector<CounterSample> counters;
+  TraceMetadata meta;
+  ImportStats stats;
+  // Event counts by phase letter and by category string, for `info`.
+  std::array<uint64_t, 128> phase_counts{};
+  std::vector<uint64_t> cat_counts;  // indexed by StringId of the category
+
+  int64_t rank_or(int64_t fallback) const { return meta.rank >= 0 ? meta.rank : fallback; }
+  std::string_view str(StringId id) const { return strings.Get(id); }
+  const Track& track_of(size_t op) const { return tracks[ops.track[op]]; }
+};
+
+struct Profile {
+  std::vector<RankProfile> ranks;  // sorted by rank
+};
+
+}  // namespace mlprof

@@ -1,0 +1,31 @@
+// Turns analysis results into neutral tables. Times in microseconds (3
+// decimals = ns), percentages with 2 decimals, as HTA prints them.
+#pragma once
+
+#include "analysis/gpu_time.h"
+#include "analysis/idle.h"
+#include "analysis/launches.h"
+#include "analysis/ops.h"
+#include "analysis/steps.h"
+#include "model/profile.h"
+#include "report/table.h"
+
+namespace mlprof {
+
+Table TemporalTable(const std::vector<TemporalBreakdown>& t);
+Table OverlapTable(const std::vector<Overlap>& o);
+Table KernelTypeTable(const KernelBreakdown& k);
+Table KernelStatTable(const KernelBreakdown& k, int name_width);
+Table IdleTable(const std::vector<StreamIdle>& s);
+Table IdleStatsTable(const std::vector<StreamIdle>& s);
+Table LaunchSummaryTable(const std::vector<RankLaunchStats>& s);
+Table StepTable(const StepReport& s);
+Table StepSummaryTable(const StepReport& s);
+Table OpsTable(const std::vector<OpGpuTime>& ops, int top);
+Table RanksTable(const Profile& p);
+// Info: format, sizes, counts by phase and category, tracks, import problems.
+std::vector<Table> InfoTables(const Profile& p);
+// One line per import problem that occurred (warnings for every command).
+std::vector<std::string> ImportWarnings(const Profile& p);
+
+}  // namespace mlprof
