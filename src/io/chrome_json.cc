@@ -146,6 +146,7 @@ struct ReaderState {
   const char* base;
   size_t size;
   const ReadOptions* opts;
+  od::document* doc = nullptr;
   uint64_t events = 0;
   // Cached ids of frequent strings.
   StringId id_process_name = 0, id_thread_name = 0;
@@ -427,7 +428,8 @@ error_code ReadEvents(ReaderState& st, od::array& arr, uint64_t* err_at) {
   for (auto elem_res : arr) {
     od::value elem;
     if (auto err = std::move(elem_res).get(elem)) {
-      *err_at = st.size;
+      const char* loc = nullptr;
+      *err_at = st.doc && st.doc->current_location().get(loc) == simdjson::SUCCESS ? OffsetOf(st, loc) : st.size;
       return err;
     }
     const char* loc = nullptr;
@@ -436,6 +438,7 @@ error_code ReadEvents(ReaderState& st, od::array& arr, uint64_t* err_at) {
     error_code err = elem.get_object().get(obj);
     if (err == simdjson::INCORRECT_TYPE) {
       st.b->Warn(ImportStat::event_not_object, offset);
+      ++st.events;
       continue;
     }
     if (!err) err = ReadEvent(st, obj, offset);
@@ -509,13 +512,6 @@ Status ParseError(const std::string& path, uint64_t offset, error_code err, std:
                               simdjson::error_message(err), expected));
 }
 
-// True if only whitespace or NULs follow `offset`.
-bool OnlySpaceAfter(std::string_view s, uint64_t offset) {
-  for (size_t i = offset; i < s.size(); ++i)
-    if (!IsSpace(s[i]) && s[i] != '\0') return false;
-  return true;
-}
-
 }  // namespace
 
 bool LooksLikeChromeJson(std::string_view head) {
@@ -539,6 +535,9 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   size_t start = 0;
   if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) start = 3;  // UTF-8 BOM
   while (start < size && IsSpace(data[start])) ++start;
+  if (start == size && file.truncated)
+    return DataLoss(fmt::format("{}: the {} stream ends at compressed byte {} before any data", file.path,
+                                CompressionName(file.compression), file.truncated_at));
   if (start == size) return DataLoss(fmt::format("{}: empty file: expected a JSON trace", file.path));
   if (data[start] != '{' && data[start] != '[')
     return DataLoss(fmt::format("{}: not JSON at byte {}: expected '{{' or '[' to start a Chrome trace, found {}",
@@ -553,7 +552,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     for (uint64_t i = 0; i < bad; ++i) builder.Warn(ImportStat::invalid_utf8, first);
   }
 
-  ReaderState st{&builder, data, size, &options};
+  ReaderState st{&builder, data, size, &options, nullptr, 0, 0, 0, {}, {}};
   thread_local od::parser parser;
   od::document doc;
   error_code err = parser.iterate(simdjson::padded_string_view(data, size, size + kBufferPadding)).get(doc);
@@ -569,6 +568,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     err = parser.iterate(simdjson::padded_string_view(data, size, size + kBufferPadding)).get(doc);
   }
   if (err) return ParseError(file.path, 0, err, "a JSON document");
+  st.doc = &doc;
 
   od::json_type type;
   if ((err = doc.type().get(type))) return ParseError(file.path, start, err, "a JSON object or array");
@@ -630,7 +630,15 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     size_t last_complete = LastCompleteEventEnd(std::string_view(data, size));
     if (err_at < last_complete)
       return ParseError(file.path, err_at, err, "a trace event object");
-    builder.Warn(ImportStat::truncated_json, err_at);
+    if (out->stats.Get(ImportStat::truncated_json) == 0) builder.Warn(ImportStat::truncated_json, err_at);
+  }
+  if (type == od::json_type::array && st.events > 0) {
+    uint64_t with_phase = 0;
+    for (uint64_t c : out->phase_counts) with_phase += c;
+    if (with_phase == 0)
+      return DataLoss(fmt::format("{}: a JSON array of {} elements, none of them a trace event (an object with "
+                                  "\"ph\"), so it is not a Chrome/Kineto trace",
+                                  file.path, st.events));
   }
   if (!found_events) {
     std::string listed;

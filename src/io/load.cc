@@ -30,6 +30,9 @@ Status ReadOne(LoadedFile& f, const ReadOptions& ro, RankProfile* out) {
   if (head.substr(0, 16) == std::string_view("SQLite format 3\0", 16))
     return Unimplemented(fmt::format("{}: an SQLite database (Nsight Systems export?): not readable yet", f.path));
   if (LooksLikeChromeJson(head)) return ReadChromeTrace(f, ro, out);
+  if (head.empty() && f.truncated)
+    return DataLoss(fmt::format("{}: the {} stream ends at compressed byte {} before any data", f.path,
+                                CompressionName(f.compression), f.truncated_at));
   if (head.empty()) return DataLoss(fmt::format("{}: empty file: expected a trace", f.path));
   return DataLoss(fmt::format(
       "{}: unknown format at byte 0 (starts with bytes {:02x} {:02x}): expected Chrome/Kineto trace JSON "
