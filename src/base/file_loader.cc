@@ -34,7 +34,9 @@ void PaddedBuffer::Resize(size_t size) {
     size_t cap = capacity_ ? capacity_ : 4096;
     while (cap < size) cap += cap / 2 + 4096;
     std::unique_ptr<char[]> next(new char[cap + kBufferPadding]);
-    if (size_) std::memcpy(next.get(), data_.get(), size_);
+    // Copy the whole old capacity: callers fill the buffer before setting its
+    // size, so bytes past size_ can be live.
+    if (capacity_) std::memcpy(next.get(), data_.get(), capacity_);
     data_ = std::move(next);
     capacity_ = cap;
   }

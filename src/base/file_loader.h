@@ -27,7 +27,9 @@ class PaddedBuffer {
   const char* data() const { return data_.get(); }
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }  // excluding padding
-  void Resize(size_t size);                      // keeps contents; grows capacity if needed
+  // Sets the size, growing the capacity if needed; keeps all bytes held so far
+  // (up to the old capacity), and zeroes the padding after the new size.
+  void Resize(size_t size);
   std::string_view view() const { return {data_.get(), size_}; }
 
  private:

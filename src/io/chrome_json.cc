@@ -404,6 +404,7 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
     return simdjson::SUCCESS;
   }
   if (bad_time) return simdjson::SUCCESS;  // already counted
+  if (e.ph == 'M' || e.ph == 'C') st.b->CountEvent(e);
   if (e.ph == 'M') {
     std::string_view n = st.b->strings().Get(e.name);
     if (n == "process_name") st.b->SetProcessName(e.pid, meta_name);
@@ -552,19 +553,40 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     for (uint64_t i = 0; i < bad; ++i) builder.Warn(ImportStat::invalid_utf8, first);
   }
 
+  // A text that does not end with a closing bracket was cut short: keep the
+  // complete events, close the brackets, and parse that. (simdjson checks the
+  // root's closing bracket before the first element, so this must come first.)
+  auto repair = [&]() -> bool {
+    size_t cut = LastCompleteEventEnd(std::string_view(data, size));
+    if (cut == 0) return false;
+    std::string_view close = data[start] == '[' ? "]" : "]}";
+    file.bytes.Resize(cut + close.size());
+    data = file.bytes.data();
+    std::memcpy(data + cut, close.data(), close.size());
+    size = file.bytes.size();
+    out->decoded_bytes = size;
+    builder.Warn(ImportStat::truncated_json, cut);
+    return true;
+  };
+  {
+    size_t last = size;
+    while (last > start && (IsSpace(data[last - 1]) || data[last - 1] == '\0')) --last;
+    char c = last > start ? data[last - 1] : 0;
+    if (c != '}' && c != ']' && !repair())
+      return ParseError(file.path, size, simdjson::INCOMPLETE_ARRAY_OR_OBJECT,
+                        "a complete trace event before the end of the file");
+  }
+
   ReaderState st{&builder, data, size, &options, nullptr, 0, 0, 0, {}, {}};
   thread_local od::parser parser;
   od::document doc;
   error_code err = parser.iterate(simdjson::padded_string_view(data, size, size + kBufferPadding)).get(doc);
-  if (err == simdjson::UNCLOSED_STRING || err == simdjson::UNESCAPED_CHARS) {
-    // Ends inside a string: cut after the last complete event and go on.
-    size_t cut = LastCompleteEventEnd(std::string_view(data, size));
-    if (cut == 0) return ParseError(file.path, size, err, "a complete trace event before the end of the file");
-    std::memset(data + cut, 0, size - cut);
-    size = cut;
+  if ((err == simdjson::UNCLOSED_STRING || err == simdjson::UNESCAPED_CHARS) &&
+      out->stats.Get(ImportStat::truncated_json) == 0) {
+    // Ends inside a string whose text ends with a bracket: same repair.
+    if (!repair()) return ParseError(file.path, size, err, "a complete trace event before the end of the file");
+    st.base = data;
     st.size = size;
-    out->decoded_bytes = size;
-    builder.Warn(ImportStat::truncated_json, cut);
     err = parser.iterate(simdjson::padded_string_view(data, size, size + kBufferPadding)).get(doc);
   }
   if (err) return ParseError(file.path, 0, err, "a JSON document");
@@ -578,7 +600,16 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   if (type == od::json_type::array) {
     out->format = "chrome-json (array)";
     od::array arr;
-    if ((err = doc.get_array().get(arr))) return ParseError(file.path, start, err, "an array of events");
+    err = doc.get_array().get(arr);
+    if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && out->stats.Get(ImportStat::truncated_json) == 0 && repair()) {
+      st.base = data;
+      st.size = size;
+      if ((err = parser.iterate(simdjson::padded_string_view(data, size, size + kBufferPadding)).get(doc)) ||
+          (err = doc.get_array().get(arr)))
+        return ParseError(file.path, start, err, "an array of events");
+    } else if (err) {
+      return ParseError(file.path, start, err, "an array of events");
+    }
     found_events = true;
     err = ReadEvents(st, arr, &err_at);
   } else if (type == od::json_type::object) {

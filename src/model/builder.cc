@@ -109,13 +109,17 @@ void ProfileBuilder::AppendOp(const EventRecord& e, Ps ts, Ps dur, OpKind kind) 
   o.offset.push_back(e.offset);
 }
 
-void ProfileBuilder::AddEvent(const EventRecord& e) {
+void ProfileBuilder::CountEvent(const EventRecord& e) {
   auto ph = static_cast<unsigned char>(e.ph);
   if (ph < 128) out_->phase_counts[ph]++;
   if (e.has_cat) {
     if (e.cat >= out_->cat_counts.size()) out_->cat_counts.resize(e.cat + 64, 0);
     out_->cat_counts[e.cat]++;
   }
+}
+
+void ProfileBuilder::AddEvent(const EventRecord& e) {
+  CountEvent(e);
   switch (e.ph) {
     case 'X': {
       if (!e.has_ts) return Warn(ImportStat::missing_ts, e.offset);

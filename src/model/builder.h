@@ -50,6 +50,9 @@ class ProfileBuilder {
 
   // X, B, E, i/I and s/t/f events. Others are counted as unknown_phase.
   void AddEvent(const EventRecord& e);
+  // Counts an event by phase and category (AddEvent does this itself; readers
+  // call it for events they consume otherwise, like M and C).
+  void CountEvent(const EventRecord& e);
   void AddCounter(const EventRecord& e, StringId series, double value);
   void SetProcessName(int64_t pid, StringId name);
   void SetThreadName(int64_t pid, int64_t tid, StringId name);

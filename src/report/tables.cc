@@ -150,7 +150,7 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
 
 Table RanksTable(const Profile& p) {
   Table t{"ranks", "Inputs", {}, {}, {}};
-  t.AddColumn("rank", true).AddColumn("world_size", true).AddColumn("events", true).AddColumn("steps", true)
+  t.AddColumn("rank", true).AddColumn("world_size", true).AddColumn("ops", true).AddColumn("steps", true)
       .AddColumn("gpus", false).AddColumn("file", false);
   for (const auto& r : p.ranks) {
     std::string gpus;

@@ -1,0 +1,277 @@
+// Analyses on a hand-made trace whose every figure is computed by hand in the
+// comments below, plus a randomized check of the interval algebra against a
+// brute-force per-nanosecond sweep.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "analysis/gpu_time.h"
+#include "analysis/idle.h"
+#include "analysis/kernel_class.h"
+#include "analysis/launches.h"
+#include "analysis/ops.h"
+#include "analysis/steps.h"
+#include "../../tests/test_util.h"
+
+namespace mlprof {
+namespace {
+
+using testing::ProfileFromJson;
+constexpr Ps US = kPsPerUs;
+
+// Host thread 1: ProfilerStep#1 [0,100)
+//   aten::mm  [0,20)  ext 1 { cudaLaunchKernel [2,5)  corr 101 }
+//   aten::add [30,40) ext 2 { cudaLaunchKernel [31,33) corr 102 }
+//   aten::mm  [42,50) ext 4 { cudaLaunchKernel [43,45) corr 105 }
+// Host thread 2: cudaMemcpyAsync [38,40) corr 103 (no cpu_op)
+// Host thread 3: record_param_comms [50,55) ext 3 { cudaLaunchKernel [51,53) corr 104 }
+// GPU stream 7:  gemm [10,30)  add [35,40)  Memcpy [48,49)  gemm [85,95)
+// GPU stream 20: ncclKernel_AllReduce [53,90)
+const char* kTrace = R"J({"traceEvents":[
+ {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":20,"args":{"External id":1,"Input Dims":[[4,4],[4,4]],"Input type":["float","float"]}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":3,"args":{"External id":1,"correlation":101}},
+ {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":30,"dur":10,"args":{"External id":2,"Input Dims":[[4,4],[4,4],[]]}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":31,"dur":2,"args":{"External id":2,"correlation":102}},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":42,"dur":8,"args":{"External id":4,"Input Dims":[[4,4],[4,4]],"Input type":["float","float"]}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":43,"dur":2,"args":{"External id":4,"correlation":105}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":2,"ts":38,"dur":2,"args":{"correlation":103}},
+ {"ph":"X","cat":"cpu_op","name":"record_param_comms","pid":1,"tid":3,"ts":50,"dur":5,"args":{"External id":3}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":3,"ts":51,"dur":2,"args":{"External id":3,"correlation":104}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":20,"args":{"stream":7,"correlation":101}},
+ {"ph":"X","cat":"kernel","name":"void at::native::add_kernel","pid":0,"tid":7,"ts":35,"dur":5,"args":{"stream":7,"correlation":102}},
+ {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pinned -> Device)","pid":0,"tid":7,"ts":48,"dur":1,"args":{"stream":7,"correlation":103}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":85,"dur":10,"args":{"stream":7,"correlation":105}},
+ {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float","pid":0,"tid":20,"ts":53,"dur":37,"args":{"stream":20,"correlation":104}}
+]})J";
+
+class HandTrace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    profile_ = ProfileFromJson(kTrace);
+    view_ = BuildProfileView(profile_, {});
+  }
+  Profile profile_;
+  ProfileView view_;
+};
+
+TEST_F(HandTrace, TemporalBreakdown) {
+  auto t = ComputeTemporalBreakdown(view_);
+  ASSERT_EQ(t.size(), 1u);
+  // first GPU start 10, last end 95
+  EXPECT_EQ(t[0].kernel_time, 85 * US);
+  // union: [10,30) + [35,40) + [48,49) + [53,95) = 20 + 5 + 1 + 42 = 68
+  EXPECT_EQ(t[0].idle, 17 * US);
+  // COMPUTATION: 20 + 5 + 10
+  EXPECT_EQ(t[0].compute, 35 * US);
+  // 85 - 35 - 17: memcpy 1 + all-reduce alone [53,85) 32
+  EXPECT_EQ(t[0].non_compute, 33 * US);
+  EXPECT_EQ(t[0].communication, 37 * US);
+  EXPECT_EQ(t[0].memory, 1 * US);
+  EXPECT_NEAR(t[0].idle_pct(), 100.0 * 17 / 85, 1e-9);
+}
+
+TEST_F(HandTrace, Overlap) {
+  auto o = ComputeOverlap(view_);
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].comm, 37 * US);
+  EXPECT_EQ(o[0].overlapped, 5 * US);  // gemm [85,95) & nccl [53,90)
+  EXPECT_NEAR(o[0].pct(), 100.0 * 5 / 37, 1e-9);
+}
+
+TEST_F(HandTrace, KernelTypeSweep) {
+  KernelBreakdown k = ComputeKernelBreakdown(view_, {});
+  std::map<std::string, Ps> got;
+  for (const auto& s : k.types) got[s.label] = s.time;
+  EXPECT_EQ(got["COMPUTATION"], 30 * US);    // [10,30) [35,40) [90,95)
+  EXPECT_EQ(got["COMMUNICATION"], 32 * US);  // [53,85)
+  EXPECT_EQ(got["COMPUTATION overlapping COMMUNICATION"], 5 * US);
+  EXPECT_EQ(got["MEMORY"], 1 * US);
+  EXPECT_EQ(got.size(), 4u);
+  double pct_sum = 0;
+  for (const auto& s : k.types) pct_sum += s.pct;
+  EXPECT_NEAR(pct_sum, 100.0, 1e-9);
+  // Per kernel: gemm twice, 20 and 10 us.
+  bool found = false;
+  for (const auto& s : k.kernels) {
+    if (s.name != "gemm") continue;
+    found = true;
+    EXPECT_EQ(s.count, 2);
+    EXPECT_EQ(s.sum, 30 * US);
+    EXPECT_EQ(s.min, 10 * US);
+    EXPECT_EQ(s.max, 20 * US);
+    EXPECT_NEAR(s.std, std::sqrt(50.0) * US, 1e-3);  // sample std of {10, 20}
+    EXPECT_NEAR(s.pct_of_class, 100.0 * 30 / 35, 1e-9);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(HandTrace, IdlePerStream) {
+  auto idle = ComputeIdleBreakdown(view_, {});
+  ASSERT_EQ(idle.size(), 2u);
+  const StreamIdle* s7 = idle[0].stream == 7 ? &idle[0] : &idle[1];
+  // add: gap 5, launched at 31 after gemm ended at 30 -> host_wait
+  EXPECT_EQ(s7->idle[0], 5 * US);
+  // memcpy: gap 8, launched at 38 before add ended -> kernel_wait (< 30)
+  EXPECT_EQ(s7->idle[1], 8 * US);
+  // gemm: gap 36, launched at 43 before memcpy ended at 49 -> other
+  EXPECT_EQ(s7->idle[2], 36 * US);
+  EXPECT_NEAR(s7->ratio(IdleCategory::kOther), 36.0 / 49, 1e-12);
+  const StreamIdle* s20 = idle[0].stream == 20 ? &idle[0] : &idle[1];
+  EXPECT_EQ(s20->total(), 0);
+  EXPECT_TRUE(std::isnan(s20->ratio(IdleCategory::kHostWait)));
+}
+
+TEST_F(HandTrace, LaunchStats) {
+  auto l = ComputeLaunchStats(view_, {});
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].launches.size(), 5u);
+  // delays: gemm 10-5=5, add 35-33=2, memcpy 48-40=8, nccl 53-53=0, gemm 85-45=40
+  EXPECT_NEAR(l[0].delay_us.mean, (5 + 2 + 8 + 0 + 40) / 5.0, 1e-9);
+  EXPECT_NEAR(l[0].delay_us.max, 40, 1e-9);
+  EXPECT_NEAR(l[0].delay_us.p50, 5, 1e-9);
+  EXPECT_NEAR(l[0].cpu_us.mean, (3 + 2 + 2 + 2 + 2) / 5.0, 1e-9);
+  EXPECT_EQ(l[0].short_kernels, 1);  // memcpy: 1 us on the GPU, 2 us to launch
+  EXPECT_EQ(l[0].runtime_outliers, 0);
+  EXPECT_EQ(l[0].delay_outliers, 0);
+}
+
+TEST_F(HandTrace, OpsAttribution) {
+  auto ops = ComputeOpGpuTime(view_, {});
+  std::map<std::string, OpGpuTime> by;
+  for (auto& o : ops) by[o.name] = o;
+  EXPECT_EQ(by["aten::mm"].calls, 2);
+  EXPECT_EQ(by["aten::mm"].gpu_ops, 2);
+  EXPECT_EQ(by["aten::mm"].gpu_time, 30 * US);
+  EXPECT_EQ(by["aten::mm"].cpu_time, 28 * US);
+  EXPECT_EQ(by["aten::mm"].input_dims, "[[4,4],[4,4]]");
+  EXPECT_EQ(by["record_param_comms"].gpu_time, 37 * US);
+  EXPECT_EQ(by["aten::add"].gpu_time, 5 * US);
+  EXPECT_EQ(by["(no cpu_op)"].gpu_time, 1 * US);
+  EXPECT_NEAR(by["aten::mm"].pct_gpu, 100.0 * 30 / 73, 1e-9);
+  EXPECT_EQ(ops.front().name, "record_param_comms");  // largest GPU time first
+}
+
+TEST_F(HandTrace, Steps) {
+  StepReport s = ComputeSteps(view_, {});
+  ASSERT_EQ(s.steps.size(), 1u);
+  const StepBreakdown& b = s.steps[0];
+  EXPECT_EQ(b.number, 1);
+  EXPECT_EQ(b.wall, 100 * US);
+  EXPECT_EQ(b.gpu_ops, 5);
+  EXPECT_EQ(b.gpu_span, 85 * US);
+  EXPECT_EQ(b.gpu_busy, 68 * US);
+  EXPECT_EQ(b.compute, 35 * US);
+  EXPECT_EQ(b.communication, 37 * US);
+  EXPECT_EQ(b.idle, 17 * US);
+  ASSERT_EQ(s.summary.size(), 1u);
+  EXPECT_EQ(s.summary[0].steady_steps, 1);  // < 3 steps: no warm-up dropped
+  EXPECT_DOUBLE_EQ(s.summary[0].median_wall_us, 100.0);
+}
+
+// Two steps: HTA keeps host ops starting before the last step and the GPU ops
+// they launched; the last step's kernel disappears, and so does a kernel
+// launched before step 1 if its launch is missing.
+TEST(HtaFilter, DropsTheLastStep) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+   {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":50},
+   {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":50,"dur":50},
+   {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":2,"args":{"correlation":1}},
+   {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":60,"dur":2,"args":{"correlation":2}},
+   {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20,"dur":10,"args":{"stream":7,"correlation":1}},
+   {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":70,"dur":10,"args":{"stream":7,"correlation":2}},
+   {"ph":"X","cat":"kernel","name":"orphan","pid":0,"tid":7,"ts":40,"dur":5,"args":{"stream":7,"correlation":99}}]})");
+  ProfileView v = BuildProfileView(p, {});
+  EXPECT_TRUE(v.multi_step);
+  ASSERT_EQ(v.ranks[0].gpu.size(), 1u);
+  EXPECT_EQ(ComputeTemporalBreakdown(v)[0].kernel_time, 10 * US);
+  AnalysisOptions all;
+  all.drop_last_step = false;
+  ProfileView v2 = BuildProfileView(p, all);
+  EXPECT_EQ(v2.ranks[0].gpu.size(), 3u);
+  EXPECT_EQ(ComputeTemporalBreakdown(v2)[0].kernel_time, 60 * US);  // [20, 80)
+}
+
+TEST(HtaRounding, CeilStartFloorEnd) {
+  // ts 10.4 dur 0.5 -> HTA: ts 11, end floor(10.9) = 10: a negative duration.
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+   {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":10.4,"dur":0.5,"args":{"stream":7}},
+   {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":12.2,"dur":3.9,"args":{"stream":7}}]})");
+  AnalysisOptions o;
+  o.drop_last_step = false;
+  o.hta_rounding = true;
+  ProfileView v = BuildProfileView(p, o);
+  ASSERT_TRUE(v.ranks[0].rounded);
+  // origin = 10 us; a: [1, 0); b: [3, 6)
+  EXPECT_EQ(v.ranks[0].gpu[0].ts, 1 * US);
+  EXPECT_EQ(v.ranks[0].gpu[0].end, 0);
+  EXPECT_EQ(v.ranks[0].gpu[1].ts, 3 * US);
+  EXPECT_EQ(v.ranks[0].gpu[1].end, 6 * US);
+  o.hta_rounding = false;
+  ProfileView exact = BuildProfileView(p, o);
+  EXPECT_EQ(exact.ranks[0].gpu[0].end - exact.ranks[0].gpu[0].ts, 500000);
+}
+
+TEST(KernelClass, HtaNameRules) {
+  EXPECT_EQ(ClassifyKernelName("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*)"), KernelClass::kCommunication);
+  EXPECT_EQ(ClassifyKernelName("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"), KernelClass::kCommunication);
+  EXPECT_EQ(ClassifyKernelName("void foo<ncclKernel>()"), KernelClass::kCommunication);
+  EXPECT_EQ(ClassifyKernelName("hipMemcpyAsync"), KernelClass::kCommunication);  // HTA: ^hip is comm
+  EXPECT_EQ(ClassifyKernelName("Memcpy HtoD (Pinned -> Device)"), KernelClass::kMemory);
+  EXPECT_EQ(ClassifyKernelName("Memset (Device)"), KernelClass::kMemory);
+  EXPECT_EQ(ClassifyKernelName("dma_copy"), KernelClass::kMemory);
+  EXPECT_EQ(ClassifyKernelName("Stream Sync"), KernelClass::kOther);
+  EXPECT_EQ(ClassifyKernelName("Stream Wait Event"), KernelClass::kOther);
+  EXPECT_EQ(ClassifyKernelName("cudaLaunchKernel"), KernelClass::kOther);
+  EXPECT_EQ(ClassifyKernelName("my_Memcpy_kernel"), KernelClass::kOther);
+  EXPECT_EQ(ClassifyKernelName("sm90_xmma_gemm_bf16"), KernelClass::kComputation);
+  EXPECT_EQ(ClassifyKernelName("cudaFoo"), KernelClass::kComputation);
+}
+
+// The interval algebra against a brute-force sweep over every nanosecond.
+TEST(Intervals, RandomTracesMatchBruteForce) {
+  std::mt19937 rng(12345);
+  for (int trial = 0; trial < 50; ++trial) {
+    const int horizon = 2000;  // ns
+    std::vector<GpuOpRef> ops;
+    std::vector<int> busy(horizon, 0);
+    int n = 1 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      int s = static_cast<int>(rng() % (horizon - 200));
+      int d = static_cast<int>(rng() % 200);
+      auto cls = static_cast<KernelClass>(rng() % 4);
+      ops.push_back({s * kPsPerNs, (s + d) * kPsPerNs, 0, 0, cls});
+      for (int t = s; t < s + d; ++t) busy[t] |= 1 << static_cast<int>(cls);
+    }
+    ClassUnions u = UnionsByClass(ops);
+    Ps all = 0, comp = 0, comm = 0, both = 0;
+    for (int t = 0; t < horizon; ++t) {
+      all += busy[t] != 0;
+      comp += (busy[t] & 1) != 0;
+      comm += (busy[t] & 2) != 0;
+      both += (busy[t] & 3) == 3;
+    }
+    EXPECT_EQ(TotalLength(u.all), all * kPsPerNs);
+    EXPECT_EQ(TotalLength(u.by_class[0]), comp * kPsPerNs);
+    EXPECT_EQ(TotalLength(u.by_class[1]), comm * kPsPerNs);
+    EXPECT_EQ(IntersectionLength(u.by_class[0], u.by_class[1]), both * kPsPerNs);
+  }
+}
+
+TEST(Stats, DescribeMatchesPandas) {
+  // pandas: Series([1, 2, 3, 4, 10]).describe()
+  Describe d = DescribeValues({10, 1, 3, 2, 4});
+  EXPECT_EQ(d.count, 5);
+  EXPECT_DOUBLE_EQ(d.mean, 4.0);
+  EXPECT_NEAR(d.std, 3.535533905932738, 1e-12);
+  EXPECT_DOUBLE_EQ(d.p25, 2.0);
+  EXPECT_DOUBLE_EQ(d.p50, 3.0);
+  EXPECT_DOUBLE_EQ(d.p75, 4.0);
+  EXPECT_DOUBLE_EQ(d.max, 10.0);
+  EXPECT_NEAR(QuantileSorted({1, 2, 3, 4}, 0.8), 3.4, 1e-12);
+}
+
+}  // namespace
+}  // namespace mlprof

@@ -1,0 +1,245 @@
+#include "io/chrome_json.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "io/load.h"
+#include "model/builder.h"
+#include "../tests/test_util.h"
+
+namespace mlprof {
+namespace {
+
+using testing::ProfileFromJson;
+
+StatusOr<RankProfile> Read(const std::string& json) { return LoadTraceBytes(json, "t.json"); }
+
+const std::string kKernelEvents = R"(
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":10,"tid":11,"ts":100,"dur":50,
+  "args":{"External id":5,"Input Dims":[[8, 16], [16, 32]],"Input type":["float","float"]}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":10,"tid":11,"ts":110,"dur":10,
+  "args":{"External id":5,"correlation":77}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":130.5,"dur":20.25,
+  "args":{"External id":5,"device":0,"stream":7,"correlation":77,"grid":[1,1,1]}},
+ {"ph":"s","id":77,"pid":10,"tid":11,"ts":110,"cat":"ac2g","name":"ac2g"},
+ {"ph":"f","id":77,"pid":0,"tid":7,"ts":130.5,"cat":"ac2g","name":"ac2g","bp":"e"},
+ {"ph":"M","name":"thread_name","pid":10,"tid":11,"args":{"name":"main thread"}},
+ {"ph":"M","name":"process_name","pid":10,"args":{"name":"python3"}}
+)";
+
+TEST(ChromeJson, ReadsKinetoObjectForm) {
+  std::string json = R"({"schemaVersion":1,"distributedInfo":{"backend":"nccl","rank":3,"world_size":8},
+    "deviceProperties":[{"id":0,"name":"NVIDIA H100","totalGlobalMem":85,"numSms":132,"computeMajor":9,"computeMinor":0}],
+    "traceEvents":[)" + kKernelEvents + "]}";
+  auto r = Read(json);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const RankProfile& p = *r;
+  EXPECT_EQ(p.format, "kineto");
+  EXPECT_EQ(p.meta.rank, 3);
+  EXPECT_EQ(p.meta.world_size, 8);
+  EXPECT_EQ(p.meta.backend, "nccl");
+  ASSERT_EQ(p.meta.devices.size(), 1u);
+  EXPECT_EQ(p.meta.devices[0].name, "NVIDIA H100");
+  EXPECT_EQ(p.meta.devices[0].num_sms, 132);
+  ASSERT_EQ(p.ops.size(), 3u);
+  EXPECT_EQ(p.flows.size(), 2u);
+  EXPECT_EQ(p.phase_counts['X'], 3u);
+  EXPECT_EQ(p.phase_counts['M'], 2u);
+  EXPECT_TRUE(p.meta.has_float_ts);
+  // Origin: the earliest ts (100 us) floored to a whole microsecond.
+  EXPECT_EQ(p.origin_abs_ps, static_cast<Ps128>(100) * kPsPerUs);
+  int kernel = -1, launch = -1, cpu = -1;
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    if (p.ops.kind[i] == OpKind::kKernel) kernel = static_cast<int>(i);
+    if (p.ops.kind[i] == OpKind::kRuntime) launch = static_cast<int>(i);
+    if (p.ops.kind[i] == OpKind::kCpuOp) cpu = static_cast<int>(i);
+  }
+  ASSERT_GE(kernel, 0);
+  EXPECT_EQ(p.ops.ts[kernel], 30 * kPsPerUs + 500000);  // 130.5 - 100 us, exact
+  EXPECT_EQ(p.ops.dur[kernel], 20 * kPsPerUs + 250000);
+  EXPECT_EQ(p.ops.launch[kernel], launch);
+  EXPECT_EQ(p.ops.parent[launch], cpu);  // nested on the host thread
+  EXPECT_EQ(p.ops.depth[launch], 1);
+  EXPECT_EQ(p.str(p.ops.input_dims[cpu]), "[[8,16],[16,32]]");
+  EXPECT_EQ(p.str(p.ops.input_types[cpu]), "[\"float\",\"float\"]");
+  const Track& gpu = p.track_of(kernel);
+  EXPECT_EQ(gpu.kind, TrackKind::kGpuStream);
+  EXPECT_EQ(gpu.stream, 7);
+  EXPECT_EQ(gpu.device, 0);
+  EXPECT_EQ(p.str(p.track_of(cpu).name), "main thread");
+  EXPECT_EQ(p.str(p.track_of(cpu).process_name), "python3");
+  EXPECT_EQ(p.stats.Total(Severity::kWarning), 0u);
+}
+
+TEST(ChromeJson, ReadsBareArrayWithTrailingEmptyObject) {
+  // Legacy torch 1.x: a bare list, string pids, no cat, trailing {}.
+  auto r = Read(R"([{"name":"aten::add","ph":"X","ts":5,"dur":2,"pid":"CPU functions","tid":"1"},
+                    {"name":"aten::mul","ph":"X","ts":8,"dur":1,"pid":"CPU functions","tid":"1","args":{}},{}])");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->format, "chrome-json (array)");
+  EXPECT_EQ(r->ops.size(), 2u);
+  EXPECT_EQ(r->stats.Get(ImportStat::trailing_empty_event), 1u);
+  EXPECT_EQ(r->tracks.size(), 1u);
+  EXPECT_EQ(r->tracks[0].tid, 1);  // numeric string tid is the number
+  EXPECT_GE(r->tracks[0].pid, kStringIdBase);
+}
+
+TEST(ChromeJson, PairsBeginEndAndKeepsInstantsCountersFlows) {
+  auto r = Read(R"({"traceEvents":[
+    {"ph":"B","name":"outer","pid":1,"tid":1,"ts":10},
+    {"ph":"B","name":"inner","pid":1,"tid":1,"ts":12},
+    {"ph":"E","pid":1,"tid":1,"ts":15},
+    {"ph":"E","pid":1,"tid":1,"ts":20},
+    {"ph":"i","name":"mark","pid":1,"tid":1,"ts":13,"s":"t"},
+    {"ph":"C","name":"mem","pid":1,"tid":1,"ts":14,"args":{"allocated":1024,"reserved":2048.5}},
+    {"ph":"t","id":"0xab","pid":1,"tid":1,"ts":14}]})");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const RankProfile& p = *r;
+  ASSERT_EQ(p.ops.size(), 3u);
+  // Sorted per track by (ts, dur desc): outer, inner, mark.
+  EXPECT_EQ(p.str(p.ops.name[0]), "outer");
+  EXPECT_EQ(p.ops.dur[0], 10 * kPsPerUs);
+  EXPECT_EQ(p.str(p.ops.name[1]), "inner");
+  EXPECT_EQ(p.ops.dur[1], 3 * kPsPerUs);
+  EXPECT_EQ(p.ops.parent[1], 0);
+  EXPECT_EQ(p.ops.kind[2], OpKind::kInstant);
+  EXPECT_EQ(p.ops.parent[2], 1);
+  ASSERT_EQ(p.counters.size(), 2u);
+  EXPECT_EQ(p.str(p.counters[0].series), "allocated");
+  EXPECT_DOUBLE_EQ(p.counters[1].value, 2048.5);
+  EXPECT_EQ(p.flows.size(), 1u);
+}
+
+TEST(ChromeJson, OldSchemaCategoriesAndLowercaseExternalId) {
+  auto r = Read(R"({"traceEvents":[
+    {"ph":"X","cat":"Kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":4,"args":{"stream":7,"correlation":9,"external id":3}},
+    {"ph":"X","cat":"Runtime","name":"cudaLaunchKernel","pid":5,"tid":5,"ts":10,"dur":2,"args":{"correlation":9,"external id":3}}]})");
+  ASSERT_TRUE(r.ok());
+  int k = r->ops.kind[0] == OpKind::kKernel ? 0 : 1;
+  EXPECT_EQ(r->ops.kind[k], OpKind::kKernel);
+  EXPECT_EQ(r->ops.kind[1 - k], OpKind::kRuntime);
+  EXPECT_EQ(r->ops.external_id[k], 3);
+  EXPECT_EQ(r->ops.launch[k], 1 - k);
+}
+
+TEST(ChromeJson, CountsBadEventsAndKeepsTheRest) {
+  auto r = Read(R"({"traceEvents":[
+    {"ph":"X","name":"nan","ts":1,"dur":NaN,"pid":1,"tid":1},
+    {"ph":"X","name":"neg","ts":1,"dur":-5,"pid":1,"tid":1},
+    {"ph":"X","name":"huge","ts":1e40,"dur":1,"pid":1,"tid":1},
+    {"ph":"X","name":"nodur","ts":1,"pid":1,"tid":1},
+    {"ph":"X","name":"nots","dur":1,"pid":1,"tid":1},
+    {"name":"noph","ts":1},
+    {"ph":"E","ts":2,"pid":1,"tid":2},
+    {"ph":"B","name":"open","ts":2,"pid":1,"tid":3},
+    {"ph":"Q","ts":2,"pid":1,"tid":2},
+    {"ph":"X","name":"textdur","ts":1,"dur":"abc","pid":1,"tid":1},
+    17,
+    {"ph":"X","name":"ok","ts":3,"dur":1,"pid":1,"tid":1}]})");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const ImportStats& s = r->stats;
+  EXPECT_EQ(s.Get(ImportStat::bad_number), 2u);
+  EXPECT_EQ(s.Get(ImportStat::negative_duration), 1u);
+  EXPECT_EQ(s.Get(ImportStat::number_out_of_range), 1u);
+  EXPECT_EQ(s.Get(ImportStat::missing_dur), 1u);
+  EXPECT_EQ(s.Get(ImportStat::missing_ts), 1u);
+  EXPECT_EQ(s.Get(ImportStat::missing_ph), 1u);
+  EXPECT_EQ(s.Get(ImportStat::unmatched_end), 1u);
+  EXPECT_EQ(s.Get(ImportStat::unmatched_begin), 1u);
+  EXPECT_EQ(s.Get(ImportStat::unknown_phase), 1u);
+  EXPECT_EQ(s.Get(ImportStat::event_not_object), 1u);
+  ASSERT_EQ(r->ops.size(), 1u);
+  EXPECT_EQ(r->str(r->ops.name[0]), "ok");
+}
+
+TEST(ChromeJson, FirstOffsetPointsAtTheBadEvent) {
+  std::string json = R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"b","ts":1,"dur":-1,"pid":1,"tid":1}]})";
+  auto r = Read(json);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stats.first_offset[static_cast<size_t>(ImportStat::negative_duration)], json.find("{\"ph\":\"X\",\"name\":\"b\""));
+}
+
+TEST(ChromeJson, TruncatedInsideAStringKeepsCompleteEvents) {
+  std::string full = R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"b","ts":2,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"cccccc)";
+  auto r = Read(full);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->ops.size(), 2u);
+  EXPECT_EQ(r->stats.Get(ImportStat::truncated_json), 1u);
+}
+
+TEST(ChromeJson, TruncatedBetweenFieldsOrMissingBracketKeepsEvents) {
+  auto a = Read(R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},{"ph":"X","ts":4)");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->ops.size(), 1u);
+  EXPECT_EQ(a->stats.Get(ImportStat::truncated_json), 1u);
+  auto b = Read(R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1})");
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->ops.size(), 1u);
+  EXPECT_EQ(b->stats.Get(ImportStat::truncated_json), 1u);
+  auto c = Read(R"([{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},)");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->ops.size(), 1u);
+}
+
+TEST(ChromeJson, CorruptionInTheMiddleIsAnError) {
+  auto r = Read(R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1} oops {"ph":"X","name":"b","ts":1,"dur":1,"pid":1,"tid":1}]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(r.status().message().find("t.json: invalid JSON at byte"), std::string::npos) << r.status().message();
+}
+
+TEST(ChromeJson, InvalidUtf8IsReplacedAndCounted) {
+  auto r = Read(std::string("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\xff\xfe\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1}]}"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->stats.Get(ImportStat::invalid_utf8), 2u);
+  EXPECT_EQ(r->str(r->ops.name[0]), "k??");
+}
+
+TEST(ChromeJson, EscapedNamesAreUnescaped) {
+  auto r = Read(R"({"traceEvents":[{"ph":"X","name":"a\"b\\c\u00e9","ts":1,"dur":1,"pid":1,"tid":1}]})");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->str(r->ops.name[0]), "a\"b\\c\xc3\xa9");
+}
+
+TEST(ChromeJson, ClearErrorsForWhatIsNotATrace) {
+  struct Case {
+    const char* json;
+    const char* want;
+  } cases[] = {
+      {"", "empty file"},
+      {"hello", "unknown format at byte 0"},
+      {"{\"schema\":\"1.0.1\",\"pid\":1,\"nodes\":[]}", "PyTorch Execution Trace"},
+      {"{\"foo\":1}", "no \"traceEvents\" array"},
+      {"[[1,2,3],[4,5,6]]", "none of them a trace event"},
+      {"{\"traceEvents\":{}}", "\"traceEvents\" is not an array"},
+      {"{\"traceEvents\":[1,2", "invalid JSON"},
+  };
+  for (const Case& c : cases) {
+    auto r = Read(c.json);
+    ASSERT_FALSE(r.ok()) << c.json;
+    EXPECT_NE(r.status().message().find(c.want), std::string::npos) << c.json << " -> " << r.status().message();
+    EXPECT_EQ(r.status().message().rfind("t.json", 0), 0u) << r.status().message();
+  }
+}
+
+TEST(ChromeJson, ProfilerStepsAndStepMembership) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#7","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#8","pid":1,"tid":1,"ts":100,"dur":100},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":150,"dur":5,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":210,"dur":5,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"cpu_op","name":"after","pid":1,"tid":1,"ts":250,"dur":5}]})");
+  const RankProfile& r = p.ranks[0];
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_EQ(r.steps[0].number, 7);
+  EXPECT_EQ(r.steps[1].number, 8);
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    std::string_view n = r.str(r.ops.name[i]);
+    if (n == "cudaLaunchKernel" || n == "k") EXPECT_EQ(r.ops.step[i], 1) << n;  // kernel: its launch's step
+    if (n == "after") EXPECT_EQ(r.ops.step[i], -1);
+  }
+}
+
+}  // namespace
+}  // namespace mlprof

@@ -1,0 +1,42 @@
+// Helpers shared by tests: read a trace from a string literal, find the
+// corpus (../shared/corpus), skip loudly when it is absent outside CI.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "analysis/view.h"
+#include "io/load.h"
+
+namespace mlprof::testing {
+
+inline Profile ProfileFromJson(const std::string& json, const std::string& name = "test.json") {
+  auto r = LoadTraceBytes(json, name);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  Profile p;
+  if (r.ok()) p.ranks.push_back(std::move(r).value());
+  return p;
+}
+
+inline std::string CorpusDir() {
+  const char* env = std::getenv("MLPROF_CORPUS");
+  if (env) return env;
+  return std::string(MLPROF_SOURCE_DIR) + "/../shared/corpus";
+}
+
+// Returns the path of a corpus file; when the corpus is missing, fails under
+// CI=true and otherwise marks the test skipped with a loud message.
+#define MLPROF_CORPUS_FILE(var, rel)                                                                  \
+  std::string var = ::mlprof::testing::CorpusDir() + "/" + (rel);                                     \
+  if (!std::filesystem::exists(var)) {                                                                \
+    const char* ci = std::getenv("CI");                                                               \
+    if (ci && std::string(ci) == "true") FAIL() << "corpus file missing under CI: " << var;           \
+    GTEST_SKIP() << "SKIPPED: corpus not found (" << var << "); set MLPROF_CORPUS or clone ../shared"; \
+  }
+
+inline constexpr double kUs = 1e6;  // ps per us, as double
+
+}  // namespace mlprof::testing
