@@ -173,6 +173,11 @@ class Writer {
   void Step(int step) {
     int64_t t0 = cpu_;
     cpu_ += rng_.Range(20'000, 40'000);
+    // The data loader runs on the host while the GPU waits (host-bound gap);
+    // the first step also pays for warm-up.
+    int64_t load = rng_.Range(800'000, 1'600'000) + (step == 0 ? 4'000'000 : 0);
+    CpuOp("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", cpu_, load, kMainTid);
+    cpu_ += load + rng_.Range(5'000, 10'000);
     // Input batch to the device.
     int64_t ext = ++ext_id_;
     Launch("cudaMemcpyAsync", "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", rng_.Range(60'000, 90'000), kStream,

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target with clang (+ASan/UBSan) and runs it for N
+# seconds (default 60) from the seeds in fuzz/seeds and the bundled example.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-60}
+CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLPROF_BUILD_FUZZ=ON \
+  -DMLPROF_BUILD_TESTS=OFF -DMLPROF_BUILD_BENCH=OFF -DMLPROF_SANITIZE=address,undefined >/dev/null
+cmake --build build-fuzz --target fuzz_chrome_json
+work=build-fuzz/corpus-run
+mkdir -p "$work"
+cp fuzz/seeds/* "$work"/
+zcat examples/two_rank/rank-0.json.gz | head -c 20000 >"$work/example_head.json"
+ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_chrome_json "$work" -max_total_time="$secs" -max_len=65536 \
+  -rss_limit_mb=4096 2>&1 | grep -E "^#[0-9]+ +(INITED|DONE)|^Done|ERROR|SUMMARY|Test unit written"

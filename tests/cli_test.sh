@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# End-to-end tests of the mlprof binary: the bundled example, every command in
+# every format, exit codes and messages for usage errors and bad input, and a
+# golden regression guard for `summary --format csv` on the example (its
+# numbers are checked independently by the unit tests; the golden guards
+# against unintended changes). Usage: cli_test.sh MLPROF SOURCE_DIR
+set -u
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
+EX=$SRC/examples/two_rank
+GEN=$(dirname "$BIN")/mlprof_gen
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+check() {  # name, condition...
+  local name=$1
+  shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
+}
+run() {  # expected exit code, then the command; output in $TMP/out, $TMP/err
+  local want=$1
+  shift
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  if [ "$rc" -ne "$want" ]; then
+    echo "  exit $rc, expected $want: $*"
+    sed 's/^/  stderr: /' "$TMP/err" | head -5
+    return 1
+  fi
+}
+has() { grep -qF -- "$1" "$TMP/$2"; }
+
+# The example is what the generator makes (deterministic).
+if [ -x "$GEN" ]; then
+  check "generator reproduces the example" run 0 "$GEN" --out "$TMP/gen" --ranks 2 --steps 6 --layers 4
+  for r in 0 1; do
+    check "example rank $r is generated" cmp -s <(zcat "$EX/rank-$r.json.gz") "$TMP/gen/rank-$r.json"
+  done
+fi
+
+for cmd in summary info kernels ops idle overlap steps launches; do
+  for fmt in text json csv; do
+    check "$cmd --format $fmt" run 0 "$BIN" "$cmd" "$EX" --format "$fmt"
+    check "$cmd --format $fmt has output" test -s "$TMP/out"
+    if [ "$fmt" = json ] && command -v python3 >/dev/null; then
+      check "$cmd json parses" python3 -c "import json,sys; json.load(open('$TMP/out'))"
+    fi
+  done
+done
+
+check "summary --rank 1" run 0 "$BIN" summary "$EX" --rank 1 --format csv
+check "only rank 1 in temporal" bash -c "sed -n '/# temporal/,/^\$/p' '$TMP/out' | grep -c '^[01],' | grep -qx 1"
+check "golden summary csv" run 0 bash -c "cd '$SRC' && '$BIN' summary examples/two_rank --format csv"
+check "golden summary csv matches" diff -u "$SRC/tests/golden/example_summary.csv" "$TMP/out"
+
+# Usage errors: exit 1.
+check "unknown command" run 1 "$BIN" sumary "$EX"
+check "did you mean" has "Did you mean 'summary'?" err
+check "no command" run 1 "$BIN"
+check "bad option" run 1 "$BIN" summary "$EX" --frobnicate
+check "bad format" run 1 "$BIN" summary "$EX" --format xml
+check "no such rank" run 1 "$BIN" summary "$EX" --rank 7
+check "no such rank message" has "no such rank (the inputs hold ranks 0, 1)" err
+check "help" run 0 "$BIN" --help
+check "help lists commands" has "launches" out
+check "subcommand help" run 0 "$BIN" idle --help
+check "version" run 0 "$BIN" --version
+
+# Bad input: exit 2 with file and position.
+check "missing file" run 2 "$BIN" summary "$TMP/nope.json"
+check "missing file message" has "nope.json: no such file" err
+printf 'not json' >"$TMP/text.json"
+check "not json" run 2 "$BIN" info "$TMP/text.json"
+check "not json message" has "text.json: unknown format at byte 0" err
+head -c 1000 "$EX/rank-0.json.gz" >"$TMP/cut.json.gz"
+check "truncated gzip keeps data" run 0 "$BIN" info "$TMP/cut.json.gz"
+check "truncated gzip warned" has "truncated_compressed" err
+printf '\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbagegarbagegarbage' >"$TMP/bad.json.gz"
+check "corrupt gzip" run 2 "$BIN" info "$TMP/bad.json.gz"
+check "corrupt gzip message" has "corrupt gzip data at compressed byte" err
+printf '{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1} x {"ph":"X"}]}' >"$TMP/mid.json"
+check "corrupt middle" run 2 "$BIN" info "$TMP/mid.json"
+check "corrupt middle offset" has "mid.json: invalid JSON at byte" err
+printf '{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},{"ph":"X","na' >"$TMP/trunc.json"
+check "truncated json kept" run 0 "$BIN" info "$TMP/trunc.json"
+check "truncated json warned" has "truncated_json" err
+check "quiet hides warnings" run 0 "$BIN" info "$TMP/trunc.json" -q
+check "quiet stderr empty" test ! -s "$TMP/err"
+mkdir -p "$TMP/empty_dir"
+check "empty directory" run 2 "$BIN" summary "$TMP/empty_dir"
+# Names are untrusted: CSV cells that look like formulas are neutralised.
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"=HYPERLINK(\\"x\\")","pid":0,"tid":7,"ts":1,"dur":1,"args":{"stream":7}}]}' >"$TMP/evil.json"
+check "evil name csv" run 0 "$BIN" kernels "$TMP/evil.json" --format csv
+check "formula neutralised" has "'=HYPERLINK(\"\"x\"\")" out
+
+echo "cli_test: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
