@@ -141,6 +141,48 @@ size_t LastCompleteEventEnd(std::string_view s) {
   return last;
 }
 
+// Index of the '[' that opens the events: the first byte of a bare array, or
+// the value of the "traceEvents" key of the top-level object. 0 if absent.
+size_t FindEventsArray(std::string_view s, size_t start) {
+  if (s[start] == '[') return start;
+  constexpr std::string_view kKey = "\"traceEvents\"";
+  int depth = 0;
+  for (size_t i = start; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '"') {
+      if (depth == 1 && s.compare(i, kKey.size(), kKey) == 0) {
+        size_t j = i + kKey.size();
+        while (j < s.size() && IsSpace(s[j])) ++j;
+        if (j < s.size() && s[j] == ':') {
+          ++j;
+          while (j < s.size() && IsSpace(s[j])) ++j;
+          return j < s.size() && s[j] == '[' ? j : 0;
+        }
+      }
+      // Skip the string.
+      for (++i; i < s.size() && s[i] != '"'; ++i)
+        if (s[i] == '\\') ++i;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return 0;
+}
+
+// The last comma in (from, limit) that follows a '}' (whitespace between):
+// most likely the separator between two events.
+size_t FindCommaBefore(std::string_view s, size_t from, size_t limit) {
+  for (size_t i = std::min(limit, s.size()) - 1; i > from; --i) {
+    if (s[i] != ',') continue;
+    size_t j = i;
+    while (j > from && IsSpace(s[j - 1])) --j;
+    if (j > from && s[j - 1] == '}') return i;
+  }
+  return 0;
+}
+
 struct ReaderState {
   ProfileBuilder* b;
   const char* base;
@@ -579,91 +621,194 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
 
   ReaderState st{&builder, data, size, &options, nullptr, 0, 0, 0, {}, {}};
   thread_local od::parser parser;
-  od::document doc;
-  error_code err = parser.iterate(simdjson::padded_string_view(data, size, size + kBufferPadding)).get(doc);
-  if ((err == simdjson::UNCLOSED_STRING || err == simdjson::UNESCAPED_CHARS) &&
-      out->stats.Get(ImportStat::truncated_json) == 0) {
-    // Ends inside a string whose text ends with a bracket: same repair.
-    if (!repair()) return ParseError(file.path, size, err, "a complete trace event before the end of the file");
-    st.base = data;
-    st.size = size;
-    err = parser.iterate(simdjson::padded_string_view(data, size, size + kBufferPadding)).get(doc);
-  }
-  if (err) return ParseError(file.path, 0, err, "a JSON document");
-  st.doc = &doc;
-
-  od::json_type type;
-  if ((err = doc.type().get(type))) return ParseError(file.path, start, err, "a JSON object or array");
-  uint64_t err_at = 0;
   bool found_events = false;
   std::vector<std::string> keys;
-  if (type == od::json_type::array) {
-    out->format = "chrome-json (array)";
-    od::array arr;
-    err = doc.get_array().get(arr);
-    if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && out->stats.Get(ImportStat::truncated_json) == 0 && repair()) {
-      st.base = data;
-      st.size = size;
-      if ((err = parser.iterate(simdjson::padded_string_view(data, size, size + kBufferPadding)).get(doc)) ||
-          (err = doc.get_array().get(arr)))
-        return ParseError(file.path, start, err, "an array of events");
-    } else if (err) {
-      return ParseError(file.path, start, err, "an array of events");
+
+  // Parses the complete JSON document [doc, doc + len) inside the buffer
+  // (offsets in errors and stats stay relative to st.base). With `may_repair`,
+  // a document that proves truncated only now is repaired and parsed again.
+  auto parse_document = [&](ReaderState& rs, char* doc, size_t len, size_t cap, bool may_repair) -> Status {
+    od::document d;
+    error_code err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
+    if ((err == simdjson::UNCLOSED_STRING || err == simdjson::UNESCAPED_CHARS) && may_repair &&
+        out->stats.Get(ImportStat::truncated_json) == 0) {
+      // Ends inside a string whose text happens to end with a bracket.
+      if (!repair()) return ParseError(file.path, size, err, "a complete trace event before the end of the file");
+      doc = data + start;
+      len = size - start;
+      cap = len + kBufferPadding;
+      rs.base = data;
+      rs.size = size;
+      err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
     }
-    found_events = true;
-    err = ReadEvents(st, arr, &err_at);
-  } else if (type == od::json_type::object) {
-    od::object top;
-    if ((err = doc.get_object().get(top))) return ParseError(file.path, start, err, "an object");
-    for (auto field_res : top) {
-      od::field field;
-      if ((err = std::move(field_res).get(field))) {
-        const char* loc = nullptr;
-        err_at = doc.current_location().get(loc) == simdjson::SUCCESS ? OffsetOf(st, loc) : size;
-        break;
+    if (err) return ParseError(file.path, OffsetOf(rs, doc), err, "a JSON document");
+    rs.doc = &d;
+    uint64_t doc_at = OffsetOf(rs, doc);
+    od::json_type type;
+    if ((err = d.type().get(type))) return ParseError(file.path, doc_at, err, "a JSON object or array");
+    uint64_t err_at = 0;
+    if (type == od::json_type::array) {
+      out->format = "chrome-json (array)";
+      od::array arr;
+      err = d.get_array().get(arr);
+      if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && may_repair &&
+          out->stats.Get(ImportStat::truncated_json) == 0 && repair()) {
+        rs.base = data;
+        rs.size = size;
+        if ((err = parser.iterate(simdjson::padded_string_view(data + start, size - start, size - start + kBufferPadding))
+                       .get(d)) ||
+            (err = d.get_array().get(arr)))
+          return ParseError(file.path, start, err, "an array of events");
+      } else if (err) {
+        return ParseError(file.path, doc_at, err, "an array of events");
       }
-      std::string_view key;
-      if ((err = field.unescaped_key().get(key))) break;
-      if (keys.size() < 8) keys.emplace_back(key);
-      od::value v = field.value();
-      if (key == "traceEvents") {
-        od::array arr;
-        if ((err = v.get_array().get(arr))) {
-          if (err == simdjson::INCORRECT_TYPE)
-            return DataLoss(fmt::format("{}: \"traceEvents\" is not an array", file.path));
+      found_events = true;
+      err = ReadEvents(rs, arr, &err_at);
+    } else if (type == od::json_type::object) {
+      od::object top;
+      if ((err = d.get_object().get(top))) return ParseError(file.path, doc_at, err, "an object");
+      for (auto field_res : top) {
+        od::field field;
+        if ((err = std::move(field_res).get(field))) {
+          const char* loc = nullptr;
+          err_at = d.current_location().get(loc) == simdjson::SUCCESS ? OffsetOf(rs, loc) : rs.size;
           break;
         }
-        found_events = true;
-        if ((err = ReadEvents(st, arr, &err_at))) break;
-      } else if (key == "deviceProperties") {
-        ReadDeviceProperties(v, builder.meta());
-      } else if (key == "distributedInfo") {
-        ReadDistributedInfo(v, builder.meta());
-      } else if (key == "schemaVersion") {
-        int64_t n;
-        if (ParseIntToken(v.raw_json_token(), &n)) builder.meta().schema_version = n;
-      } else if (key == "baseTimeNanoseconds") {
-        int64_t n;
-        if (ParseIntToken(v.raw_json_token(), &n)) builder.meta().base_time_ns = n;
+        std::string_view key;
+        if ((err = field.unescaped_key().get(key))) break;
+        if (keys.size() < 8) keys.emplace_back(key);
+        od::value v = field.value();
+        if (key == "traceEvents") {
+          od::array arr;
+          if ((err = v.get_array().get(arr))) {
+            if (err == simdjson::INCORRECT_TYPE)
+              return DataLoss(fmt::format("{}: \"traceEvents\" is not an array", file.path));
+            break;
+          }
+          found_events = true;
+          if ((err = ReadEvents(rs, arr, &err_at))) break;
+        } else if (key == "deviceProperties") {
+          ReadDeviceProperties(v, builder.meta());
+        } else if (key == "distributedInfo") {
+          ReadDistributedInfo(v, builder.meta());
+        } else if (key == "schemaVersion") {
+          int64_t n;
+          if (ParseIntToken(v.raw_json_token(), &n)) builder.meta().schema_version = n;
+        } else if (key == "baseTimeNanoseconds") {
+          int64_t n;
+          if (ParseIntToken(v.raw_json_token(), &n)) builder.meta().base_time_ns = n;
+        }
       }
+      if (builder.meta().schema_version >= 0 || builder.meta().has_distributed_info) out->format = "kineto";
+    } else {
+      return DataLoss(fmt::format("{}: the JSON document is not an object or array", file.path));
     }
-    if (builder.meta().schema_version >= 0 || builder.meta().has_distributed_info) out->format = "kineto";
+    if (err) {
+      // Truncation keeps what was read: the error lies after the last complete
+      // event (the text ends early, or the closing brackets are missing). An
+      // error before that point is corruption in the middle of the data.
+      if (!found_events) return ParseError(file.path, err_at, err, "\"traceEvents\"");
+      size_t last_complete = OffsetOf(rs, doc) + LastCompleteEventEnd(std::string_view(doc, len));
+      if (err_at < last_complete) return ParseError(file.path, err_at, err, "a trace event object");
+      if (out->stats.Get(ImportStat::truncated_json) == 0) builder.Warn(ImportStat::truncated_json, err_at);
+    }
+    return OkStatus();
+  };
+
+  size_t events_open = size >= options.windowed_min_bytes ? FindEventsArray(std::string_view(data, size), start) : 0;
+  if (events_open == 0) {
+    RETURN_IF_ERROR(parse_document(st, data + start, size - start, size - start + kBufferPadding, true));
   } else {
-    return DataLoss(fmt::format("{}: the JSON document is not an object or array", file.path));
+    // Large input: parse the events array in windows of about window_bytes so
+    // that simdjson's structural index (4 bytes per structural character,
+    // about the size of the text itself) stays small. A window is the text
+    // between two commas, made an array in place by writing '[' over the
+    // byte before it and ']' over the comma after it (restored afterwards).
+    // An event is added only once its whole object has been read, so a cut
+    // inside an event makes that event fail at the cut and the next window
+    // restarts at its first byte.
+    if (data[start] == '{') {
+      std::string prefix(data, events_open + 1);
+      prefix += "]}";
+      prefix.append(kBufferPadding, '\0');
+      ReaderState ps = st;
+      ps.base = prefix.data();
+      ps.size = events_open + 3;
+      RETURN_IF_ERROR(parse_document(ps, prefix.data() + start, events_open + 3 - start, prefix.size(), false));
+    }
+    size_t pos = events_open + 1;
+    size_t window = std::max<size_t>(options.window_bytes, 64);
+    size_t limit = pos + window;
+    int string_cuts = 0;
+    while (size - pos > 2 * window && string_cuts < 64) {
+      size_t cut = FindCommaBefore(std::string_view(data, size), pos, limit);
+      if (cut == 0) {
+        window *= 2;
+        limit = pos + window;
+        continue;
+      }
+      char saved_open = data[pos - 1], saved_cut = data[cut];
+      data[pos - 1] = '[';
+      data[cut] = ']';
+      od::document wd;
+      uint64_t err_at = pos;
+      const char* fail_loc = nullptr;
+      bool iterate_failed = false;
+      error_code err =
+          parser.iterate(simdjson::padded_string_view(data + pos - 1, cut + 2 - pos, size - pos + 1 + kBufferPadding))
+              .get(wd);
+      if (err) {
+        iterate_failed = true;
+      } else {
+        od::array arr;
+        st.doc = &wd;
+        err = wd.get_array().get(arr);
+        if (!err) err = ReadEvents(st, arr, &err_at);
+        if (err && wd.current_location().get(fail_loc) != simdjson::SUCCESS) fail_loc = nullptr;
+      }
+      data[pos - 1] = saved_open;
+      data[cut] = saved_cut;
+      if (!err) {
+        pos = cut + 1;
+        limit = pos + window;
+        string_cuts = 0;
+        continue;
+      }
+      if (iterate_failed) {
+        // The comma was inside a string: cut at an earlier comma.
+        ++string_cuts;
+        limit = cut;
+        continue;
+      }
+      bool at_cut = fail_loc == nullptr || fail_loc >= data + cut;
+      if (!at_cut) return ParseError(file.path, err_at, err, "a trace event object");
+      if (err_at <= pos) {  // not one whole event in the window: widen it
+        window *= 2;
+      } else {
+        pos = err_at;
+      }
+      limit = pos + window;
+    }
+    // The rest, with the keys after the events, as one document.
+    size_t begin;
+    if (data[start] == '{') {
+      // Overwrites text already read (the prefix keys or earlier events).
+      constexpr std::string_view kOpen = "{\"traceEvents\":[";
+      if (pos >= start + kOpen.size()) {
+        begin = pos - kOpen.size();
+        std::memcpy(data + begin, kOpen.data(), kOpen.size());
+      } else {
+        begin = start;  // too close to the start for other keys to precede
+      }
+    } else {
+      begin = pos - 1;
+      data[begin] = '[';
+    }
+    st.doc = nullptr;
+    RETURN_IF_ERROR(parse_document(st, data + begin, size - begin, size - begin + kBufferPadding, false));
   }
 
-  if (err) {
-    // Truncation keeps what was read: the error lies after the last complete
-    // event (the text ends early, or the closing brackets are missing). An
-    // error before that point is corruption in the middle of the data.
-    if (!found_events)
-      return ParseError(file.path, err_at, err, "\"traceEvents\"");
-    size_t last_complete = LastCompleteEventEnd(std::string_view(data, size));
-    if (err_at < last_complete)
-      return ParseError(file.path, err_at, err, "a trace event object");
-    if (out->stats.Get(ImportStat::truncated_json) == 0) builder.Warn(ImportStat::truncated_json, err_at);
-  }
-  if (type == od::json_type::array && st.events > 0) {
+  if (st.events > 0 && out->format == "chrome-json (array)") {
     uint64_t with_phase = 0;
     for (uint64_t c : out->phase_counts) with_phase += c;
     if (with_phase == 0)
@@ -678,6 +823,8 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
                                 "(top-level keys: {}){}",
                                 file.path, listed.empty() ? "none" : listed, DescribeNonTrace(keys)));
   }
+  // Every string is interned by now: give the text back before building.
+  file.bytes = PaddedBuffer();
   return builder.Finish();
 }
 

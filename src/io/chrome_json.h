@@ -17,6 +17,11 @@ namespace mlprof {
 struct ReadOptions {
   // Called now and then with (bytes done, bytes total) while parsing.
   std::function<void(uint64_t, uint64_t)> progress;
+  // Inputs of at least `windowed_min_bytes` parse their events in windows of
+  // about `window_bytes`, which bounds the parser's index memory (tests set
+  // both small to exercise the windowing on small traces).
+  size_t windowed_min_bytes = size_t{64} << 20;
+  size_t window_bytes = size_t{8} << 20;
 };
 
 // Parses `file` (already decompressed; its buffer may be modified to repair

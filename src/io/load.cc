@@ -137,9 +137,13 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
 }
 
 StatusOr<RankProfile> LoadTraceBytes(std::string_view bytes, const std::string& name) {
+  return LoadTraceBytes(bytes, name, ReadOptions{});
+}
+
+StatusOr<RankProfile> LoadTraceBytes(std::string_view bytes, const std::string& name, const ReadOptions& options) {
   ASSIGN_OR_RETURN(LoadedFile f, LoadBytes(bytes, name));
   RankProfile p;
-  RETURN_IF_ERROR(ReadOne(f, ReadOptions{}, &p));
+  RETURN_IF_ERROR(ReadOne(f, options, &p));
   return p;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "io/chrome_json.h"
 #include "model/profile.h"
 
 namespace mlprof {
@@ -27,5 +28,6 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
 
 // Reads one in-memory trace (tests, fuzzing).
 StatusOr<RankProfile> LoadTraceBytes(std::string_view bytes, const std::string& name);
+StatusOr<RankProfile> LoadTraceBytes(std::string_view bytes, const std::string& name, const ReadOptions& options);
 
 }  // namespace mlprof

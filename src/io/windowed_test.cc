@@ -1,0 +1,92 @@
+// The windowed parse of large inputs must give exactly the profile that the
+// whole-document parse gives. Tiny windows exercise every cut position.
+#include <gtest/gtest.h>
+
+#include "io/load.h"
+#include "trace_synth.h"
+
+namespace mlprof {
+namespace {
+
+ReadOptions Windowed(size_t window) {
+  ReadOptions o;
+  o.windowed_min_bytes = 0;
+  o.window_bytes = window;
+  return o;
+}
+
+void ExpectSameProfile(const RankProfile& a, const RankProfile& b) {
+  ASSERT_EQ(a.ops.size(), b.ops.size());
+#define MLPROF_X(type, col, desc) EXPECT_TRUE(a.ops.col == b.ops.col) << #col;
+  MLPROF_OP_COLUMNS(MLPROF_X)
+#undef MLPROF_X
+  ASSERT_EQ(a.strings.size(), b.strings.size());
+  for (size_t i = 0; i < a.strings.size(); ++i) ASSERT_EQ(a.strings.Get(static_cast<StringId>(i)), b.strings.Get(static_cast<StringId>(i)));
+  EXPECT_EQ(a.flows.size(), b.flows.size());
+  EXPECT_EQ(a.counters.size(), b.counters.size());
+  EXPECT_EQ(a.steps.size(), b.steps.size());
+  EXPECT_EQ(a.tracks.size(), b.tracks.size());
+  EXPECT_EQ(a.meta.rank, b.meta.rank);
+  EXPECT_EQ(a.meta.world_size, b.meta.world_size);
+  EXPECT_EQ(a.meta.devices.size(), b.meta.devices.size());
+  EXPECT_EQ(a.phase_counts, b.phase_counts);
+  EXPECT_EQ(a.stats.count, b.stats.count);
+  EXPECT_EQ(a.origin_abs_ps, b.origin_abs_ps);
+}
+
+TEST(Windowed, SyntheticTraceAnyWindowSize) {
+  synth::SynthOptions so;
+  so.rank = 1;
+  so.steps = 2;
+  so.layers = 2;
+  std::string json = synth::MakeKinetoTrace(so);
+  auto whole = LoadTraceBytes(json, "w.json");
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  for (size_t w : {64, 200, 777, 4096, 65536}) {
+    SCOPED_TRACE("window " + std::to_string(w));
+    auto win = LoadTraceBytes(json, "w.json", Windowed(w));
+    ASSERT_TRUE(win.ok()) << win.status().message();
+    ExpectSameProfile(*whole, *win);
+  }
+}
+
+// Commas after '}' inside strings and inside args (nested objects, arrays of
+// objects), keys after the events, a bare array, and truncation.
+TEST(Windowed, TrickyCutsInsideStringsAndArgs) {
+  std::string ev;
+  for (int i = 0; i < 60; ++i) {
+    ev += std::string(i ? "," : "") + R"({"ph":"X","cat":"cpu_op","name":"f{lambda()#1}, {x}, },{ )" +
+          std::to_string(i) + R"(","pid":1,"tid":1,"ts":)" + std::to_string(10 * i) +
+          R"(,"dur":5,"args":{"a":{"b":1},"c":[{"d":2},{"e":3}],"External id":)" + std::to_string(i) + "}}";
+  }
+  std::string obj = R"({"schemaVersion":1,"traceEvents":[)" + ev +
+                    R"(],"distributedInfo":{"rank":5,"world_size":8},"deviceProperties":[{"id":0,"name":"G"}]})";
+  std::string arr = "[" + ev + "]";
+  for (const std::string* json : {&obj, &arr}) {
+    auto whole = LoadTraceBytes(*json, "t.json");
+    ASSERT_TRUE(whole.ok()) << whole.status().message();
+    EXPECT_EQ(whole->ops.size(), 60u);
+    for (size_t w : {64, 150, 333, 1000}) {
+      SCOPED_TRACE("window " + std::to_string(w));
+      auto win = LoadTraceBytes(*json, "t.json", Windowed(w));
+      ASSERT_TRUE(win.ok()) << win.status().message();
+      ExpectSameProfile(*whole, *win);
+    }
+  }
+  // Truncated and corrupt inputs behave as in the whole-document parse.
+  std::string cut = obj.substr(0, obj.size() * 2 / 3);
+  auto a = LoadTraceBytes(cut, "t.json");
+  auto b = LoadTraceBytes(cut, "t.json", Windowed(100));
+  ASSERT_TRUE(a.ok() && b.ok());
+  ExpectSameProfile(*a, *b);
+  std::string bad = obj;
+  bad.replace(obj.find("\"ts\":", obj.size() / 2) + 4, 1, "#");
+  auto c = LoadTraceBytes(bad, "t.json");
+  auto d = LoadTraceBytes(bad, "t.json", Windowed(100));
+  EXPECT_FALSE(c.ok());
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("invalid JSON at byte"), std::string::npos) << d.status().message();
+}
+
+}  // namespace
+}  // namespace mlprof
