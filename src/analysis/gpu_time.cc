@@ -11,26 +11,13 @@ namespace mlprof {
 
 double Overlap::pct() const { return comm > 0 ? 100.0 * overlapped / comm : std::nan(""); }
 
-ClassUnions UnionsByClass(const std::vector<GpuOpRef>& ops) {
-  ClassUnions u;
-  std::vector<Interval> all, cls[kKernelClassCount];
-  all.reserve(ops.size());
-  for (const GpuOpRef& g : ops) {
-    all.push_back({g.ts, g.end});
-    cls[static_cast<int>(g.cls)].push_back({g.ts, g.end});
-  }
-  u.all = Union(std::move(all));
-  for (int c = 0; c < kKernelClassCount; ++c) u.by_class[c] = Union(std::move(cls[c]));
-  return u;
-}
-
 std::vector<TemporalBreakdown> ComputeTemporalBreakdown(const ProfileView& view) {
   std::vector<TemporalBreakdown> out;
   for (const RankView& rv : view.ranks) {
     TemporalBreakdown t;
     t.rank = rv.rank;
     if (!rv.gpu.empty()) {
-      ClassUnions u = UnionsByClass(rv.gpu);
+      const ClassUnions& u = rv.unions;
       Ps first = u.all.front().start;
       Ps last = u.all.back().end;
       t.kernel_time = last - first;
@@ -51,7 +38,7 @@ std::vector<Overlap> ComputeOverlap(const ProfileView& view) {
   for (const RankView& rv : view.ranks) {
     Overlap o;
     o.rank = rv.rank;
-    ClassUnions u = UnionsByClass(rv.gpu);
+    const ClassUnions& u = rv.unions;
     const auto& comp = u.by_class[static_cast<int>(KernelClass::kComputation)];
     const auto& comm = u.by_class[static_cast<int>(KernelClass::kCommunication)];
     o.comm = TotalLength(comm);
@@ -82,7 +69,7 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
   // 1. Time by set of active kernel types: sweep over the per-type unions.
   std::map<int, Ps> by_mask;
   for (const RankView& rv : view.ranks) {
-    ClassUnions u = UnionsByClass(rv.gpu);
+    const ClassUnions& u = rv.unions;
     struct Edge {
       Ps t;
       int delta;  // +bit or -bit

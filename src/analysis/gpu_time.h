@@ -67,10 +67,5 @@ std::vector<TemporalBreakdown> ComputeTemporalBreakdown(const ProfileView& view)
 std::vector<Overlap> ComputeOverlap(const ProfileView& view);
 KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBreakdownOptions& opt);
 
-// Building blocks shared with per-step analyses.
-struct ClassUnions {
-  std::vector<Interval> all, by_class[kKernelClassCount];
-};
-ClassUnions UnionsByClass(const std::vector<GpuOpRef>& ops);
 
 }  // namespace mlprof

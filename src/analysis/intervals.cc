@@ -5,9 +5,11 @@
 namespace mlprof {
 
 std::vector<Interval> Union(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {
+  auto less = [](const Interval& a, const Interval& b) {
     return a.start != b.start ? a.start < b.start : a.end < b.end;
-  });
+  };
+  // Callers mostly pass ops already in start order.
+  if (!std::is_sorted(v.begin(), v.end(), less)) std::sort(v.begin(), v.end(), less);
   std::vector<Interval> out;
   for (const Interval& iv : v) {
     if (!out.empty() && iv.start <= out.back().end) {

@@ -45,6 +45,19 @@ void RoundLikeHta(const RankProfile& p, RankView* rv) {
 
 }  // namespace
 
+ClassUnions UnionsByClass(const std::vector<GpuOpRef>& ops) {
+  ClassUnions u;
+  std::vector<Interval> all, cls[kKernelClassCount];
+  all.reserve(ops.size());
+  for (const GpuOpRef& g : ops) {
+    all.push_back({g.ts, g.end});
+    cls[static_cast<int>(g.cls)].push_back({g.ts, g.end});
+  }
+  u.all = Union(std::move(all));
+  for (int c = 0; c < kKernelClassCount; ++c) u.by_class[c] = Union(std::move(cls[c]));
+  return u;
+}
+
 ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& options) {
   ProfileView view;
   std::set<int64_t> step_numbers;
@@ -82,6 +95,7 @@ ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& opti
     std::sort(rv.gpu.begin(), rv.gpu.end(), [](const GpuOpRef& a, const GpuOpRef& b) {
       return a.ts != b.ts ? a.ts < b.ts : a.end < b.end;
     });
+    rv.unions = UnionsByClass(rv.gpu);
     view.ranks.push_back(std::move(rv));
   }
   return view;

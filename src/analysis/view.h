@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
 #include "model/profile.h"
 
@@ -34,6 +35,12 @@ struct GpuOpRef {
   KernelClass cls;
 };
 
+// Unions of GPU-op intervals: all ops, and per kernel class.
+struct ClassUnions {
+  std::vector<Interval> all, by_class[kKernelClassCount];
+};
+ClassUnions UnionsByClass(const std::vector<GpuOpRef>& ops);
+
 struct RankView {
   const RankProfile* profile = nullptr;
   int64_t rank = 0;
@@ -42,6 +49,7 @@ struct RankView {
   std::vector<uint8_t> keep;  // per op
   std::vector<GpuOpRef> gpu;  // kept ops occupying a GPU stream, sorted by (ts, end)
   std::vector<Ps> rounded_ts, rounded_end;  // per op, when `rounded`
+  ClassUnions unions;                       // of `gpu`, computed once
 
   Ps Ts(uint32_t op) const;   // start after optional rounding
   Ps End(uint32_t op) const;  // end after optional rounding

@@ -1,6 +1,7 @@
 #include "base/file_loader.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <libdeflate.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +24,33 @@ const char* CompressionName(Compression c) {
   return "?";
 }
 
+void BufferFree::operator()(char* p) const {
+  if (mapped) ::munmap(p, mapped);
+  else delete[] p;
+}
+
+bool PaddedBuffer::MapFile(int fd, size_t size, PaddedBuffer* out) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  size_t total = (size + kBufferPadding + page - 1) / page * page;
+  // Reserve the whole range as zero pages, then map the file over its start.
+  void* base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) return false;
+  // Populate read-only (a writable populate would copy every page), then
+  // allow writes: only pages the reader patches get copied.
+  if (size > 0 && (::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED ||
+                   ::mprotect(base, size, PROT_READ | PROT_WRITE) != 0)) {
+    ::munmap(base, total);
+    return false;
+  }
+  PaddedBuffer b;
+  b.data_ = std::unique_ptr<char[], BufferFree>(static_cast<char*>(base), BufferFree(total));
+  b.size_ = size;
+  b.capacity_ = total - kBufferPadding;
+  // Bytes between the file's end and the page end read as zero already.
+  *out = std::move(b);
+  return true;
+}
+
 PaddedBuffer::PaddedBuffer(size_t capacity)
     : data_(new char[capacity + kBufferPadding]), size_(0), capacity_(capacity) {
   std::memset(data_.get(), 0, kBufferPadding < capacity ? kBufferPadding : capacity);
@@ -33,7 +61,7 @@ void PaddedBuffer::Resize(size_t size) {
   if (size > capacity_) {
     size_t cap = capacity_ ? capacity_ : 4096;
     while (cap < size) cap += cap / 2 + 4096;
-    std::unique_ptr<char[]> next(new char[cap + kBufferPadding]);
+    std::unique_ptr<char[], BufferFree> next(new char[cap + kBufferPadding]);
     // Copy the whole old capacity: callers fill the buffer before setting its
     // size, so bytes past size_ can be live.
     if (capacity_) std::memcpy(next.get(), data_.get(), capacity_);
@@ -60,7 +88,14 @@ Status ReadAll(const std::string& path, PaddedBuffer* out, uint64_t* file_size) 
       if (fd) ::close(fd);
       return InvalidArgument(fmt::format("{}: is a directory", path));
     }
-    if (S_ISREG(st.st_mode)) cap = static_cast<size_t>(st.st_size) + 1;
+    if (S_ISREG(st.st_mode)) {
+      cap = static_cast<size_t>(st.st_size) + 1;
+      if (st.st_size >= (1 << 20) && PaddedBuffer::MapFile(fd, static_cast<size_t>(st.st_size), out)) {
+        ::close(fd);
+        *file_size = static_cast<uint64_t>(st.st_size);
+        return OkStatus();
+      }
+    }
   }
   PaddedBuffer buf(cap);
   size_t used = 0;

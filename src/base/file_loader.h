@@ -19,10 +19,22 @@ inline constexpr size_t kBufferPadding = 64;
 enum class Compression { kNone, kGzip, kZstd };
 const char* CompressionName(Compression c);
 
+// Frees a PaddedBuffer's memory: munmap for mapped files, delete[] otherwise.
+struct BufferFree {
+  size_t mapped;  // bytes mapped with mmap; 0 for new[]
+  BufferFree() : mapped(0) {}
+  explicit BufferFree(size_t m) : mapped(m) {}
+  void operator()(char* p) const;
+};
+
 class PaddedBuffer {
  public:
   PaddedBuffer() = default;
   explicit PaddedBuffer(size_t capacity);
+  // Maps a regular file privately (copy-on-write): no copy into the process
+  // and no page zeroing. The pages after the file's last page are anonymous
+  // zero pages, so the padding is readable. nullopt-like empty buffer on failure.
+  static bool MapFile(int fd, size_t size, PaddedBuffer* out);
   char* data() { return data_.get(); }
   const char* data() const { return data_.get(); }
   size_t size() const { return size_; }
@@ -33,7 +45,7 @@ class PaddedBuffer {
   std::string_view view() const { return {data_.get(), size_}; }
 
  private:
-  std::unique_ptr<char[]> data_;
+  std::unique_ptr<char[], BufferFree> data_;
   size_t size_ = 0;
   size_t capacity_ = 0;
 };

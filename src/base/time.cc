@@ -24,6 +24,33 @@ const char* DecimalErrorName(DecimalError e) {
 }
 
 DecimalError ParseDecimalPs(std::string_view text, Ps unit_ps, Ps128* out) {
+  // Fast path for the common "123" / "123.456" microsecond forms: at most 18
+  // integer and 6 fraction digits, exact in 64-bit arithmetic.
+  if (unit_ps == kPsPerUs && !text.empty()) {
+    const char* p = text.data();
+    const char* e = p + text.size();
+    bool neg = *p == '-';
+    p += neg;
+    uint64_t ip = 0;
+    int nd = 0;
+    while (p < e && static_cast<unsigned>(*p - '0') < 10 && nd < 18) ip = ip * 10 + (*p++ - '0'), ++nd;
+    if (nd > 0) {
+      uint64_t fp = 0;
+      int fd = 0;
+      bool ok = true;
+      if (p < e && *p == '.') {
+        ++p;
+        while (p < e && static_cast<unsigned>(*p - '0') < 10 && fd < 6) fp = fp * 10 + (*p++ - '0'), ++fd;
+        ok = fd > 0;
+      }
+      if (ok && p == e) {
+        static constexpr uint64_t kScale[] = {1000000, 100000, 10000, 1000, 100, 10, 1};
+        Ps128 v = static_cast<Ps128>(ip) * kPsPerUs + static_cast<Ps128>(fp * kScale[fd]);
+        *out = neg ? -v : v;
+        return DecimalError::kOk;
+      }
+    }
+  }
   size_t i = 0, n = text.size();
   // Allow a quoted number ("ts": "123.5"), as some exporters write.
   if (n >= 2 && text[0] == '"') {

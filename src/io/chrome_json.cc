@@ -8,6 +8,9 @@
 
 #include <simdjson.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -169,6 +172,15 @@ size_t FindEventsArray(std::string_view s, size_t start) {
     }
   }
   return 0;
+}
+
+// Returns whole pages inside [begin, end) to the OS. The memory stays mapped
+// and reads back as zeros (anonymous memory) or the file (private file maps).
+void ReleasePages(char* begin, char* end) {
+  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  uintptr_t b = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
+  uintptr_t e = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
 }
 
 // The last comma in (from, limit) that follows a '}' (whitespace between):
@@ -571,6 +583,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   out->decoded_bytes = file.bytes.size();
   out->format = "chrome-json";
   ProfileBuilder builder(out);
+  builder.ReserveForInput(file.bytes.size());
   if (file.truncated) builder.Warn(ImportStat::truncated_compressed, file.bytes.size());
 
   char* data = file.bytes.data();
@@ -589,11 +602,18 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
                                     ? fmt::format("'{}'", data[start])
                                     : fmt::format("byte 0x{:02x}", static_cast<unsigned char>(data[start]))));
 
-  if (!simdjson::validate_utf8(data, size)) {
+  // simdjson validates UTF-8 while indexing; on its UTF8_ERROR the whole text
+  // is repaired once (bad bytes become '?', counted) and parsing resumes.
+  bool utf8_repaired = false;
+  size_t utf8_from = 0;  // text before this offset was already parsed (and may be released)
+  auto repair_utf8 = [&]() -> bool {
+    if (utf8_repaired) return false;
+    utf8_repaired = true;
     uint64_t first = 0;
-    uint64_t bad = RepairUtf8(data, size, &first);
-    for (uint64_t i = 0; i < bad; ++i) builder.Warn(ImportStat::invalid_utf8, first);
-  }
+    uint64_t bad = RepairUtf8(data + utf8_from, size - utf8_from, &first);
+    for (uint64_t i = 0; i < bad; ++i) builder.Warn(ImportStat::invalid_utf8, utf8_from + first);
+    return bad > 0;
+  };
 
   // A text that does not end with a closing bracket was cut short: keep the
   // complete events, close the brackets, and parse that. (simdjson checks the
@@ -630,6 +650,8 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   auto parse_document = [&](ReaderState& rs, char* doc, size_t len, size_t cap, bool may_repair) -> Status {
     od::document d;
     error_code err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
+    if (err == simdjson::UTF8_ERROR && rs.base == data && repair_utf8())
+      err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
     if ((err == simdjson::UNCLOSED_STRING || err == simdjson::UNESCAPED_CHARS) && may_repair &&
         out->stats.Get(ImportStat::truncated_json) == 0) {
       // Ends inside a string whose text happens to end with a bracket.
@@ -728,6 +750,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     // inside an event makes that event fail at the cut and the next window
     // restarts at its first byte.
     if (data[start] == '{') {
+      if (!simdjson::validate_utf8(data, events_open + 1)) repair_utf8();
       std::string prefix(data, events_open + 1);
       prefix += "]}";
       prefix.append(kBufferPadding, '\0');
@@ -772,8 +795,15 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
         pos = cut + 1;
         limit = pos + window;
         string_cuts = 0;
+        // The text before pos is never read again: give its pages back, so
+        // that peak memory is the model plus about one window, not the
+        // whole input on top of the model. (A margin stays for the bytes
+        // written before the next window.)
+        ReleasePages(data + events_open + 1, data + pos - 64);
+        utf8_from = pos;
         continue;
       }
+      if (iterate_failed && err == simdjson::UTF8_ERROR && repair_utf8()) continue;  // same window again
       if (iterate_failed) {
         // The comma was inside a string: cut at an earlier comma.
         ++string_cuts;

@@ -73,6 +73,14 @@ TEST(Windowed, TrickyCutsInsideStringsAndArgs) {
       ExpectSameProfile(*whole, *win);
     }
   }
+  // Invalid UTF-8 deep inside: repaired and counted the same way.
+  std::string utf = obj;
+  utf.replace(utf.find("name", utf.size() / 2) + 8, 2, "\xff\xfe");
+  auto u1 = LoadTraceBytes(utf, "t.json");
+  auto u2 = LoadTraceBytes(utf, "t.json", Windowed(100));
+  ASSERT_TRUE(u1.ok() && u2.ok());
+  EXPECT_EQ(u1->stats.Get(ImportStat::invalid_utf8), 2u);
+  ExpectSameProfile(*u1, *u2);
   // Truncated and corrupt inputs behave as in the whole-document parse.
   std::string cut = obj.substr(0, obj.size() * 2 / 3);
   auto a = LoadTraceBytes(cut, "t.json");

@@ -33,7 +33,21 @@ OpKind ClassifyCategory(std::string_view c) {
 
 ProfileBuilder::ProfileBuilder(RankProfile* out) : out_(out) {}
 
+void ProfileBuilder::ReserveForInput(size_t bytes) {
+  // Kineto events take 150-400 bytes of JSON each.
+  out_->ops.Reserve(bytes / 128 + 16);
+  out_->flows.reserve(bytes / 512 + 16);
+}
+
 uint32_t ProfileBuilder::TrackFor(int64_t pid, int64_t tid) {
+  // Events of one thread tend to come in runs.
+  if (last_track_ != UINT32_MAX && pid == last_pid_ && tid == last_tid_) return last_track_;
+  uint32_t t = LookupTrack(pid, tid);
+  last_pid_ = pid, last_tid_ = tid, last_track_ = t;
+  return t;
+}
+
+uint32_t ProfileBuilder::LookupTrack(int64_t pid, int64_t tid) {
   uint64_t key = MixKey(pid, tid);
   auto it = track_index_.find(key);
   // Collisions of the 64-bit mix are resolved by probing the next key.

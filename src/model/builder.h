@@ -45,6 +45,9 @@ class ProfileBuilder {
   explicit ProfileBuilder(RankProfile* out);
 
   StringPool& strings() { return out_->strings; }
+  // Reserves room for the ops of an input of `bytes` bytes. Over-reserving
+  // costs address space only: untouched pages are not resident.
+  void ReserveForInput(size_t bytes);
   TraceMetadata& meta() { return out_->meta; }
   void Warn(ImportStat s, uint64_t offset) { out_->stats.Add(s, offset); }
 
@@ -65,6 +68,7 @@ class ProfileBuilder {
     EventRecord rec;
   };
   uint32_t TrackFor(int64_t pid, int64_t tid);
+  uint32_t LookupTrack(int64_t pid, int64_t tid);
   OpKind KindFor(StringId cat, bool has_cat);
   bool ToRelative(Ps128 abs, uint64_t offset, Ps* out);
   void AppendOp(const EventRecord& e, Ps ts, Ps dur, OpKind kind);
@@ -74,6 +78,8 @@ class ProfileBuilder {
   Ps128 base_ = 0;
   std::unordered_map<uint64_t, uint32_t> track_index_;  // hash of (pid, tid)
   std::vector<std::pair<int64_t, int64_t>> track_keys_;
+  int64_t last_pid_ = 0, last_tid_ = 0;  // cache of the last TrackFor lookup
+  uint32_t last_track_ = UINT32_MAX;
   std::vector<int8_t> kind_cache_;  // by category StringId; -1 = not computed
   std::unordered_map<uint32_t, std::vector<PendingBegin>> open_begins_;  // by track
   std::unordered_map<int64_t, StringId> process_names_;
