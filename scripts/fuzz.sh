@@ -11,5 +11,12 @@ work=build-fuzz/corpus-run
 mkdir -p "$work"
 cp fuzz/seeds/* "$work"/
 { zcat examples/two_rank/rank-0.json.gz || true; } | head -c 20000 >"$work/example_head.json" || true
-ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_chrome_json "$work" -max_total_time="$secs" -max_len=65536 \
-  -rss_limit_mb=4096 2>&1 | grep -E "^#[0-9]+ +(INITED|DONE)|^Done|ERROR|SUMMARY|Test unit written"
+log=build-fuzz/fuzz.log
+if ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_chrome_json "$work" -max_total_time="$secs" -max_len=65536 \
+  -rss_limit_mb=4096 -artifact_prefix=build-fuzz/ >"$log" 2>&1; then
+  grep -E "^#[0-9]+ +(INITED|DONE)|^Done" "$log"
+else
+  echo "fuzz: FAILED; the input is saved as build-fuzz/crash-* (add it to a test). Report:"
+  grep -v "^#[0-9]" "$log" | tail -60
+  exit 1
+fi

@@ -334,6 +334,22 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
           if (ParseIntToken(val.raw_json_token(), &n)) e.bytes = n;
           continue;
         }
+        if (key == "block") {
+          if (val.raw_json_token().substr(0, 1) == "[") {
+            if (auto err = ReadArrayText(val, &st.scratch)) return err;
+            e.block = st.b->strings().Intern(st.scratch);
+          }
+          continue;
+        }
+        break;
+      case 'g':
+        if (key == "grid") {
+          if (val.raw_json_token().substr(0, 1) == "[") {
+            if (auto err = ReadArrayText(val, &st.scratch)) return err;
+            e.grid = st.b->strings().Intern(st.scratch);
+          }
+          continue;
+        }
         break;
       case 'I':
         if (key == "Input Dims" || key == "Input type") {
@@ -675,10 +691,13 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
       err = d.get_array().get(arr);
       if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && may_repair &&
           out->stats.Get(ImportStat::truncated_json) == 0 && repair()) {
+        // repair() may have moved the buffer: everything now refers to it.
         rs.base = data;
         rs.size = size;
-        if ((err = parser.iterate(simdjson::padded_string_view(data + start, size - start, size - start + kBufferPadding))
-                       .get(d)) ||
+        doc = data + start;
+        len = size - start;
+        cap = len + kBufferPadding;
+        if ((err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d)) ||
             (err = d.get_array().get(arr)))
           return ParseError(file.path, start, err, "an array of events");
       } else if (err) {

@@ -63,6 +63,8 @@ TEST(ChromeJson, ReadsKinetoObjectForm) {
   EXPECT_EQ(p.ops.depth[launch], 1);
   EXPECT_EQ(p.str(p.ops.input_dims[cpu]), "[[8,16],[16,32]]");
   EXPECT_EQ(p.str(p.ops.input_types[cpu]), "[\"float\",\"float\"]");
+  EXPECT_EQ(p.str(p.ops.grid[kernel]), "[1,1,1]");
+  EXPECT_EQ(p.ops.block[kernel], 0u);  // not recorded for this kernel
   const Track& gpu = p.track_of(kernel);
   EXPECT_EQ(gpu.kind, TrackKind::kGpuStream);
   EXPECT_EQ(gpu.stream, 7);
@@ -180,6 +182,16 @@ TEST(ChromeJson, TruncatedBetweenFieldsOrMissingBracketKeepsEvents) {
   auto c = Read(R"([{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},)");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->ops.size(), 1u);
+}
+
+// Found by the fuzzer: a repair that moves the buffer must not leave the
+// parser looking at the old one (heap-use-after-free under ASan).
+TEST(ChromeJson, RepairThatMovesTheBufferIsSafe) {
+  for (const char* text : {"[{#|}", "[{}", "[{\"a\":1}", "[{\"ph\":\"X\"}"}) {
+    auto r = Read(text);
+    if (r.ok()) EXPECT_EQ(r->ops.size(), 0u) << text;
+    else EXPECT_EQ(r.status().code(), StatusCode::kDataLoss) << text;
+  }
 }
 
 TEST(ChromeJson, CorruptionInTheMiddleIsAnError) {

@@ -119,6 +119,8 @@ void ProfileBuilder::AppendOp(const EventRecord& e, Ps ts, Ps dur, OpKind kind) 
   o.step.push_back(-1);
   o.input_dims.push_back(e.input_dims);
   o.input_types.push_back(e.input_types);
+  o.grid.push_back(e.grid);
+  o.block.push_back(e.block);
   o.bytes.push_back(e.bytes);
   o.offset.push_back(e.offset);
 }

@@ -34,6 +34,8 @@ struct EventRecord {
   int64_t device = -1;
   StringId input_dims = 0;
   StringId input_types = 0;
+  StringId grid = 0;
+  StringId block = 0;
   int64_t bytes = -1;
   bool has_id = false;
   int64_t id = 0;

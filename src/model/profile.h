@@ -60,6 +60,8 @@ inline bool IsLaunchOp(OpKind k) { return k == OpKind::kRuntime || k == OpKind::
   X(int32_t, step, "index into RankProfile::steps (-1 outside every step)")          \
   X(StringId, input_dims, "args[\"Input Dims\"] as compact JSON text (0 none)")       \
   X(StringId, input_types, "args[\"Input type\"] as compact JSON text (0 none)")      \
+  X(StringId, grid, "kernel args.grid as compact JSON text, e.g. [132,1,1] (0 none)") \
+  X(StringId, block, "kernel args.block as compact JSON text (0 none)")              \
   X(int64_t, bytes, "memcpy/memset bytes (-1 unknown)")                               \
   X(uint64_t, offset, "byte offset of the event in the decoded input")
 
