@@ -74,12 +74,12 @@ DecimalError ParseDecimalPs(std::string_view text, Ps unit_ps, Ps128* out) {
   int first_dropped = -1;
   auto take = [&](char c, bool fraction) {
     any = true;
-    if (digits < 36) {
+    if (digits < 30) {  // 10^30 * unit (<= 1e6) stays far inside __int128
       if (mant != 0 || c != '0') ++digits;
       mant = mant * 10 + (c - '0');
       if (fraction) --exp10;
     } else {
-      // Beyond 36 significant digits: keep magnitude, remember rounding.
+      // Beyond 30 significant digits: keep magnitude, remember rounding.
       if (!fraction) ++exp10;
       if (first_dropped < 0) first_dropped = c - '0';
       else if (c != '0') dropped_nonzero = true;

@@ -37,6 +37,18 @@ TEST(ParseDecimalPs, ExponentsQuotesAndUnits) {
   EXPECT_EQ(P("2", kPsPerNs), 2000);
 }
 
+// Found by fuzzing: 36 significant digits times the unit overflowed __int128.
+TEST(ParseDecimalPs, ManyDigitsNeverOverflow) {
+  Ps128 v;
+  EXPECT_EQ(ParseDecimalPs("778927788214372819348214987654321987654321", kPsPerUs, &v), DecimalError::kOutOfRange);
+  EXPECT_EQ(ParseDecimalPs("0.000000000000000000000000000000000000000001", kPsPerUs, &v), DecimalError::kOk);
+  EXPECT_EQ(v, 0);
+  EXPECT_EQ(ParseDecimalPs("1.0000000000000000000000000000000000000001", kPsPerUs, &v), DecimalError::kOk);
+  EXPECT_EQ(v, kPsPerUs);
+  EXPECT_EQ(ParseDecimalPs("123456789012345678901234567890123e-30", kPsPerUs, &v), DecimalError::kOk);
+  EXPECT_EQ(v, 123456789);  // 123.456789012... us = 123456789.012 ps
+}
+
 TEST(ParseDecimalPs, RejectsBadNumbers) {
   Ps128 v;
   EXPECT_EQ(ParseDecimalPs("NaN", kPsPerUs, &v), DecimalError::kNotANumber);

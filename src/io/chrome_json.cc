@@ -281,6 +281,25 @@ inline void ReadTime(ReaderState& st, od::value& v, Ps128* out, bool* has, uint6
   *out = 0;
 }
 
+// The args mlprof keeps: integers, or arrays kept as compact JSON text.
+struct ArgSlot {
+  std::string_view key;
+  int64_t EventRecord::*number;
+  StringId EventRecord::*text;
+};
+constexpr ArgSlot kArgSlots[] = {
+    {"External id", &EventRecord::external_id, nullptr},
+    {"correlation", &EventRecord::correlation, nullptr},
+    {"stream", &EventRecord::stream, nullptr},
+    {"device", &EventRecord::device, nullptr},
+    {"Input Dims", nullptr, &EventRecord::input_dims},
+    {"Input type", nullptr, &EventRecord::input_types},
+    {"bytes", &EventRecord::bytes, nullptr},
+    {"grid", nullptr, &EventRecord::grid},
+    {"block", nullptr, &EventRecord::block},
+    {"external id", &EventRecord::external_id, nullptr},  // 2021 schema
+};
+
 error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* meta_name,
                     bool collect_numbers) {
   od::object args;
@@ -297,79 +316,24 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
     od::raw_json_string key = field.key();
     od::value val = field.value();
     const char* k = key.raw();
-    int64_t n;
-    switch (k[0]) {
-      case 'E':
-        if (key == "External id") {
-          if (ParseIntToken(val.raw_json_token(), &n)) e.external_id = n;
-          continue;
-        }
-        break;
-      case 'e':
-        if (key == "external id") {
-          if (ParseIntToken(val.raw_json_token(), &n)) e.external_id = n;
-          continue;
-        }
-        break;
-      case 'c':
-        if (key == "correlation") {
-          if (ParseIntToken(val.raw_json_token(), &n)) e.correlation = n;
-          continue;
-        }
-        break;
-      case 's':
-        if (key == "stream") {
-          if (ParseIntToken(val.raw_json_token(), &n)) e.stream = n;
-          continue;
-        }
-        break;
-      case 'd':
-        if (key == "device") {
-          if (ParseIntToken(val.raw_json_token(), &n)) e.device = n;
-          continue;
-        }
-        break;
-      case 'b':
-        if (key == "bytes") {
-          if (ParseIntToken(val.raw_json_token(), &n)) e.bytes = n;
-          continue;
-        }
-        if (key == "block") {
-          if (val.raw_json_token().substr(0, 1) == "[") {
-            if (auto err = ReadArrayText(val, &st.scratch)) return err;
-            e.block = st.b->strings().Intern(st.scratch);
-          }
-          continue;
-        }
-        break;
-      case 'g':
-        if (key == "grid") {
-          if (val.raw_json_token().substr(0, 1) == "[") {
-            if (auto err = ReadArrayText(val, &st.scratch)) return err;
-            e.grid = st.b->strings().Intern(st.scratch);
-          }
-          continue;
-        }
-        break;
-      case 'I':
-        if (key == "Input Dims" || key == "Input type") {
-          bool dims = key == "Input Dims";
-          if (val.raw_json_token().substr(0, 1) == "[") {
-            if (auto err = ReadArrayText(val, &st.scratch)) return err;
-            StringId id = st.b->strings().Intern(st.scratch);
-            (dims ? e.input_dims : e.input_types) = id;
-          }
-          continue;
-        }
-        break;
-      case 'n':
-        if (key == "name" && meta_name) {
-          std::string_view s;
-          if (ReadString(val, &s) == simdjson::SUCCESS) *meta_name = st.b->strings().Intern(s);
-          continue;
-        }
-        break;
-      default: break;
+    bool kept = false;
+    for (const ArgSlot& slot : kArgSlots) {
+      if (k[0] != slot.key[0] || !(key == slot.key)) continue;
+      kept = true;
+      if (slot.number) {
+        int64_t n;
+        if (ParseIntToken(val.raw_json_token(), &n)) e.*slot.number = n;
+      } else if (val.raw_json_token().substr(0, 1) == "[") {
+        if (auto err = ReadArrayText(val, &st.scratch)) return err;
+        e.*slot.text = st.b->strings().Intern(st.scratch);
+      }
+      break;
+    }
+    if (kept) continue;
+    if (meta_name && key == "name") {
+      std::string_view s;
+      if (ReadString(val, &s) == simdjson::SUCCESS) *meta_name = st.b->strings().Intern(s);
+      continue;
     }
     if (collect_numbers) {
       std::string_view tok = TrimRight(val.raw_json_token());
