@@ -183,16 +183,30 @@ void ReleasePages(char* begin, char* end) {
   if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
 }
 
-// The last comma in (from, limit) that follows a '}' (whitespace between):
-// most likely the separator between two events.
-size_t FindCommaBefore(std::string_view s, size_t from, size_t limit) {
-  for (size_t i = std::min(limit, s.size()) - 1; i > from; --i) {
+// Where to end a window: the last comma in (from, limit) between a '}' and a
+// '{', i.e. most likely between two events. Cuts whose whitespace after the
+// comma holds a newline come first: a raw newline cannot be inside a JSON
+// string, so such a cut is never inside a name (kernel names are full of
+// "}, "). Same-line cuts (compact JSON) are the fallback; a cut inside a
+// string or an event is still handled by the caller, only slower.
+size_t FindCutBefore(std::string_view s, size_t from, size_t limit) {
+  size_t end = std::min(limit, s.size());
+  size_t fallback = 0;
+  for (size_t i = end - 1; i > from; --i) {
     if (s[i] != ',') continue;
     size_t j = i;
     while (j > from && IsSpace(s[j - 1])) --j;
-    if (j > from && s[j - 1] == '}') return i;
+    if (j <= from || s[j - 1] != '}') continue;
+    size_t k = i + 1;
+    bool newline = false;
+    while (k < s.size() && IsSpace(s[k])) newline |= s[k++] == '\n';
+    if (k >= s.size() || s[k] != '{') continue;
+    if (newline) return i;
+    if (fallback == 0) fallback = i;
+    // Compact JSON has no newlines at all: do not scan the whole window.
+    if (end - i > (size_t{1} << 20)) break;
   }
-  return 0;
+  return fallback;
 }
 
 struct ReaderState {
@@ -311,10 +325,10 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
     return err;
   }
   for (auto field_res : args) {
-    od::field field;
-    if (auto err = std::move(field_res).get(field)) return err;
+    if (auto err = field_res.error()) return err;
+    od::field& field = field_res.value_unsafe();
     od::raw_json_string key = field.key();
-    od::value val = field.value();
+    od::value& val = field.value();
     const char* k = key.raw();
     bool kept = false;
     for (const ArgSlot& slot : kArgSlots) {
@@ -360,11 +374,11 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
   bool bad_time = false, any_field = false;
   st.num_args.clear();
   for (auto field_res : obj) {
-    od::field field;
-    if (auto err = std::move(field_res).get(field)) return err;
+    if (auto err = field_res.error()) return err;
+    od::field& field = field_res.value_unsafe();
     any_field = true;
     od::raw_json_string key = field.key();
-    od::value v = field.value();
+    od::value& v = field.value();
     const char* k = key.raw();
     std::string_view s;
     switch (k[0]) {
@@ -747,7 +761,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     size_t limit = pos + window;
     int string_cuts = 0;
     while (size - pos > 2 * window && string_cuts < 64) {
-      size_t cut = FindCommaBefore(std::string_view(data, size), pos, limit);
+      size_t cut = FindCutBefore(std::string_view(data, size), pos, limit);
       if (cut == 0) {
         window *= 2;
         limit = pos + window;
