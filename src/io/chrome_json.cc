@@ -475,12 +475,12 @@ uint64_t OffsetOf(const ReaderState& st, const char* p) {
 // Iterates the events array. On a parse error, *err_at is where it happened.
 error_code ReadEvents(ReaderState& st, od::array& arr, uint64_t* err_at) {
   for (auto elem_res : arr) {
-    od::value elem;
-    if (auto err = std::move(elem_res).get(elem)) {
+    if (auto err = elem_res.error()) {
       const char* loc = nullptr;
       *err_at = st.doc && st.doc->current_location().get(loc) == simdjson::SUCCESS ? OffsetOf(st, loc) : st.size;
       return err;
     }
+    od::value& elem = elem_res.value_unsafe();
     const char* loc = nullptr;
     uint64_t offset = elem.current_location().get(loc) == simdjson::SUCCESS ? OffsetOf(st, loc) : st.size;
     od::object obj;
