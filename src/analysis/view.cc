@@ -1,19 +1,18 @@
 #include "analysis/view.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <set>
-
-#include <fmt/format.h>
+#include <thread>
 
 namespace mlprof {
 
 Ps RankView::Ts(uint32_t op) const { return rounded ? rounded_ts[op] : profile->ops.ts[op]; }
 
-Ps RankView::End(uint32_t op) const {
-  return rounded ? rounded_end[op] : profile->ops.ts[op] + profile->ops.dur[op];
-}
+Ps RankView::End(uint32_t op) const { return rounded ? rounded_end[op] : profile->ops.ts[op] + profile->ops.dur[op]; }
 
 namespace {
 
@@ -58,6 +57,38 @@ ClassUnions UnionsByClass(const std::vector<GpuOpRef>& ops) {
   return u;
 }
 
+static RankView BuildRankView(const RankProfile& p, size_t r, bool multi_step, const AnalysisOptions& options) {
+  const OpTable& o = p.ops;
+  RankView rv;
+  rv.profile = &p;
+  rv.rank = p.rank_or(static_cast<int64_t>(r));
+  rv.rounded = options.hta_rounding && p.meta.has_float_ts;
+  if (rv.rounded) RoundLikeHta(p, &rv);
+  rv.keep.assign(o.size(), 1);
+  if (options.drop_last_step && multi_step && !p.steps.empty()) {
+    rv.filtered = true;
+    Ps last_start = rv.Ts(static_cast<uint32_t>(p.steps.back().op));
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (IsGpuOp(o.kind[i])) continue;
+      rv.keep[i] = rv.Ts(static_cast<uint32_t>(i)) < last_start;
+    }
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (!IsGpuOp(o.kind[i])) continue;
+      rv.keep[i] = o.launch[i] >= 0 && rv.keep[o.launch[i]];
+    }
+  }
+  KernelClassCache classes(p);
+  for (size_t i = 0; i < o.size(); ++i) {
+    if (!rv.keep[i] || !OccupiesStream(o.kind[i])) continue;
+    auto op = static_cast<uint32_t>(i);
+    rv.gpu.push_back({rv.Ts(op), rv.End(op), op, o.track[i], classes.Get(o.name[i])});
+  }
+  std::sort(rv.gpu.begin(), rv.gpu.end(),
+            [](const GpuOpRef& a, const GpuOpRef& b) { return a.ts != b.ts ? a.ts < b.ts : a.end < b.end; });
+  rv.unions = UnionsByClass(rv.gpu);
+  return rv;
+}
+
 ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& options) {
   ProfileView view;
   std::set<int64_t> step_numbers;
@@ -65,38 +96,21 @@ ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& opti
     for (const Step& s : p.steps) step_numbers.insert(s.number);
   view.multi_step = step_numbers.size() >= 2;
 
-  for (size_t r = 0; r < profile.ranks.size(); ++r) {
-    const RankProfile& p = profile.ranks[r];
-    const OpTable& o = p.ops;
-    RankView rv;
-    rv.profile = &p;
-    rv.rank = p.rank_or(static_cast<int64_t>(r));
-    rv.rounded = options.hta_rounding && p.meta.has_float_ts;
-    if (rv.rounded) RoundLikeHta(p, &rv);
-    rv.keep.assign(o.size(), 1);
-    if (options.drop_last_step && view.multi_step && !p.steps.empty()) {
-      rv.filtered = true;
-      Ps last_start = rv.Ts(static_cast<uint32_t>(p.steps.back().op));
-      for (size_t i = 0; i < o.size(); ++i) {
-        if (IsGpuOp(o.kind[i])) continue;
-        rv.keep[i] = rv.Ts(static_cast<uint32_t>(i)) < last_start;
-      }
-      for (size_t i = 0; i < o.size(); ++i) {
-        if (!IsGpuOp(o.kind[i])) continue;
-        rv.keep[i] = o.launch[i] >= 0 && rv.keep[o.launch[i]];
-      }
-    }
-    KernelClassCache classes(p);
-    for (size_t i = 0; i < o.size(); ++i) {
-      if (!rv.keep[i] || !OccupiesStream(o.kind[i])) continue;
-      auto op = static_cast<uint32_t>(i);
-      rv.gpu.push_back({rv.Ts(op), rv.End(op), op, o.track[i], classes.Get(o.name[i])});
-    }
-    std::sort(rv.gpu.begin(), rv.gpu.end(), [](const GpuOpRef& a, const GpuOpRef& b) {
-      return a.ts != b.ts ? a.ts < b.ts : a.end < b.end;
-    });
-    rv.unions = UnionsByClass(rv.gpu);
-    view.ranks.push_back(std::move(rv));
+  // Ranks are independent: build their views in parallel.
+  view.ranks.resize(profile.ranks.size());
+  auto build = [&](size_t r) { view.ranks[r] = BuildRankView(profile.ranks[r], r, view.multi_step, options); };
+  size_t threads = std::min<size_t>(
+      profile.ranks.size(), options.threads > 0 ? static_cast<size_t>(options.threads)
+                                                : std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    for (size_t r = 0; r < profile.ranks.size(); ++r) build(r);
+  } else {
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (size_t r = t; r < profile.ranks.size(); r += threads) build(r);
+      });
+    for (auto& th : pool) th.join();
   }
   return view;
 }

@@ -25,6 +25,7 @@ namespace mlprof {
 struct AnalysisOptions {
   bool drop_last_step = true;
   bool hta_rounding = false;
+  int threads = 0;  // ranks analysed at once; 0 = one per core
 };
 
 struct GpuOpRef {

@@ -60,7 +60,7 @@ void AddCommon(CLI::App* app, CommonOptions& o) {
                 "round fractional-us timestamps as HTA does (ceil start, floor end) to reproduce its numbers");
   app->add_flag("--all-steps", o.all_steps,
                 "keep the last ProfilerStep (HTA and mlprof drop it by default when there are >= 2 steps)");
-  app->add_option("--threads", o.threads, "reader threads (default: one per core)")->check(CLI::NonNegativeNumber);
+  app->add_option("--threads", o.threads, "threads for reading and analysing ranks (default: one per core)")->check(CLI::NonNegativeNumber);
   app->add_option("--width", o.width, "cut text cells to this many characters")->check(CLI::Range(8, 100000));
   app->add_flag("--stats", o.stats, "print mlprof's own timing to stderr");
   app->add_flag("-q,--quiet", o.quiet, "do not print import warnings");
@@ -134,6 +134,7 @@ ProfileView MakeView(const Profile& p, const CommonOptions& o) {
   AnalysisOptions ao;
   ao.drop_last_step = !o.all_steps;
   ao.hta_rounding = o.hta_rounding;
+  ao.threads = o.threads;
   ProfileView v = BuildProfileView(p, ao);
   if (o.rank >= 0) {
     std::vector<RankView> keep;
