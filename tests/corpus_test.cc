@@ -267,3 +267,25 @@ TEST(Corpus, EveryFileLoadsOrIsRefusedClearly) {
 
 }  // namespace
 }  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+// Files without distributedInfo.rank take the free rank numbers; a duplicate
+// rank is an error naming both files.
+TEST(Ranks, MissingRanksFillGapsAndDuplicatesAreRefused) {
+  MLPROF_CORPUS_FILE(r1, "kineto/hta_sampled_2rank_nccl/sampled_rank-1.json.gz");
+  MLPROF_CORPUS_FILE(none, "kineto/hta_edge_cases/distributed_info_not_found.json.gz");
+  auto p = LoadProfile({r1, none}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->ranks.size(), 2u);
+  EXPECT_EQ(p->ranks[0].meta.rank, 0);  // the file without a rank
+  EXPECT_NE(p->ranks[0].path.find("distributed_info_not_found"), std::string::npos);
+  EXPECT_EQ(p->ranks[1].meta.rank, 1);
+  auto dup = LoadProfile({r1, r1}, {});
+  ASSERT_FALSE(dup.ok());
+  EXPECT_NE(dup.status().message().find("all claim rank 1"), std::string::npos) << dup.status().message();
+}
+
+}  // namespace
+}  // namespace mlprof

@@ -113,27 +113,29 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
   }
   for (const Status& s : statuses) RETURN_IF_ERROR(s);
 
-  // Rank order: distributedInfo.rank where known, else file order.
-  std::vector<size_t> idx(profile.ranks.size());
-  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-    return profile.ranks[a].rank_or(static_cast<int64_t>(a)) < profile.ranks[b].rank_or(static_cast<int64_t>(b));
-  });
-  std::set<int64_t> seen;
-  for (size_t i : idx) {
-    int64_t r = profile.ranks[i].rank_or(static_cast<int64_t>(i));
-    if (!seen.insert(r).second)
-      return InvalidArgument(fmt::format("{} and another input both claim rank {} (distributedInfo.rank); "
-                                         "pass the traces of one job only",
-                                         profile.ranks[i].path, r));
+  // Ranks: distributedInfo.rank where recorded; files without one take the
+  // smallest unused numbers in file order. Two files with one rank: error.
+  std::set<int64_t> taken;
+  for (const RankProfile& r : profile.ranks) {
+    if (r.meta.rank < 0) continue;
+    if (!taken.insert(r.meta.rank).second) {
+      std::string both;
+      for (const RankProfile& q : profile.ranks)
+        if (q.meta.rank == r.meta.rank) both += (both.empty() ? "" : " and ") + q.path;
+      return InvalidArgument(fmt::format("{} all claim rank {} (distributedInfo.rank); pass the traces of one job only",
+                                         both, r.meta.rank));
+    }
   }
-  Profile sorted;
-  for (size_t i : idx) {
-    // Ranks without distributedInfo.rank take their file position.
-    if (profile.ranks[i].meta.rank < 0) profile.ranks[i].meta.rank = static_cast<int64_t>(i);
-    sorted.ranks.push_back(std::move(profile.ranks[i]));
+  int64_t next_free = 0;
+  for (RankProfile& r : profile.ranks) {
+    if (r.meta.rank >= 0) continue;
+    while (taken.count(next_free)) ++next_free;
+    r.meta.rank = next_free;
+    taken.insert(next_free);
   }
-  return sorted;
+  std::stable_sort(profile.ranks.begin(), profile.ranks.end(),
+                   [](const RankProfile& a, const RankProfile& b) { return a.meta.rank < b.meta.rank; });
+  return profile;
 }
 
 StatusOr<RankProfile> LoadTraceBytes(std::string_view bytes, const std::string& name) {
