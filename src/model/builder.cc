@@ -126,6 +126,9 @@ void ProfileBuilder::AppendOp(const EventRecord& e, Ps ts, Ps dur, OpKind kind) 
 }
 
 void ProfileBuilder::CountEvent(const EventRecord& e) {
+  // HTA rounds timestamps when any event's ts has a fraction (its ts column
+  // is float then), whatever the event's kind.
+  if (e.has_ts && e.ts % kPsPerUs != 0) out_->meta.has_float_ts = true;
   auto ph = static_cast<unsigned char>(e.ph);
   if (ph < 128) out_->phase_counts[ph]++;
   if (e.has_cat) {
@@ -143,7 +146,6 @@ void ProfileBuilder::AddEvent(const EventRecord& e) {
       if (e.dur < 0) return Warn(ImportStat::negative_duration, e.offset);
       Ps ts, end;
       if (!ToRelative(e.ts, e.offset, &ts) || !ToRelative(e.ts + e.dur, e.offset, &end)) return;
-      if (e.ts % kPsPerUs != 0) out_->meta.has_float_ts = true;
       AppendOp(e, ts, end - ts, KindFor(e.cat, e.has_cat));
       return;
     }
