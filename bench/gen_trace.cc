@@ -48,14 +48,22 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const char* v = nullptr;
-    if (a == "--gzip") gzip = true;
-    else if (a == "--out" && (v = next())) out = v;
-    else if (a == "--ranks" && (v = next())) ranks = std::atoi(v);
-    else if (a == "--steps" && (v = next())) o.steps = std::atoi(v);
-    else if (a == "--layers" && (v = next())) o.layers = std::atoi(v);
-    else if (a == "--seed" && (v = next())) o.seed = std::strtoull(v, nullptr, 10);
-    else if (a == "--size-mb" && (v = next())) o.target_bytes = std::strtoull(v, nullptr, 10) << 20;
-    else return Usage();
+    if (a == "--gzip")
+      gzip = true;
+    else if (a == "--out" && (v = next()))
+      out = v;
+    else if (a == "--ranks" && (v = next()))
+      ranks = std::atoi(v);
+    else if (a == "--steps" && (v = next()))
+      o.steps = std::atoi(v);
+    else if (a == "--layers" && (v = next()))
+      o.layers = std::atoi(v);
+    else if (a == "--seed" && (v = next()))
+      o.seed = std::strtoull(v, nullptr, 10);
+    else if (a == "--size-mb" && (v = next()))
+      o.target_bytes = std::strtoull(v, nullptr, 10) << 20;
+    else
+      return Usage();
   }
   if (out.empty() || ranks < 1 || o.steps < 1 || o.layers < 1) return Usage();
   std::filesystem::create_directories(out);

@@ -1,8 +1,8 @@
 #include "trace_synth.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace mlprof::synth {
 
@@ -18,7 +18,9 @@ struct Rng {
     return z ^ (z >> 31);
   }
   // Uniform in [lo, hi] nanoseconds.
-  int64_t Range(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1)); }
+  int64_t Range(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
+  }
 };
 
 class Writer {
@@ -42,11 +44,13 @@ class Writer {
       Step(step);
     }
     // Kineto's own span over the whole trace.
-    Event(fmt::format("\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", \"pid\": \"Spans\", "
-                      "\"tid\": \"PyTorch Profiler\", \"ts\": {}, \"dur\": {}, \"args\": {{\"Op count\": 0}}",
-                      Us(1'000'000), Us(std::max(cpu_, std::max(gpu_, comm_)) - 1'000'000)));
-    out_ += "\n  ],\n  \"traceName\": \"synthetic\",\n  \"displayTimeUnit\": \"ms\",\n"
-            "  \"baseTimeNanoseconds\": 1700000000000000000\n}\n";
+    Event(
+        fmt::format("\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", \"pid\": \"Spans\", "
+                    "\"tid\": \"PyTorch Profiler\", \"ts\": {}, \"dur\": {}, \"args\": {{\"Op count\": 0}}",
+                    Us(1'000'000), Us(std::max(cpu_, std::max(gpu_, comm_)) - 1'000'000)));
+    out_ +=
+        "\n  ],\n  \"traceName\": \"synthetic\",\n  \"displayTimeUnit\": \"ms\",\n"
+        "  \"baseTimeNanoseconds\": 1700000000000000000\n}\n";
     if (stats) stats->events = events_, stats->steps = step;
     return std::move(out_);
   }
@@ -67,45 +71,60 @@ class Writer {
   }
 
   void Meta() {
-    Event(fmt::format("\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": {}, \"tid\": 0, "
-                      "\"args\": {{\"name\": \"python3\"}}", kPid));
-    Event(fmt::format("\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": {}, \"tid\": {}, "
-                      "\"args\": {{\"name\": \"thread {} (python3)\"}}", kPid, kMainTid, kMainTid));
-    Event(fmt::format("\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": {}, \"tid\": {}, "
-                      "\"args\": {{\"name\": \"thread {} (pt_autograd_0)\"}}", kPid, kBwdTid, kBwdTid));
+    Event(
+        fmt::format("\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": {}, \"tid\": 0, "
+                    "\"args\": {{\"name\": \"python3\"}}",
+                    kPid));
+    Event(
+        fmt::format("\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": {}, \"tid\": {}, "
+                    "\"args\": {{\"name\": \"thread {} (python3)\"}}",
+                    kPid, kMainTid, kMainTid));
+    Event(
+        fmt::format("\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": {}, \"tid\": {}, "
+                    "\"args\": {{\"name\": \"thread {} (pt_autograd_0)\"}}",
+                    kPid, kBwdTid, kBwdTid));
     for (int s : {kStream, kCommStream})
-      Event(fmt::format("\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": {}, \"tid\": {}, "
-                        "\"args\": {{\"name\": \"stream {} \"}}", o_.rank, s, s));
+      Event(
+          fmt::format("\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": {}, \"tid\": {}, "
+                      "\"args\": {{\"name\": \"stream {} \"}}",
+                      o_.rank, s, s));
   }
 
   // A host op; returns its external id.
   int64_t CpuOp(const char* cat, const std::string& name, int64_t ts, int64_t dur, int tid,
                 const std::string& extra_args = "") {
     int64_t ext = ++ext_id_;
-    Event(fmt::format("\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, "
-                      "\"dur\": {}, \"args\": {{\"External id\": {}{}}}",
-                      cat, name, kPid, tid, Us(ts), Us(dur), ext, extra_args));
+    Event(
+        fmt::format("\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, "
+                    "\"dur\": {}, \"args\": {{\"External id\": {}{}}}",
+                    cat, name, kPid, tid, Us(ts), Us(dur), ext, extra_args));
     return ext;
   }
 
   // Launch call on the host at cpu_ + GPU op on `stream`; advances cursors.
-  void Launch(const char* api, const char* gpu_cat, const std::string& name, int64_t gpu_dur, int stream,
-              int tid, int64_t ext, const std::string& gpu_args = "") {
+  void Launch(const char* api, const char* gpu_cat, const std::string& name, int64_t gpu_dur, int stream, int tid,
+              int64_t ext, const std::string& gpu_args = "") {
     int64_t corr = ++corr_;
     int64_t call = rng_.Range(3'000, 7'000);
     int64_t& cursor = stream == kCommStream ? comm_ : gpu_;
     int64_t start = std::max(cursor + rng_.Range(1'000, 3'000), cpu_ + call + rng_.Range(2'000, 6'000));
-    Event(fmt::format("\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, "
-                      "\"ts\": {}, \"dur\": {}, \"args\": {{\"External id\": {}, \"cbid\": 211, \"correlation\": {}}}",
-                      api, kPid, tid, Us(cpu_), Us(call), ext, corr));
-    Event(fmt::format("\"ph\": \"s\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"cat\": \"ac2g\", "
-                      "\"name\": \"ac2g\"", corr, kPid, tid, Us(cpu_)));
-    Event(fmt::format("\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, "
-                      "\"dur\": {}, \"args\": {{\"External id\": {}, \"device\": {}, \"stream\": {}, "
-                      "\"correlation\": {}{}}}",
-                      gpu_cat, name, o_.rank, stream, Us(start), Us(gpu_dur), ext, o_.rank, stream, corr, gpu_args));
-    Event(fmt::format("\"ph\": \"f\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"cat\": \"ac2g\", "
-                      "\"name\": \"ac2g\", \"bp\": \"e\"", corr, o_.rank, stream, Us(start)));
+    Event(
+        fmt::format("\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, "
+                    "\"ts\": {}, \"dur\": {}, \"args\": {{\"External id\": {}, \"cbid\": 211, \"correlation\": {}}}",
+                    api, kPid, tid, Us(cpu_), Us(call), ext, corr));
+    Event(
+        fmt::format("\"ph\": \"s\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"cat\": \"ac2g\", "
+                    "\"name\": \"ac2g\"",
+                    corr, kPid, tid, Us(cpu_)));
+    Event(
+        fmt::format("\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, "
+                    "\"dur\": {}, \"args\": {{\"External id\": {}, \"device\": {}, \"stream\": {}, "
+                    "\"correlation\": {}{}}}",
+                    gpu_cat, name, o_.rank, stream, Us(start), Us(gpu_dur), ext, o_.rank, stream, corr, gpu_args));
+    Event(
+        fmt::format("\"ph\": \"f\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"cat\": \"ac2g\", "
+                    "\"name\": \"ac2g\", \"bp\": \"e\"",
+                    corr, o_.rank, stream, Us(start)));
     cpu_ += call;
     cursor = start + gpu_dur;
   }
@@ -120,17 +139,19 @@ class Writer {
     Launch("cudaLaunchKernel", "kernel", kernel, k, kStream, tid, ext,
            ", \"grid\": [132, 1, 1], \"block\": [256, 1, 1]");
     cpu_ += rng_.Range(1'000, 3'000);
-    Event(fmt::format("\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, "
-                      "\"dur\": {}, \"args\": {{\"External id\": {}, \"Input Dims\": {}, \"Input type\": {}}}",
-                      op, kPid, tid, Us(t0), Us(cpu_ - t0), ext, dims, types));
+    Event(
+        fmt::format("\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, "
+                    "\"dur\": {}, \"args\": {{\"External id\": {}, \"Input Dims\": {}, \"Input type\": {}}}",
+                    op, kPid, tid, Us(t0), Us(cpu_ - t0), ext, dims, types));
   }
 
   void Layer(int l, bool backward) {
     int tid = backward ? kBwdTid : kMainTid;
     const std::string h = "[[8, 1024, 4096], [4096]]";
     const std::string bf = "[\"c10::BFloat16\", \"c10::BFloat16\"]";
-    const char* gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
-                       "segment_k_off_kernel__5x_cublas";
+    const char* gemm =
+        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
+        "segment_k_off_kernel__5x_cublas";
     int mul = backward ? 2 : 1;
     Op("aten::layer_norm", h, bf,
        "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, "
@@ -139,8 +160,9 @@ class Writer {
     Op("aten::mm", "[[8192, 4096], [4096, 12288]]", bf, gemm, 300'000 * mul, 340'000 * mul, tid);
     Op("aten::_scaled_dot_product_flash_attention", "[[8, 32, 1024, 128], [8, 32, 1024, 128], [8, 32, 1024, 128]]",
        "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\"]",
-       backward ? "flash_bwd_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>>"
-                : "flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>>",
+       backward
+           ? "flash_bwd_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>>"
+           : "flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>>",
        250'000 * mul, 280'000 * mul, tid);
     Op("aten::mm", "[[8192, 4096], [4096, 4096]]", bf, gemm, 100'000 * mul, 120'000 * mul, tid);
     Op("aten::add", "[[8, 1024, 4096], [8, 1024, 4096], []]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]",
@@ -150,7 +172,8 @@ class Writer {
     Op("aten::mm", "[[8192, 4096], [4096, 16384]]", bf, gemm, 400'000 * mul, 440'000 * mul, tid);
     Op("aten::gelu", "[[8, 1024, 16384]]", "[\"c10::BFloat16\"]",
        "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
-       "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, "
+       "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() "
+       "const::{lambda(c10::BFloat16)#1}, "
        "at::detail::Array<char*, 2> >(int, c10::BFloat16, at::detail::Array<char*, 2>)",
        40'000, 50'000, tid);
     Op("aten::mm", "[[8192, 16384], [16384, 4096]]", bf, gemm, 400'000 * mul, 440'000 * mul, tid);
@@ -159,14 +182,16 @@ class Writer {
       int64_t t0 = cpu_;
       int64_t ext = ++ext_id_;
       cpu_ += rng_.Range(5'000, 9'000);
-      Launch("cudaLaunchKernel", "kernel",
-             "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", rng_.Range(700'000, 900'000),
-             kCommStream, tid, ext,
+      Launch("cudaLaunchKernel", "kernel", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+             rng_.Range(700'000, 900'000), kCommStream, tid, ext,
              fmt::format(", \"Collective name\": \"allreduce\", \"In msg nelems\": 50331648, \"Out msg nelems\": "
-                         "50331648, \"Group size\": {}, \"dtype\": \"BFloat16\"", o_.world_size));
-      Event(fmt::format("\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": {}, \"tid\": {}, "
-                        "\"ts\": {}, \"dur\": {}, \"args\": {{\"External id\": {}, \"Collective name\": \"allreduce\", "
-                        "\"Group size\": {}}}", kPid, tid, Us(t0), Us(cpu_ - t0), ext, o_.world_size));
+                         "50331648, \"Group size\": {}, \"dtype\": \"BFloat16\"",
+                         o_.world_size));
+      Event(
+          fmt::format("\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": {}, \"tid\": {}, "
+                      "\"ts\": {}, \"dur\": {}, \"args\": {{\"External id\": {}, \"Collective name\": \"allreduce\", "
+                      "\"Group size\": {}}}",
+                      kPid, tid, Us(t0), Us(cpu_ - t0), ext, o_.world_size));
     }
   }
 
@@ -196,9 +221,10 @@ class Writer {
     // Synchronize at the end of the step: the host waits for the GPU.
     int64_t sync_start = cpu_;
     cpu_ = std::max(cpu_, std::max(gpu_, comm_)) + rng_.Range(5'000, 10'000);
-    Event(fmt::format("\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaDeviceSynchronize\", \"pid\": {}, "
-                      "\"tid\": {}, \"ts\": {}, \"dur\": {}, \"args\": {{\"External id\": {}, \"correlation\": {}}}",
-                      kPid, kMainTid, Us(sync_start), Us(cpu_ - sync_start), ++ext_id_, ++corr_));
+    Event(
+        fmt::format("\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaDeviceSynchronize\", \"pid\": {}, "
+                    "\"tid\": {}, \"ts\": {}, \"dur\": {}, \"args\": {{\"External id\": {}, \"correlation\": {}}}",
+                    kPid, kMainTid, Us(sync_start), Us(cpu_ - sync_start), ++ext_id_, ++corr_));
     cpu_ += rng_.Range(10'000, 20'000);
     CpuOp("user_annotation", fmt::format("ProfilerStep#{}", step + 1), t0, cpu_ - t0, kMainTid);
     cpu_ += rng_.Range(5'000, 15'000);

@@ -53,8 +53,10 @@ void ExpectOverlap(const ProfileView& v, const std::vector<double>& want_pct) {
   auto got = ComputeOverlap(v);
   ASSERT_EQ(got.size(), want_pct.size());
   for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want_pct[i])) EXPECT_TRUE(std::isnan(got[i].pct()));
-    else EXPECT_NEAR(got[i].pct(), want_pct[i], 0.005 + kPctTol);
+    if (std::isnan(want_pct[i]))
+      EXPECT_TRUE(std::isnan(got[i].pct()));
+    else
+      EXPECT_NEAR(got[i].pct(), want_pct[i], 0.005 + kPctTol);
   }
 }
 
@@ -114,19 +116,20 @@ TEST(HtaReference, Sampled2Rank) {
                         {"COMMUNICATION overlapping MEMORY", 1011},
                         {"COMPUTATION overlapping MEMORY", 18},
                         {"COMPUTATION overlapping COMMUNICATION overlapping MEMORY", 12}});
-  ExpectIdle(v, {{0, 23, "host_wait", 596037}, {0, 23, "kernel_wait", 70}, {0, 23, "other", 34},
-                 {0, 84, "host_wait", 148934}, {0, 84, "kernel_wait", 6},  {0, 84, "other", 0},
-                 {0, 25, "kernel_wait", 9},    {0, 25, "other", 47865},    {0, 7, "host_wait", 213825},
-                 {0, 7, "kernel_wait", 1985},  {0, 7, "other", 261740},    {0, 203, "other", 0},
+  ExpectIdle(v, {{0, 23, "host_wait", 596037}, {0, 23, "kernel_wait", 70},  {0, 23, "other", 34},
+                 {0, 84, "host_wait", 148934}, {0, 84, "kernel_wait", 6},   {0, 84, "other", 0},
+                 {0, 25, "kernel_wait", 9},    {0, 25, "other", 47865},     {0, 7, "host_wait", 213825},
+                 {0, 7, "kernel_wait", 1985},  {0, 7, "other", 261740},     {0, 203, "other", 0},
                  {1, 23, "host_wait", 596313}, {1, 23, "kernel_wait", 100}, {1, 23, "other", 0},
-                 {1, 25, "kernel_wait", 9},    {1, 25, "other", 53028},    {1, 7, "host_wait", 156827},
-                 {1, 7, "kernel_wait", 1816},  {1, 7, "other", 281064},    {1, 84, "host_wait", 251860},
+                 {1, 25, "kernel_wait", 9},    {1, 25, "other", 53028},     {1, 7, "host_wait", 156827},
+                 {1, 7, "kernel_wait", 1816},  {1, 7, "other", 281064},     {1, 84, "host_wait", 251860},
                  {1, 84, "other", 23247},      {1, 203, "other", 0}});
   ExpectKernelSum(v, 0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", 195327);
   ExpectKernelSum(v, 1, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", 168027);
   ExpectKernelSum(v, 0, "others", 59998);
   ExpectKernelSum(v, 1, "others", 52412);
-  ExpectKernelSum(v, 1, "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<c10:", 28836);
+  ExpectKernelSum(v, 1,
+                  "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<c10:", 28836);
   ExpectKernelSum(v, 0, "void permute_pooled_embs_kernel<float>", 4423);
   ExpectKernelSum(v, 1, "Memcpy DtoD (Device -> Device)", 2290);
   ExpectKernelSum(v, 0, "Memset (Device)", 19);
@@ -151,10 +154,18 @@ TEST(HtaReference, A100Ws16Rank0) {
                         {"COMPUTATION overlapping MEMORY", 3171},
                         {"COMPUTATION overlapping COMMUNICATION", 1871},
                         {"COMMUNICATION overlapping MEMORY", 594}});
-  ExpectIdle(v, {{0, 7, "kernel_wait", 17159}, {0, 7, "other", 691231},  {0, 25, "host_wait", 628598},
-                 {0, 25, "kernel_wait", 85},   {0, 27, "host_wait", 792592}, {0, 27, "kernel_wait", 1000},
-                 {0, 27, "other", 7135},       {0, 285, "other", 675305}, {0, 363, "kernel_wait", 75},
-                 {0, 363, "other", 673182},    {0, 84, "host_wait", 62901}, {0, 84, "kernel_wait", 12},
+  ExpectIdle(v, {{0, 7, "kernel_wait", 17159},
+                 {0, 7, "other", 691231},
+                 {0, 25, "host_wait", 628598},
+                 {0, 25, "kernel_wait", 85},
+                 {0, 27, "host_wait", 792592},
+                 {0, 27, "kernel_wait", 1000},
+                 {0, 27, "other", 7135},
+                 {0, 285, "other", 675305},
+                 {0, 363, "kernel_wait", 75},
+                 {0, 363, "other", 673182},
+                 {0, 84, "host_wait", 62901},
+                 {0, 84, "kernel_wait", 12},
                  {0, 84, "other", 665192}});
   ExpectKernelSum(v, 0, "Memcpy DtoD (Device -> Device)", 18814);
   ExpectKernelSum(v, 0, "Memcpy HtoD (Pinned -> Device)", 16792);

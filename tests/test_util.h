@@ -29,11 +29,11 @@ inline std::string CorpusDir() {
 
 // Returns the path of a corpus file; when the corpus is missing, fails under
 // CI=true and otherwise marks the test skipped with a loud message.
-#define MLPROF_CORPUS_FILE(var, rel)                                                                  \
-  std::string var = ::mlprof::testing::CorpusDir() + "/" + (rel);                                     \
-  if (!std::filesystem::exists(var)) {                                                                \
-    const char* ci = std::getenv("CI");                                                               \
-    if (ci && std::string(ci) == "true") FAIL() << "corpus file missing under CI: " << var;           \
+#define MLPROF_CORPUS_FILE(var, rel)                                                                   \
+  std::string var = ::mlprof::testing::CorpusDir() + "/" + (rel);                                      \
+  if (!std::filesystem::exists(var)) {                                                                 \
+    const char* ci = std::getenv("CI");                                                                \
+    if (ci && std::string(ci) == "true") FAIL() << "corpus file missing under CI: " << var;            \
     GTEST_SKIP() << "SKIPPED: corpus not found (" << var << "); set MLPROF_CORPUS or clone ../shared"; \
   }
 

@@ -7,13 +7,13 @@
 #include <map>
 #include <random>
 
+#include "../../tests/test_util.h"
 #include "analysis/gpu_time.h"
 #include "analysis/idle.h"
 #include "analysis/kernel_class.h"
 #include "analysis/launches.h"
 #include "analysis/ops.h"
 #include "analysis/steps.h"
-#include "../../tests/test_util.h"
 
 namespace mlprof {
 namespace {
@@ -215,7 +215,8 @@ TEST(HtaRounding, CeilStartFloorEnd) {
 }
 
 TEST(KernelClass, HtaNameRules) {
-  EXPECT_EQ(ClassifyKernelName("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*)"), KernelClass::kCommunication);
+  EXPECT_EQ(ClassifyKernelName("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*)"),
+            KernelClass::kCommunication);
   EXPECT_EQ(ClassifyKernelName("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"), KernelClass::kCommunication);
   EXPECT_EQ(ClassifyKernelName("void foo<ncclKernel>()"), KernelClass::kCommunication);
   EXPECT_EQ(ClassifyKernelName("hipMemcpyAsync"), KernelClass::kCommunication);  // HTA: ^hip is comm

@@ -75,8 +75,7 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
       int delta;  // +bit or -bit
     };
     std::vector<Edge> edges;
-    const int classes[3] = {static_cast<int>(KernelClass::kComputation),
-                            static_cast<int>(KernelClass::kCommunication),
+    const int classes[3] = {static_cast<int>(KernelClass::kComputation), static_cast<int>(KernelClass::kCommunication),
                             static_cast<int>(KernelClass::kMemory)};
     for (int b = 0; b < 3; ++b) {
       if (b == 2 && !opt.include_memory) continue;
@@ -85,9 +84,8 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
         edges.push_back({iv.end, -(1 << b)});
       }
     }
-    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
-      return a.t != b.t ? a.t < b.t : a.delta < b.delta;
-    });
+    std::sort(edges.begin(), edges.end(),
+              [](const Edge& a, const Edge& b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
     int mask = 0;
     for (size_t i = 0; i < edges.size(); ++i) {
       if (i > 0 && mask != 0 && edges[i].t > edges[i - 1].t) by_mask[mask] += edges[i].t - edges[i - 1].t;
@@ -143,8 +141,7 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
         std::vector<double> sorted = cum;
         std::sort(sorted.begin(), sorted.end());
         double q = QuantileSorted(sorted, opt.duration_ratio);
-        for (size_t i = 0; i < rows.size(); ++i)
-          fold[i] = cum[i] > q || static_cast<int>(i) >= opt.top;
+        for (size_t i = 0; i < rows.size(); ++i) fold[i] = cum[i] > q || static_cast<int>(i) >= opt.top;
       }
       Acc others;
       int64_t others_names = 0;
@@ -160,8 +157,7 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
         k.max = a.max;
         k.mean = static_cast<double>(a.sum) / static_cast<double>(a.count);
         if (a.count > 1) {
-          double var = (a.sumsq - static_cast<double>(a.count) * k.mean * k.mean) /
-                       static_cast<double>(a.count - 1);
+          double var = (a.sumsq - static_cast<double>(a.count) * k.mean * k.mean) / static_cast<double>(a.count - 1);
           k.std = std::sqrt(std::max(0.0, var));
         }
         k.pct_of_class = class_total > 0 ? 100.0 * a.sum / class_total : 0.0;

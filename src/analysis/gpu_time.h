@@ -27,11 +27,11 @@ struct TemporalBreakdown {
 
 struct Overlap {
   int64_t rank = 0;
-  Ps comm = 0;          // |U(COMM)|
-  Ps comp = 0;          // |U(COMP)|
-  Ps overlapped = 0;    // |U(COMP) & U(COMM)|
+  Ps comm = 0;        // |U(COMM)|
+  Ps comp = 0;        // |U(COMP)|
+  Ps overlapped = 0;  // |U(COMP) & U(COMM)|
   bool has_comm() const { return comm > 0; }
-  double pct() const;   // NaN without communication
+  double pct() const;  // NaN without communication
 };
 
 struct KernelTypeShare {
@@ -44,7 +44,7 @@ struct KernelTypeShare {
 struct KernelStat {
   int64_t rank = 0;
   KernelClass cls = KernelClass::kComputation;
-  std::string name;   // "others" for the folded tail
+  std::string name;  // "others" for the folded tail
   int64_t count = 0;
   int64_t names = 1;  // distinct names folded into this row
   Ps sum = 0, min = 0, max = 0;
@@ -58,14 +58,13 @@ struct KernelBreakdown {
 };
 
 struct KernelBreakdownOptions {
-  int top = 10;                  // HTA num_kernels
-  double duration_ratio = 0.8;   // HTA duration_ratio
+  int top = 10;                 // HTA num_kernels
+  double duration_ratio = 0.8;  // HTA duration_ratio
   bool include_memory = true;
 };
 
 std::vector<TemporalBreakdown> ComputeTemporalBreakdown(const ProfileView& view);
 std::vector<Overlap> ComputeOverlap(const ProfileView& view);
 KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBreakdownOptions& opt);
-
 
 }  // namespace mlprof

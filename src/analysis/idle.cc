@@ -8,9 +8,12 @@ namespace mlprof {
 
 const char* IdleCategoryName(IdleCategory c) {
   switch (c) {
-    case IdleCategory::kHostWait: return "host_wait";
-    case IdleCategory::kKernelWait: return "kernel_wait";
-    case IdleCategory::kOther: return "other";
+    case IdleCategory::kHostWait:
+      return "host_wait";
+    case IdleCategory::kKernelWait:
+      return "kernel_wait";
+    case IdleCategory::kOther:
+      return "other";
   }
   return "?";
 }
@@ -41,9 +44,12 @@ std::vector<StreamIdle> ComputeIdleBreakdown(const ProfileView& view, const Idle
         Ps gap = ops[i]->ts - prev_end;
         int32_t launch = p.ops.launch[ops[i]->op];
         IdleCategory c;
-        if (launch >= 0 && rv.Ts(static_cast<uint32_t>(launch)) > prev_end) c = IdleCategory::kHostWait;
-        else if (gap < opt.kernel_wait_threshold) c = IdleCategory::kKernelWait;
-        else c = IdleCategory::kOther;
+        if (launch >= 0 && rv.Ts(static_cast<uint32_t>(launch)) > prev_end)
+          c = IdleCategory::kHostWait;
+        else if (gap < opt.kernel_wait_threshold)
+          c = IdleCategory::kKernelWait;
+        else
+          c = IdleCategory::kOther;
         s.idle[static_cast<int>(c)] += gap;
         s.gaps_us[static_cast<int>(c)].push_back(PsToUs(gap));
       }

@@ -20,10 +20,10 @@ struct StreamIdle {
   int64_t rank = 0;
   int32_t device = -1;
   int64_t stream = -1;
-  Ps idle[3] = {0, 0, 0};                  // by IdleCategory
-  std::vector<double> gaps_us[3];          // each gap, for interval statistics
+  Ps idle[3] = {0, 0, 0};          // by IdleCategory
+  std::vector<double> gaps_us[3];  // each gap, for interval statistics
   Ps total() const { return idle[0] + idle[1] + idle[2]; }
-  double ratio(IdleCategory c) const;      // NaN when total is 0
+  double ratio(IdleCategory c) const;  // NaN when total is 0
   Describe Stats(IdleCategory c) const { return DescribeValues(gaps_us[static_cast<int>(c)]); }
 };
 

@@ -34,8 +34,10 @@ Ps IntersectionLength(const std::vector<Interval>& a, const std::vector<Interval
     Ps lo = std::max(a[i].start, b[j].start);
     Ps hi = std::min(a[i].end, b[j].end);
     if (hi > lo) total += hi - lo;
-    if (a[i].end < b[j].end) ++i;
-    else ++j;
+    if (a[i].end < b[j].end)
+      ++i;
+    else
+      ++j;
   }
   return total;
 }

@@ -9,10 +9,14 @@ bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std:
 
 const char* KernelClassName(KernelClass c) {
   switch (c) {
-    case KernelClass::kComputation: return "COMPUTATION";
-    case KernelClass::kCommunication: return "COMMUNICATION";
-    case KernelClass::kMemory: return "MEMORY";
-    case KernelClass::kOther: return "OTHER";
+    case KernelClass::kComputation:
+      return "COMPUTATION";
+    case KernelClass::kCommunication:
+      return "COMMUNICATION";
+    case KernelClass::kMemory:
+      return "MEMORY";
+    case KernelClass::kOther:
+      return "OTHER";
   }
   return "?";
 }
@@ -20,14 +24,13 @@ const char* KernelClassName(KernelClass c) {
 KernelClass ClassifyKernelName(std::string_view n) {
   if (StartsWith(n, "nccl") || StartsWith(n, "hip") || StartsWith(n, "hccl") || Contains(n, "ncclKernel"))
     return KernelClass::kCommunication;
-  if (StartsWith(n, "Memcpy") || StartsWith(n, "hipMemcpy") || StartsWith(n, "Memset") ||
-      StartsWith(n, "hipMemset") || StartsWith(n, "dma"))
+  if (StartsWith(n, "Memcpy") || StartsWith(n, "hipMemcpy") || StartsWith(n, "Memset") || StartsWith(n, "hipMemset") ||
+      StartsWith(n, "dma"))
     return KernelClass::kMemory;
-  bool excluded = StartsWith(n, "nccl") || Contains(n, "Memcpy") || Contains(n, "Memset") ||
-                  Contains(n, "dma") || Contains(n, "Sync") || StartsWith(n, "Stream Wait Event") ||
-                  StartsWith(n, "runFunction") || StartsWith(n, "hip") || StartsWith(n, "job_exe") ||
-                  StartsWith(n, "packet") || StartsWith(n, "pe_exe") ||
-                  StartsWith(n, "cpum_exe_subgraph") || StartsWith(n, "hccl") ||
+  bool excluded = StartsWith(n, "nccl") || Contains(n, "Memcpy") || Contains(n, "Memset") || Contains(n, "dma") ||
+                  Contains(n, "Sync") || StartsWith(n, "Stream Wait Event") || StartsWith(n, "runFunction") ||
+                  StartsWith(n, "hip") || StartsWith(n, "job_exe") || StartsWith(n, "packet") ||
+                  StartsWith(n, "pe_exe") || StartsWith(n, "cpum_exe_subgraph") || StartsWith(n, "hccl") ||
                   StartsWith(n, "collective_subgraph_execution");
   if (!excluded) {
     // cuda.*LaunchKernel (re.match: "cuda" at the start, LaunchKernel later)

@@ -13,8 +13,8 @@
 namespace mlprof {
 
 struct LaunchOptions {
-  Ps runtime_cutoff = 50 * kPsPerUs;         // HTA runtime_cutoff
-  Ps launch_delay_cutoff = 100 * kPsPerUs;   // HTA launch_delay_cutoff
+  Ps runtime_cutoff = 50 * kPsPerUs;        // HTA runtime_cutoff
+  Ps launch_delay_cutoff = 100 * kPsPerUs;  // HTA launch_delay_cutoff
 };
 
 struct LaunchRecord {

@@ -30,9 +30,7 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
     };
     struct Key {
       StringId name, dims, types;
-      bool operator<(const Key& k) const {
-        return std::tie(name, dims, types) < std::tie(k.name, k.dims, k.types);
-      }
+      bool operator<(const Key& k) const { return std::tie(name, dims, types) < std::tie(k.name, k.dims, k.types); }
     };
     std::map<Key, OpGpuTime> groups;
     std::unordered_map<int32_t, Key> seen_instance;

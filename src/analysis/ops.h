@@ -14,14 +14,14 @@ namespace mlprof {
 
 struct OpGpuTime {
   int64_t rank = 0;
-  std::string name;          // cpu_op name, or "(no cpu_op)"
-  std::string input_dims;    // compact JSON, "" when not recorded
+  std::string name;        // cpu_op name, or "(no cpu_op)"
+  std::string input_dims;  // compact JSON, "" when not recorded
   std::string input_types;
-  int64_t calls = 0;         // distinct cpu_op instances that launched GPU work
-  int64_t gpu_ops = 0;       // kernels/memcpys/memsets attributed
-  Ps gpu_time = 0;           // sum of their durations
-  Ps cpu_time = 0;           // sum of the cpu_op instances' durations
-  double pct_gpu = 0;        // of all attributed GPU time of the rank
+  int64_t calls = 0;    // distinct cpu_op instances that launched GPU work
+  int64_t gpu_ops = 0;  // kernels/memcpys/memsets attributed
+  Ps gpu_time = 0;      // sum of their durations
+  Ps cpu_time = 0;      // sum of the cpu_op instances' durations
+  double pct_gpu = 0;   // of all attributed GPU time of the rank
 };
 
 struct OpsOptions {

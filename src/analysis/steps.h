@@ -15,8 +15,8 @@ namespace mlprof {
 struct StepBreakdown {
   int64_t rank = 0;
   int64_t number = -1;
-  Ps wall = 0;         // ProfilerStep duration (host)
-  Ps gpu_span = 0;     // last GPU end - first GPU start of the step's GPU ops
+  Ps wall = 0;      // ProfilerStep duration (host)
+  Ps gpu_span = 0;  // last GPU end - first GPU start of the step's GPU ops
   Ps gpu_busy = 0, compute = 0, communication = 0, memory = 0, idle = 0;
   int64_t gpu_ops = 0;
   bool warmup = false;

@@ -99,9 +99,9 @@ ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& opti
   // Ranks are independent: build their views in parallel.
   view.ranks.resize(profile.ranks.size());
   auto build = [&](size_t r) { view.ranks[r] = BuildRankView(profile.ranks[r], r, view.multi_step, options); };
-  size_t threads = std::min<size_t>(
-      profile.ranks.size(), options.threads > 0 ? static_cast<size_t>(options.threads)
-                                                : std::max(1u, std::thread::hardware_concurrency()));
+  size_t threads =
+      std::min<size_t>(profile.ranks.size(), options.threads > 0 ? static_cast<size_t>(options.threads)
+                                                                 : std::max(1u, std::thread::hardware_concurrency()));
   if (threads <= 1) {
     for (size_t r = 0; r < profile.ranks.size(); ++r) build(r);
   } else {

@@ -45,10 +45,10 @@ ClassUnions UnionsByClass(const std::vector<GpuOpRef>& ops);
 struct RankView {
   const RankProfile* profile = nullptr;
   int64_t rank = 0;
-  bool filtered = false;  // drop_last_step applied
-  bool rounded = false;   // hta_rounding applied
-  std::vector<uint8_t> keep;  // per op
-  std::vector<GpuOpRef> gpu;  // kept ops occupying a GPU stream, sorted by (ts, end)
+  bool filtered = false;                    // drop_last_step applied
+  bool rounded = false;                     // hta_rounding applied
+  std::vector<uint8_t> keep;                // per op
+  std::vector<GpuOpRef> gpu;                // kept ops occupying a GPU stream, sorted by (ts, end)
   std::vector<Ps> rounded_ts, rounded_end;  // per op, when `rounded`
   ClassUnions unions;                       // of `gpu`, computed once
 
@@ -65,8 +65,8 @@ ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& opti
 
 // Ops on GPU streams that count as device activity (HTA: rows with a stream).
 inline bool OccupiesStream(OpKind k) {
-  return k == OpKind::kKernel || k == OpKind::kMemcpy || k == OpKind::kMemset ||
-         k == OpKind::kCudaSync || k == OpKind::kOtherGpu;
+  return k == OpKind::kKernel || k == OpKind::kMemcpy || k == OpKind::kMemset || k == OpKind::kCudaSync ||
+         k == OpKind::kOtherGpu;
 }
 
 }  // namespace mlprof

@@ -1,8 +1,9 @@
 #include "base/file_loader.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
+#include <fmt/format.h>
 #include <libdeflate.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -11,22 +12,25 @@
 #include <cerrno>
 #include <cstring>
 
-#include <fmt/format.h>
-
 namespace mlprof {
 
 const char* CompressionName(Compression c) {
   switch (c) {
-    case Compression::kNone: return "none";
-    case Compression::kGzip: return "gzip";
-    case Compression::kZstd: return "zstd";
+    case Compression::kNone:
+      return "none";
+    case Compression::kGzip:
+      return "gzip";
+    case Compression::kZstd:
+      return "zstd";
   }
   return "?";
 }
 
 void BufferFree::operator()(char* p) const {
-  if (mapped) ::munmap(p, mapped);
-  else delete[] p;
+  if (mapped)
+    ::munmap(p, mapped);
+  else
+    delete[] p;
 }
 
 bool PaddedBuffer::MapFile(int fd, size_t size, PaddedBuffer* out) {
@@ -120,8 +124,8 @@ Status ReadAll(const std::string& path, PaddedBuffer* out, uint64_t* file_size) 
 
 // zlib streaming decode, used to salvage a damaged gzip stream and to find
 // where it breaks. Returns the decompressed prefix in *out.
-Status InflateWithZlib(const LoadedFile& in_meta, std::string_view in, PaddedBuffer* out,
-                       bool* truncated, uint64_t* stop_offset) {
+Status InflateWithZlib(const LoadedFile& in_meta, std::string_view in, PaddedBuffer* out, bool* truncated,
+                       uint64_t* stop_offset) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 32) != Z_OK) return Internal("zlib init failed");
   PaddedBuffer buf(in.size() * 4 + 4096);
@@ -160,8 +164,7 @@ Status InflateWithZlib(const LoadedFile& in_meta, std::string_view in, PaddedBuf
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       std::string msg = zs.msg ? zs.msg : "error";
       inflateEnd(&zs);
-      return DataLoss(fmt::format("{}: corrupt gzip data at compressed byte {}: {}", in_meta.path,
-                                  consumed, msg));
+      return DataLoss(fmt::format("{}: corrupt gzip data at compressed byte {}: {}", in_meta.path, consumed, msg));
     }
   }
   *stop_offset = consumed;
@@ -183,9 +186,8 @@ Status DecodeGzip(LoadedFile* f, std::string_view in) {
   libdeflate_result r = LIBDEFLATE_SUCCESS;
   while (in_pos < in.size()) {
     size_t in_used = 0, out_used = 0;
-    r = libdeflate_gzip_decompress_ex(d, in.data() + in_pos, in.size() - in_pos,
-                                      out.data() + out_pos, out.capacity() - out_pos, &in_used,
-                                      &out_used);
+    r = libdeflate_gzip_decompress_ex(d, in.data() + in_pos, in.size() - in_pos, out.data() + out_pos,
+                                      out.capacity() - out_pos, &in_used, &out_used);
     if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
       size_t keep = out_pos;
       out.Resize(out.capacity() * 2 + 4096);
@@ -223,8 +225,7 @@ Status DecodeZstd(LoadedFile* f, std::string_view in) {
   ZSTD_DStream* ds = ZSTD_createDStream();
   if (!ds) return Internal("zstd alloc failed");
   unsigned long long hint = ZSTD_getFrameContentSize(in.data(), in.size());
-  size_t cap = (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR &&
-                hint < (1ULL << 40))
+  size_t cap = (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR && hint < (1ULL << 40))
                    ? static_cast<size_t>(hint) + 1
                    : in.size() * 4 + 4096;
   PaddedBuffer out(cap);
@@ -243,8 +244,7 @@ Status DecodeZstd(LoadedFile* f, std::string_view in) {
     if (ZSTD_isError(last)) {
       std::string msg = ZSTD_getErrorName(last);
       ZSTD_freeDStream(ds);
-      return DataLoss(fmt::format("{}: corrupt zstd data at compressed byte {}: {}", f->path,
-                                  ib.pos, msg));
+      return DataLoss(fmt::format("{}: corrupt zstd data at compressed byte {}: {}", f->path, ib.pos, msg));
     }
     if (ib.pos == ib.size && ob.pos < ob.size) break;  // all input consumed, output flushed
   }

@@ -64,10 +64,10 @@ class [[nodiscard]] StatusOr {
 #define MLPROF_CONCAT_INNER(a, b) a##b
 #define MLPROF_CONCAT(a, b) MLPROF_CONCAT_INNER(a, b)
 
-#define RETURN_IF_ERROR(expr)                \
-  do {                                       \
-    ::mlprof::Status _st = (expr);           \
-    if (!_st.ok()) return _st;               \
+#define RETURN_IF_ERROR(expr)      \
+  do {                             \
+    ::mlprof::Status _st = (expr); \
+    if (!_st.ok()) return _st;     \
   } while (0)
 
 #define ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
@@ -75,7 +75,6 @@ class [[nodiscard]] StatusOr {
   if (!tmp.ok()) return tmp.status();         \
   lhs = std::move(tmp).value()
 
-#define ASSIGN_OR_RETURN(lhs, expr) \
-  ASSIGN_OR_RETURN_IMPL(MLPROF_CONCAT(_statusor_, __LINE__), lhs, expr)
+#define ASSIGN_OR_RETURN(lhs, expr) ASSIGN_OR_RETURN_IMPL(MLPROF_CONCAT(_statusor_, __LINE__), lhs, expr)
 
 }  // namespace mlprof

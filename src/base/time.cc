@@ -14,11 +14,16 @@ Ps128 Pow10(int n) {
 
 const char* DecimalErrorName(DecimalError e) {
   switch (e) {
-    case DecimalError::kOk: return "ok";
-    case DecimalError::kEmpty: return "empty number";
-    case DecimalError::kNotANumber: return "NaN or Infinity";
-    case DecimalError::kSyntax: return "not a number";
-    case DecimalError::kOutOfRange: return "number out of range";
+    case DecimalError::kOk:
+      return "ok";
+    case DecimalError::kEmpty:
+      return "empty number";
+    case DecimalError::kNotANumber:
+      return "NaN or Infinity";
+    case DecimalError::kSyntax:
+      return "not a number";
+    case DecimalError::kOutOfRange:
+      return "number out of range";
   }
   return "?";
 }
@@ -66,8 +71,7 @@ DecimalError ParseDecimalPs(std::string_view text, Ps unit_ps, Ps128* out) {
     neg = text[i] == '-';
     ++i;
   }
-  if (i < n && (text[i] == 'N' || text[i] == 'I' || text[i] == 'n' || text[i] == 'i'))
-    return DecimalError::kNotANumber;
+  if (i < n && (text[i] == 'N' || text[i] == 'I' || text[i] == 'n' || text[i] == 'i')) return DecimalError::kNotANumber;
   Ps128 mant = 0;
   int digits = 0, exp10 = 0;
   bool any = false, dropped_nonzero = false;
@@ -81,8 +85,10 @@ DecimalError ParseDecimalPs(std::string_view text, Ps unit_ps, Ps128* out) {
     } else {
       // Beyond 30 significant digits: keep magnitude, remember rounding.
       if (!fraction) ++exp10;
-      if (first_dropped < 0) first_dropped = c - '0';
-      else if (c != '0') dropped_nonzero = true;
+      if (first_dropped < 0)
+        first_dropped = c - '0';
+      else if (c != '0')
+        dropped_nonzero = true;
     }
   };
   while (i < n && text[i] >= '0' && text[i] <= '9') take(text[i++], false);

@@ -15,8 +15,8 @@ TEST(ParseDecimalPs, IntegersAndFractionsAreExact) {
   EXPECT_EQ(P("0"), 0);
   EXPECT_EQ(P("12"), 12 * kPsPerUs);
   EXPECT_EQ(P("12.5"), 12 * kPsPerUs + 500000);
-  EXPECT_EQ(P("0.001"), 1000);    // 1 ns
-  EXPECT_EQ(P("0.000001"), 1);    // 1 ps
+  EXPECT_EQ(P("0.001"), 1000);  // 1 ns
+  EXPECT_EQ(P("0.000001"), 1);  // 1 ps
   EXPECT_EQ(P("-3.25"), -(3 * kPsPerUs + 250000));
   // Epoch microseconds with ns fractions (Kineto 2024+): no float drift.
   EXPECT_EQ(P("1712195495533164.141"), static_cast<Ps128>(1712195495533164LL) * kPsPerUs + 141000);

@@ -1,16 +1,15 @@
 #include "cli/commands.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
-#include <map>
-#include <cstdio>
 #include <iostream>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <map>
 
 #include "analysis/gpu_time.h"
 #include "analysis/idle.h"
@@ -60,7 +59,8 @@ void AddCommon(CLI::App* app, CommonOptions& o) {
                 "round fractional-us timestamps as HTA does (ceil start, floor end) to reproduce its numbers");
   app->add_flag("--all-steps", o.all_steps,
                 "keep the last ProfilerStep (HTA and mlprof drop it by default when there are >= 2 steps)");
-  app->add_option("--threads", o.threads, "threads for reading and analysing ranks (default: one per core)")->check(CLI::NonNegativeNumber);
+  app->add_option("--threads", o.threads, "threads for reading and analysing ranks (default: one per core)")
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--width", o.width, "cut text cells to this many characters")->check(CLI::Range(8, 100000));
   app->add_flag("--stats", o.stats, "print mlprof's own timing to stderr");
   app->add_flag("-q,--quiet", o.quiet, "do not print import warnings");
@@ -91,12 +91,16 @@ class ProgressBar {
 
 int ExitFor(const Status& s) {
   switch (s.code()) {
-    case StatusCode::kOk: return kExitOk;
-    case StatusCode::kInvalidArgument: return kExitUsage;
+    case StatusCode::kOk:
+      return kExitOk;
+    case StatusCode::kInvalidArgument:
+      return kExitUsage;
     case StatusCode::kNotFound:
     case StatusCode::kDataLoss:
-    case StatusCode::kUnimplemented: return kExitBadInput;
-    case StatusCode::kInternal: return kExitInternal;
+    case StatusCode::kUnimplemented:
+      return kExitBadInput;
+    case StatusCode::kInternal:
+      return kExitInternal;
   }
   return kExitInternal;
 }
@@ -172,8 +176,8 @@ int RunAnalysis(const CommonOptions& o, const Builder& build) {
     uint64_t bytes = 0, events = 0;
     for (const auto& rk : p->ranks) bytes += rk.decoded_bytes, events += rk.ops.size();
     std::fprintf(stderr, "mlprof: stats: load %.3f s (%.1f MB/s of JSON, %llu ops), analyse %.3f s\n", load_s,
-                 load_s > 0 ? static_cast<double>(bytes) / 1e6 / load_s : 0.0,
-                 static_cast<unsigned long long>(events), analyse_s);
+                 load_s > 0 ? static_cast<double>(bytes) / 1e6 / load_s : 0.0, static_cast<unsigned long long>(events),
+                 analyse_s);
   }
   return kExitOk;
 }
@@ -244,12 +248,14 @@ int RunMain(int argc, char** argv) {
     subs[c.name] = s;
   }
   int idle_threshold_us = 30;
-  subs["idle"]->add_option("--kernel-wait-us", idle_threshold_us, "gaps shorter than this are kernel_wait")
+  subs["idle"]
+      ->add_option("--kernel-wait-us", idle_threshold_us, "gaps shorter than this are kernel_wait")
       ->check(CLI::NonNegativeNumber);
   bool idle_intervals = false;
   subs["idle"]->add_flag("--intervals", idle_intervals, "also print interval statistics per category");
   for (const char* n : {"steps", "summary"})
-    subs[n]->add_option("--warmup", o.warmup, "warm-up steps left out of medians (default 1 if >= 3 steps)")
+    subs[n]
+        ->add_option("--warmup", o.warmup, "warm-up steps left out of medians (default 1 if >= 3 steps)")
         ->check(CLI::NonNegativeNumber);
   bool by_name = false;
   subs["ops"]->add_flag("--by-name", by_name, "group by op name only, not by input shapes");

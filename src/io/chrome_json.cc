@@ -6,16 +6,14 @@
 // would be its scalar fallback (about 3x slower).
 #include "io/chrome_json.h"
 
+#include <fmt/format.h>
 #include <simdjson.h>
-
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "model/builder.h"
 
@@ -48,7 +46,10 @@ bool ParseIntToken(std::string_view tok, int64_t* out) {
     size_t start = i;
     for (; i < tok.size(); ++i) {
       char c = tok[i];
-      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      int d = c >= '0' && c <= '9'   ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                     : -1;
       if (d < 0 || v > (UINT64_MAX >> 4)) return false;
       v = v * 16 + d;
     }
@@ -85,18 +86,23 @@ uint64_t RepairUtf8(char* data, size_t n, uint64_t* first) {
     }
     size_t len = 0;
     uint32_t cp = 0;
-    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
+    if ((c & 0xE0) == 0xC0)
+      len = 2, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0)
+      len = 3, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0)
+      len = 4, cp = c & 0x07;
     bool ok = len != 0 && i + len <= n;
     for (size_t k = 1; ok && k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) ok = false;
-      else cp = (cp << 6) | (s[i + k] & 0x3F);
+      if ((s[i + k] & 0xC0) != 0x80)
+        ok = false;
+      else
+        cp = (cp << 6) | (s[i + k] & 0x3F);
     }
     if (ok) {
       // Reject overlong forms, surrogates and values past U+10FFFF.
-      if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-          cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+          (cp >= 0xD800 && cp <= 0xDFFF))
         ok = false;
     }
     if (ok) {
@@ -121,13 +127,18 @@ size_t LastCompleteEventEnd(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (in_str) {
-      if (esc) esc = false;
-      else if (c == '\\') esc = true;
-      else if (c == '"') in_str = false;
+      if (esc)
+        esc = false;
+      else if (c == '\\')
+        esc = true;
+      else if (c == '"')
+        in_str = false;
       continue;
     }
     switch (c) {
-      case '"': in_str = true; break;
+      case '"':
+        in_str = true;
+        break;
       case '{':
       case '[':
         if (depth == 0) event_depth = c == '[' ? 1 : 2;
@@ -138,7 +149,8 @@ size_t LastCompleteEventEnd(std::string_view s) {
         --depth;
         if (c == '}' && depth == event_depth) last = i + 1;
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return last;
@@ -250,9 +262,12 @@ error_code ReadArrayText(od::value& v, std::string* out) {
   for (char c : raw) {
     if (in_str) {
       out->push_back(c);
-      if (esc) esc = false;
-      else if (c == '\\') esc = true;
-      else if (c == '"') in_str = false;
+      if (esc)
+        esc = false;
+      else if (c == '\\')
+        esc = true;
+      else if (c == '"')
+        in_str = false;
     } else if (!IsSpace(c)) {
       out->push_back(c);
       if (c == '"') in_str = true;
@@ -268,8 +283,10 @@ inline void ReadPidTid(ReaderState& st, od::value& v, int64_t* out, uint64_t off
     if (ReadString(v, &s) == simdjson::SUCCESS) {
       int64_t n;
       // Numeric strings ("7") are the number; other strings get their own id.
-      if (ParseIntToken(s, &n)) *out = n;
-      else *out = kStringIdBase + st.b->strings().Intern(s);
+      if (ParseIntToken(s, &n))
+        *out = n;
+      else
+        *out = kStringIdBase + st.b->strings().Intern(s);
       return;
     }
   } else if (ParseIntToken(tok, out)) {
@@ -288,8 +305,12 @@ inline void ReadTime(ReaderState& st, od::value& v, Ps128* out, bool* has, uint6
       return;
     case DecimalError::kNotANumber:
     case DecimalError::kSyntax:
-    case DecimalError::kEmpty: st.b->Warn(ImportStat::bad_number, offset); break;
-    case DecimalError::kOutOfRange: st.b->Warn(ImportStat::number_out_of_range, offset); break;
+    case DecimalError::kEmpty:
+      st.b->Warn(ImportStat::bad_number, offset);
+      break;
+    case DecimalError::kOutOfRange:
+      st.b->Warn(ImportStat::number_out_of_range, offset);
+      break;
   }
   *has = false;
   *out = 0;
@@ -314,8 +335,7 @@ constexpr ArgSlot kArgSlots[] = {
     {"external id", &EventRecord::external_id, nullptr},  // 2021 schema
 };
 
-error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* meta_name,
-                    bool collect_numbers) {
+error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* meta_name, bool collect_numbers) {
   od::object args;
   if (auto err = v.get_object().get(args)) {
     if (err == simdjson::INCORRECT_TYPE) {
@@ -384,8 +404,10 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
     switch (k[0]) {
       case 'p':
         if (key == "ph") {
-          if (ReadString(v, &s) == simdjson::SUCCESS && !s.empty()) e.ph = s[0];
-          else st.b->Warn(ImportStat::bad_field_type, offset);
+          if (ReadString(v, &s) == simdjson::SUCCESS && !s.empty())
+            e.ph = s[0];
+          else
+            st.b->Warn(ImportStat::bad_field_type, offset);
         } else if (key == "pid") {
           ReadPidTid(st, v, &e.pid, offset);
         }
@@ -406,8 +428,10 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
         break;
       case 'n':
         if (key == "name") {
-          if (ReadString(v, &s) == simdjson::SUCCESS) e.name = st.b->strings().Intern(s);
-          else st.b->Warn(ImportStat::bad_field_type, offset);
+          if (ReadString(v, &s) == simdjson::SUCCESS)
+            e.name = st.b->strings().Intern(s);
+          else
+            st.b->Warn(ImportStat::bad_field_type, offset);
         }
         break;
       case 'c':
@@ -440,7 +464,8 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
           if (auto err = ReadArgs(st, v, e, want_name ? &meta_name : nullptr, want_numbers)) return err;
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
   if (!any_field) {
@@ -455,8 +480,10 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
   if (e.ph == 'M' || e.ph == 'C') st.b->CountEvent(e);
   if (e.ph == 'M') {
     std::string_view n = st.b->strings().Get(e.name);
-    if (n == "process_name") st.b->SetProcessName(e.pid, meta_name);
-    else if (n == "thread_name") st.b->SetThreadName(e.pid, e.tid, meta_name);
+    if (n == "process_name")
+      st.b->SetProcessName(e.pid, meta_name);
+    else if (n == "thread_name")
+      st.b->SetThreadName(e.pid, e.tid, meta_name);
     return simdjson::SUCCESS;
   }
   if (e.ph == 'C') {
@@ -516,11 +543,16 @@ void ReadDeviceProperties(od::value& v, TraceMetadata& meta) {
         std::string_view s;
         if (!val.get_string().get(s)) d.name = std::string(s);
       } else if (ParseIntToken(val.raw_json_token(), &n)) {
-        if (key == "id") d.id = n;
-        else if (key == "totalGlobalMem") d.total_global_mem = n;
-        else if (key == "numSms") d.num_sms = n;
-        else if (key == "computeMajor") d.compute_major = n;
-        else if (key == "computeMinor") d.compute_minor = n;
+        if (key == "id")
+          d.id = n;
+        else if (key == "totalGlobalMem")
+          d.total_global_mem = n;
+        else if (key == "numSms")
+          d.num_sms = n;
+        else if (key == "computeMajor")
+          d.compute_major = n;
+        else if (key == "computeMinor")
+          d.compute_minor = n;
       }
     }
     meta.devices.push_back(std::move(d));
@@ -536,8 +568,10 @@ void ReadDistributedInfo(od::value& v, TraceMetadata& meta) {
     if (f.unescaped_key().get(key)) break;
     od::value val = f.value();
     int64_t n;
-    if (key == "rank" && ParseIntToken(val.raw_json_token(), &n)) meta.rank = n;
-    else if (key == "world_size" && ParseIntToken(val.raw_json_token(), &n)) meta.world_size = n;
+    if (key == "rank" && ParseIntToken(val.raw_json_token(), &n))
+      meta.rank = n;
+    else if (key == "world_size" && ParseIntToken(val.raw_json_token(), &n))
+      meta.world_size = n;
     else if (key == "backend") {
       std::string_view s;
       if (!val.get_string().get(s)) meta.backend = std::string(s);
@@ -590,11 +624,11 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
                                 CompressionName(file.compression), file.truncated_at));
   if (start == size) return DataLoss(fmt::format("{}: empty file: expected a JSON trace", file.path));
   if (data[start] != '{' && data[start] != '[')
-    return DataLoss(fmt::format("{}: not JSON at byte {}: expected '{{' or '[' to start a Chrome trace, found {}",
-                                file.path, start,
-                                static_cast<unsigned char>(data[start]) >= 32 && static_cast<unsigned char>(data[start]) < 127
-                                    ? fmt::format("'{}'", data[start])
-                                    : fmt::format("byte 0x{:02x}", static_cast<unsigned char>(data[start]))));
+    return DataLoss(
+        fmt::format("{}: not JSON at byte {}: expected '{{' or '[' to start a Chrome trace, found {}", file.path, start,
+                    static_cast<unsigned char>(data[start]) >= 32 && static_cast<unsigned char>(data[start]) < 127
+                        ? fmt::format("'{}'", data[start])
+                        : fmt::format("byte 0x{:02x}", static_cast<unsigned char>(data[start]))));
 
   // simdjson validates UTF-8 while indexing; on its UTF8_ERROR the whole text
   // is repaired once (bad bytes become '?', counted) and parsing resumes.
@@ -839,16 +873,18 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     uint64_t with_phase = 0;
     for (uint64_t c : out->phase_counts) with_phase += c;
     if (with_phase == 0)
-      return DataLoss(fmt::format("{}: a JSON array of {} elements, none of them a trace event (an object with "
-                                  "\"ph\"), so it is not a Chrome/Kineto trace",
-                                  file.path, st.events));
+      return DataLoss(
+          fmt::format("{}: a JSON array of {} elements, none of them a trace event (an object with "
+                      "\"ph\"), so it is not a Chrome/Kineto trace",
+                      file.path, st.events));
   }
   if (!found_events) {
     std::string listed;
     for (auto& k : keys) listed += (listed.empty() ? "" : ", ") + k;
-    return DataLoss(fmt::format("{}: JSON has no \"traceEvents\" array, so it is not a Chrome/Kineto trace "
-                                "(top-level keys: {}){}",
-                                file.path, listed.empty() ? "none" : listed, DescribeNonTrace(keys)));
+    return DataLoss(
+        fmt::format("{}: JSON has no \"traceEvents\" array, so it is not a Chrome/Kineto trace "
+                    "(top-level keys: {}){}",
+                    file.path, listed.empty() ? "none" : listed, DescribeNonTrace(keys)));
   }
   // Every string is interned by now: give the text back before building.
   file.bytes = PaddedBuffer();

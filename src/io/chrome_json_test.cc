@@ -4,9 +4,9 @@
 
 #include <string>
 
+#include "../tests/test_util.h"
 #include "io/load.h"
 #include "model/builder.h"
-#include "../tests/test_util.h"
 
 namespace mlprof {
 namespace {
@@ -31,7 +31,8 @@ const std::string kKernelEvents = R"(
 TEST(ChromeJson, ReadsKinetoObjectForm) {
   std::string json = R"({"schemaVersion":1,"distributedInfo":{"backend":"nccl","rank":3,"world_size":8},
     "deviceProperties":[{"id":0,"name":"NVIDIA H100","totalGlobalMem":85,"numSms":132,"computeMajor":9,"computeMinor":0}],
-    "traceEvents":[)" + kKernelEvents + "]}";
+    "traceEvents":[)" +
+                     kKernelEvents + "]}";
   auto r = Read(json);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const RankProfile& p = *r;
@@ -156,14 +157,17 @@ TEST(ChromeJson, CountsBadEventsAndKeepsTheRest) {
 }
 
 TEST(ChromeJson, FirstOffsetPointsAtTheBadEvent) {
-  std::string json = R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"b","ts":1,"dur":-1,"pid":1,"tid":1}]})";
+  std::string json =
+      R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"b","ts":1,"dur":-1,"pid":1,"tid":1}]})";
   auto r = Read(json);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->stats.first_offset[static_cast<size_t>(ImportStat::negative_duration)], json.find("{\"ph\":\"X\",\"name\":\"b\""));
+  EXPECT_EQ(r->stats.first_offset[static_cast<size_t>(ImportStat::negative_duration)],
+            json.find("{\"ph\":\"X\",\"name\":\"b\""));
 }
 
 TEST(ChromeJson, TruncatedInsideAStringKeepsCompleteEvents) {
-  std::string full = R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"b","ts":2,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"cccccc)";
+  std::string full =
+      R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"b","ts":2,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"cccccc)";
   auto r = Read(full);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->ops.size(), 2u);
@@ -189,20 +193,24 @@ TEST(ChromeJson, TruncatedBetweenFieldsOrMissingBracketKeepsEvents) {
 TEST(ChromeJson, RepairThatMovesTheBufferIsSafe) {
   for (const char* text : {"[{#|}", "[{}", "[{\"a\":1}", "[{\"ph\":\"X\"}"}) {
     auto r = Read(text);
-    if (r.ok()) EXPECT_EQ(r->ops.size(), 0u) << text;
-    else EXPECT_EQ(r.status().code(), StatusCode::kDataLoss) << text;
+    if (r.ok())
+      EXPECT_EQ(r->ops.size(), 0u) << text;
+    else
+      EXPECT_EQ(r.status().code(), StatusCode::kDataLoss) << text;
   }
 }
 
 TEST(ChromeJson, CorruptionInTheMiddleIsAnError) {
-  auto r = Read(R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1} oops {"ph":"X","name":"b","ts":1,"dur":1,"pid":1,"tid":1}]})");
+  auto r = Read(
+      R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1} oops {"ph":"X","name":"b","ts":1,"dur":1,"pid":1,"tid":1}]})");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(r.status().message().find("t.json: invalid JSON at byte"), std::string::npos) << r.status().message();
 }
 
 TEST(ChromeJson, InvalidUtf8IsReplacedAndCounted) {
-  auto r = Read(std::string("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\xff\xfe\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1}]}"));
+  auto r = Read(
+      std::string("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\xff\xfe\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1}]}"));
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->stats.Get(ImportStat::invalid_utf8), 2u);
   EXPECT_EQ(r->str(r->ops.name[0]), "k??");

@@ -1,13 +1,13 @@
 #include "io/load.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <mutex>
 #include <set>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "base/file_loader.h"
 #include "io/chrome_json.h"

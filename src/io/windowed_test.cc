@@ -21,7 +21,8 @@ void ExpectSameProfile(const RankProfile& a, const RankProfile& b) {
   MLPROF_OP_COLUMNS(MLPROF_X)
 #undef MLPROF_X
   ASSERT_EQ(a.strings.size(), b.strings.size());
-  for (size_t i = 0; i < a.strings.size(); ++i) ASSERT_EQ(a.strings.Get(static_cast<StringId>(i)), b.strings.Get(static_cast<StringId>(i)));
+  for (size_t i = 0; i < a.strings.size(); ++i)
+    ASSERT_EQ(a.strings.Get(static_cast<StringId>(i)), b.strings.Get(static_cast<StringId>(i)));
   EXPECT_EQ(a.flows.size(), b.flows.size());
   EXPECT_EQ(a.counters.size(), b.counters.size());
   EXPECT_EQ(a.steps.size(), b.steps.size());

@@ -70,8 +70,7 @@ uint32_t ProfileBuilder::LookupTrack(int64_t pid, int64_t tid) {
 OpKind ProfileBuilder::KindFor(StringId cat, bool has_cat) {
   if (!has_cat) return OpKind::kOther;
   if (cat >= kind_cache_.size()) kind_cache_.resize(cat + 64, -1);
-  if (kind_cache_[cat] < 0)
-    kind_cache_[cat] = static_cast<int8_t>(ClassifyCategory(out_->strings.Get(cat)));
+  if (kind_cache_[cat] < 0) kind_cache_[cat] = static_cast<int8_t>(ClassifyCategory(out_->strings.Get(cat)));
   return static_cast<OpKind>(kind_cache_[cat]);
 }
 
@@ -157,8 +156,7 @@ void ProfileBuilder::AddEvent(const EventRecord& e) {
     case 'E': {
       if (!e.has_ts) return Warn(ImportStat::missing_ts, e.offset);
       auto it = open_begins_.find(TrackFor(e.pid, e.tid));
-      if (it == open_begins_.end() || it->second.empty())
-        return Warn(ImportStat::unmatched_end, e.offset);
+      if (it == open_begins_.end() || it->second.empty()) return Warn(ImportStat::unmatched_end, e.offset);
       EventRecord b = it->second.back().rec;
       it->second.pop_back();
       if (e.ts < b.ts) return Warn(ImportStat::negative_duration, e.offset);
@@ -312,15 +310,13 @@ Status ProfileBuilder::Finish() {
     if (!ok) continue;
     p.steps.push_back({num, o.ts[i], o.dur[i], static_cast<int32_t>(i)});
   }
-  std::sort(p.steps.begin(), p.steps.end(), [](const Step& a, const Step& b) {
-    return a.ts != b.ts ? a.ts < b.ts : a.number < b.number;
-  });
+  std::sort(p.steps.begin(), p.steps.end(),
+            [](const Step& a, const Step& b) { return a.ts != b.ts ? a.ts < b.ts : a.number < b.number; });
   if (!p.steps.empty()) {
     for (size_t i = 0; i < n; ++i) {
       if (IsGpuOp(o.kind[i])) continue;
       Ps ts = o.ts[i];
-      auto it = std::upper_bound(p.steps.begin(), p.steps.end(), ts,
-                                 [](Ps v, const Step& s) { return v < s.ts; });
+      auto it = std::upper_bound(p.steps.begin(), p.steps.end(), ts, [](Ps v, const Step& s) { return v < s.ts; });
       if (it == p.steps.begin()) continue;
       --it;
       if (ts < it->ts + it->dur || (it->dur == 0 && ts == it->ts))

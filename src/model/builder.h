@@ -82,7 +82,7 @@ class ProfileBuilder {
   std::vector<std::pair<int64_t, int64_t>> track_keys_;
   int64_t last_pid_ = 0, last_tid_ = 0;  // cache of the last TrackFor lookup
   uint32_t last_track_ = UINT32_MAX;
-  std::vector<int8_t> kind_cache_;  // by category StringId; -1 = not computed
+  std::vector<int8_t> kind_cache_;                                       // by category StringId; -1 = not computed
   std::unordered_map<uint32_t, std::vector<PendingBegin>> open_begins_;  // by track
   std::unordered_map<int64_t, StringId> process_names_;
 };

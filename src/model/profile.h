@@ -6,8 +6,8 @@
 // `origin_abs_ps` is that origin on the trace's own clock.
 #pragma once
 
-#include <cstdint>
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,8 +39,8 @@ enum class OpKind : uint8_t {
 const char* OpKindName(OpKind k);
 // Device-side ops that occupy a GPU stream.
 inline bool IsGpuOp(OpKind k) {
-  return k == OpKind::kKernel || k == OpKind::kMemcpy || k == OpKind::kMemset ||
-         k == OpKind::kCudaSync || k == OpKind::kOtherGpu;
+  return k == OpKind::kKernel || k == OpKind::kMemcpy || k == OpKind::kMemset || k == OpKind::kCudaSync ||
+         k == OpKind::kOtherGpu;
 }
 inline bool IsLaunchOp(OpKind k) { return k == OpKind::kRuntime || k == OpKind::kDriver; }
 
@@ -53,15 +53,15 @@ inline bool IsLaunchOp(OpKind k) { return k == OpKind::kRuntime || k == OpKind::
   X(OpKind, kind, "what the op is")                                                   \
   X(uint32_t, track, "index into RankProfile::tracks")                                \
   X(int64_t, correlation, "args.correlation: links a launch to its GPU op (-1 none)") \
-  X(int64_t, external_id, "args[\"External id\"]: links launches to cpu_ops (-1)")     \
+  X(int64_t, external_id, "args[\"External id\"]: links launches to cpu_ops (-1)")    \
   X(int32_t, parent, "enclosing op on the same track (-1 none)")                      \
   X(uint16_t, depth, "nesting depth on the track (0 = top level)")                    \
   X(int32_t, launch, "GPU op: index of the host launch with its correlation (-1)")    \
-  X(int32_t, step, "index into RankProfile::steps (-1 outside every step)")          \
+  X(int32_t, step, "index into RankProfile::steps (-1 outside every step)")           \
   X(StringId, input_dims, "args[\"Input Dims\"] as compact JSON text (0 none)")       \
   X(StringId, input_types, "args[\"Input type\"] as compact JSON text (0 none)")      \
   X(StringId, grid, "kernel args.grid as compact JSON text, e.g. [132,1,1] (0 none)") \
-  X(StringId, block, "kernel args.block as compact JSON text (0 none)")              \
+  X(StringId, block, "kernel args.block as compact JSON text (0 none)")               \
   X(int64_t, bytes, "memcpy/memset bytes (-1 unknown)")                               \
   X(uint64_t, offset, "byte offset of the event in the decoded input")
 

@@ -1,8 +1,8 @@
 #include "report/table.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace mlprof {
 
@@ -64,14 +64,26 @@ std::string JsonEscape(std::string_view s) {
   out.push_back('"');
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        else out.push_back(c);
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        else
+          out.push_back(c);
     }
   }
   out.push_back('"');
@@ -88,8 +100,10 @@ std::string CsvEscape(std::string_view s) {
   if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
   std::string out = "\"";
   for (char c : v) {
-    if (c == '"') out += "\"\"";
-    else out.push_back(c);
+    if (c == '"')
+      out += "\"\"";
+    else
+      out.push_back(c);
   }
   return out + "\"";
 }
@@ -157,10 +171,14 @@ std::string RenderJson(const Report& r) {
         std::visit(
             [&](const auto& v) {
               using T = std::decay_t<decltype(v)>;
-              if constexpr (std::is_same_v<T, std::monostate>) out += "null";
-              else if constexpr (std::is_same_v<T, int64_t>) out += fmt::format("{}", v);
-              else if constexpr (std::is_same_v<T, double>) out += std::isfinite(v) ? fmt::format("{}", v) : "null";
-              else out += JsonEscape(v);
+              if constexpr (std::is_same_v<T, std::monostate>)
+                out += "null";
+              else if constexpr (std::is_same_v<T, int64_t>)
+                out += fmt::format("{}", v);
+              else if constexpr (std::is_same_v<T, double>)
+                out += std::isfinite(v) ? fmt::format("{}", v) : "null";
+              else
+                out += JsonEscape(v);
             },
             row[c].value);
       }

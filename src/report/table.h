@@ -21,7 +21,7 @@ struct Cell {
 };
 
 struct Column {
-  std::string name;   // header, also the JSON key and CSV header
+  std::string name;  // header, also the JSON key and CSV header
   bool numeric = false;
 };
 

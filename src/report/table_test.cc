@@ -41,7 +41,7 @@ TEST(Text, AlignsAndCutsAndStripsControlCharacters) {
   std::string t = RenderText(OneTable(), 10);
   EXPECT_NE(t.find("Kernels\n"), std::string::npos);
   EXPECT_NE(t.find("=cmd|' ..."), std::string::npos) << t;  // 7 characters + "..." = 10
-  EXPECT_NE(t.find("a,\"b\" c"), std::string::npos) << t;  // newline shown as a space
+  EXPECT_NE(t.find("a,\"b\" c"), std::string::npos) << t;   // newline shown as a space
   EXPECT_NE(t.find("   NaN"), std::string::npos) << t;
 }
 

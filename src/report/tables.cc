@@ -1,9 +1,9 @@
 #include "report/tables.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace mlprof {
 
@@ -15,23 +15,33 @@ Cell Pct(double v) { return Cell::Real(v, 2); }
 
 Table TemporalTable(const std::vector<TemporalBreakdown>& v) {
   Table t{"temporal", "GPU time breakdown per rank (HTA temporal breakdown; us)", {}, {}, {}};
-  t.AddColumn("rank", true).AddColumn("idle_us", true).AddColumn("compute_us", true)
-      .AddColumn("non_compute_us", true).AddColumn("kernel_time_us", true).AddColumn("idle_pct", true)
-      .AddColumn("compute_pct", true).AddColumn("non_compute_pct", true).AddColumn("comm_us", true)
+  t.AddColumn("rank", true)
+      .AddColumn("idle_us", true)
+      .AddColumn("compute_us", true)
+      .AddColumn("non_compute_us", true)
+      .AddColumn("kernel_time_us", true)
+      .AddColumn("idle_pct", true)
+      .AddColumn("compute_pct", true)
+      .AddColumn("non_compute_pct", true)
+      .AddColumn("comm_us", true)
       .AddColumn("memory_us", true);
   for (const auto& r : v)
     t.rows.push_back({Cell::Int(r.rank), Us(r.idle), Us(r.compute), Us(r.non_compute), Us(r.kernel_time),
                       Pct(r.idle_pct()), Pct(r.compute_pct()), Pct(r.non_compute_pct()), Us(r.communication),
                       Us(r.memory)});
-  t.notes.push_back("kernel_time = last GPU end - first GPU start; idle = no op on any stream; "
-                    "compute = COMPUTATION kernels; non_compute = only communication/memory/other busy");
+  t.notes.push_back(
+      "kernel_time = last GPU end - first GPU start; idle = no op on any stream; "
+      "compute = COMPUTATION kernels; non_compute = only communication/memory/other busy");
   return t;
 }
 
 Table OverlapTable(const std::vector<Overlap>& v) {
   Table t{"overlap", "Communication overlapped by computation per rank", {}, {}, {}};
-  t.AddColumn("rank", true).AddColumn("comm_us", true).AddColumn("overlapped_us", true)
-      .AddColumn("exposed_comm_us", true).AddColumn("comp_comm_overlap_pct", true);
+  t.AddColumn("rank", true)
+      .AddColumn("comm_us", true)
+      .AddColumn("overlapped_us", true)
+      .AddColumn("exposed_comm_us", true)
+      .AddColumn("comp_comm_overlap_pct", true);
   for (const auto& r : v)
     t.rows.push_back({Cell::Int(r.rank), Us(r.comm), Us(r.overlapped), Us(r.comm - r.overlapped),
                       r.has_comm() ? Pct(r.pct()) : Cell::Null()});
@@ -47,9 +57,16 @@ Table KernelTypeTable(const KernelBreakdown& k) {
 
 Table KernelStatTable(const KernelBreakdown& k, int) {
   Table t{"kernels", "Kernels by class and name (top names per rank and class; us)", {}, {}, {}};
-  t.AddColumn("rank", true).AddColumn("class", false).AddColumn("count", true).AddColumn("sum_us", true)
-      .AddColumn("pct_of_class", true).AddColumn("mean_us", true).AddColumn("min_us", true)
-      .AddColumn("max_us", true).AddColumn("std_us", true).AddColumn("name", false);
+  t.AddColumn("rank", true)
+      .AddColumn("class", false)
+      .AddColumn("count", true)
+      .AddColumn("sum_us", true)
+      .AddColumn("pct_of_class", true)
+      .AddColumn("mean_us", true)
+      .AddColumn("min_us", true)
+      .AddColumn("max_us", true)
+      .AddColumn("std_us", true)
+      .AddColumn("name", false);
   for (const auto& r : k.kernels)
     t.rows.push_back({Cell::Int(r.rank), Cell::Text(KernelClassName(r.cls)), Cell::Int(r.count), Us(r.sum),
                       Pct(r.pct_of_class), UsD(r.mean / kPsPerUs), Us(r.min), Us(r.max), UsD(r.std / kPsPerUs),
@@ -59,8 +76,12 @@ Table KernelStatTable(const KernelBreakdown& k, int) {
 
 Table IdleTable(const std::vector<StreamIdle>& v) {
   Table t{"idle", "Idle time per GPU stream (HTA idle time breakdown; us)", {}, {}, {}};
-  t.AddColumn("rank", true).AddColumn("stream", true).AddColumn("category", false).AddColumn("idle_us", true)
-      .AddColumn("ratio", true).AddColumn("gaps", true);
+  t.AddColumn("rank", true)
+      .AddColumn("stream", true)
+      .AddColumn("category", false)
+      .AddColumn("idle_us", true)
+      .AddColumn("ratio", true)
+      .AddColumn("gaps", true);
   for (const auto& s : v)
     for (int c = 0; c < 3; ++c) {
       auto cat = static_cast<IdleCategory>(c);
@@ -69,63 +90,95 @@ Table IdleTable(const std::vector<StreamIdle>& v) {
                         std::isnan(ratio) ? Cell::Null() : Pct(ratio),
                         Cell::Int(static_cast<int64_t>(s.gaps_us[c].size()))});
     }
-  t.notes.push_back("host_wait: launched after the stream drained; kernel_wait: gap < 30 us; "
-                    "other: longer gaps (syncs, other streams)");
+  t.notes.push_back(
+      "host_wait: launched after the stream drained; kernel_wait: gap < 30 us; "
+      "other: longer gaps (syncs, other streams)");
   return t;
 }
 
 Table IdleStatsTable(const std::vector<StreamIdle>& v) {
   Table t{"idle_intervals", "Idle interval statistics (us)", {}, {}, {}};
-  t.AddColumn("rank", true).AddColumn("stream", true).AddColumn("category", false).AddColumn("count", true)
-      .AddColumn("mean", true).AddColumn("std", true).AddColumn("min", true).AddColumn("p25", true)
-      .AddColumn("p50", true).AddColumn("p75", true).AddColumn("max", true);
+  t.AddColumn("rank", true)
+      .AddColumn("stream", true)
+      .AddColumn("category", false)
+      .AddColumn("count", true)
+      .AddColumn("mean", true)
+      .AddColumn("std", true)
+      .AddColumn("min", true)
+      .AddColumn("p25", true)
+      .AddColumn("p50", true)
+      .AddColumn("p75", true)
+      .AddColumn("max", true);
   for (const auto& s : v)
     for (int c = 0; c < 3; ++c) {
       Describe d = s.Stats(static_cast<IdleCategory>(c));
       if (d.count == 0) continue;
       auto r = [](double x) { return std::isnan(x) ? Cell::Null() : Cell::Real(x, 2); };
-      t.rows.push_back({Cell::Int(s.rank), Cell::Int(s.stream), Cell::Text(IdleCategoryName(static_cast<IdleCategory>(c))),
-                        Cell::Int(d.count), r(d.mean), r(d.std), r(d.min), r(d.p25), r(d.p50), r(d.p75), r(d.max)});
+      t.rows.push_back({Cell::Int(s.rank), Cell::Int(s.stream),
+                        Cell::Text(IdleCategoryName(static_cast<IdleCategory>(c))), Cell::Int(d.count), r(d.mean),
+                        r(d.std), r(d.min), r(d.p25), r(d.p50), r(d.p75), r(d.max)});
     }
   return t;
 }
 
 Table LaunchSummaryTable(const std::vector<RankLaunchStats>& v) {
   Table t{"launches", "Kernel launch statistics per rank (us)", {}, {}, {}};
-  t.AddColumn("rank", true).AddColumn("launches", true).AddColumn("cpu_mean", true).AddColumn("cpu_p50", true)
-      .AddColumn("cpu_p95", true).AddColumn("gpu_mean", true).AddColumn("gpu_p50", true)
-      .AddColumn("delay_mean", true).AddColumn("delay_p50", true).AddColumn("delay_p95", true)
-      .AddColumn("delay_max", true).AddColumn("short_kernels", true).AddColumn("runtime_outliers", true)
-      .AddColumn("delay_outliers", true).AddColumn("unlinked", true);
+  t.AddColumn("rank", true)
+      .AddColumn("launches", true)
+      .AddColumn("cpu_mean", true)
+      .AddColumn("cpu_p50", true)
+      .AddColumn("cpu_p95", true)
+      .AddColumn("gpu_mean", true)
+      .AddColumn("gpu_p50", true)
+      .AddColumn("delay_mean", true)
+      .AddColumn("delay_p50", true)
+      .AddColumn("delay_p95", true)
+      .AddColumn("delay_max", true)
+      .AddColumn("short_kernels", true)
+      .AddColumn("runtime_outliers", true)
+      .AddColumn("delay_outliers", true)
+      .AddColumn("unlinked", true);
   auto r = [](double x) { return std::isnan(x) ? Cell::Null() : Cell::Real(x, 3); };
   for (const auto& s : v)
-    t.rows.push_back({Cell::Int(s.rank), Cell::Int(s.cpu_us.count), r(s.cpu_us.mean), r(s.cpu_us.p50),
-                      r(s.cpu_us.p95), r(s.gpu_us.mean), r(s.gpu_us.p50), r(s.delay_us.mean), r(s.delay_us.p50),
-                      r(s.delay_us.p95), r(s.delay_us.max), Cell::Int(s.short_kernels),
-                      Cell::Int(s.runtime_outliers), Cell::Int(s.delay_outliers), Cell::Int(s.unlinked_gpu_ops)});
-  t.notes.push_back("short_kernels: GPU time < launch call time and call <= 50 us; runtime_outliers: call > 50 us; "
-                    "delay_outliers: launch delay > 100 us");
+    t.rows.push_back({Cell::Int(s.rank), Cell::Int(s.cpu_us.count), r(s.cpu_us.mean), r(s.cpu_us.p50), r(s.cpu_us.p95),
+                      r(s.gpu_us.mean), r(s.gpu_us.p50), r(s.delay_us.mean), r(s.delay_us.p50), r(s.delay_us.p95),
+                      r(s.delay_us.max), Cell::Int(s.short_kernels), Cell::Int(s.runtime_outliers),
+                      Cell::Int(s.delay_outliers), Cell::Int(s.unlinked_gpu_ops)});
+  t.notes.push_back(
+      "short_kernels: GPU time < launch call time and call <= 50 us; runtime_outliers: call > 50 us; "
+      "delay_outliers: launch delay > 100 us");
   return t;
 }
 
 Table StepTable(const StepReport& s) {
   Table t{"steps", "Per-step breakdown (ProfilerStep#N; us)", {}, {}, {}};
-  t.AddColumn("rank", true).AddColumn("step", true).AddColumn("wall_us", true).AddColumn("gpu_span_us", true)
-      .AddColumn("gpu_busy_us", true).AddColumn("compute_us", true).AddColumn("comm_us", true)
-      .AddColumn("memory_us", true).AddColumn("gpu_idle_us", true).AddColumn("gpu_ops", true)
+  t.AddColumn("rank", true)
+      .AddColumn("step", true)
+      .AddColumn("wall_us", true)
+      .AddColumn("gpu_span_us", true)
+      .AddColumn("gpu_busy_us", true)
+      .AddColumn("compute_us", true)
+      .AddColumn("comm_us", true)
+      .AddColumn("memory_us", true)
+      .AddColumn("gpu_idle_us", true)
+      .AddColumn("gpu_ops", true)
       .AddColumn("warmup", false);
   for (const auto& b : s.steps)
-    t.rows.push_back({Cell::Int(b.rank), Cell::Int(b.number), Us(b.wall), Us(b.gpu_span), Us(b.gpu_busy),
-                      Us(b.compute), Us(b.communication), Us(b.memory), Us(b.idle), Cell::Int(b.gpu_ops),
+    t.rows.push_back({Cell::Int(b.rank), Cell::Int(b.number), Us(b.wall), Us(b.gpu_span), Us(b.gpu_busy), Us(b.compute),
+                      Us(b.communication), Us(b.memory), Us(b.idle), Cell::Int(b.gpu_ops),
                       Cell::Text(b.warmup ? "yes" : "")});
   return t;
 }
 
 Table StepSummaryTable(const StepReport& s) {
   Table t{"steady_state", "Steady state (median over steps after warm-up; us)", {}, {}, {}};
-  t.AddColumn("rank", true).AddColumn("steps", true).AddColumn("steady_steps", true)
-      .AddColumn("median_wall_us", true).AddColumn("median_gpu_span_us", true)
-      .AddColumn("median_gpu_busy_us", true).AddColumn("median_compute_us", true);
+  t.AddColumn("rank", true)
+      .AddColumn("steps", true)
+      .AddColumn("steady_steps", true)
+      .AddColumn("median_wall_us", true)
+      .AddColumn("median_gpu_span_us", true)
+      .AddColumn("median_gpu_busy_us", true)
+      .AddColumn("median_compute_us", true);
   for (const auto& r : s.summary)
     t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.steps), Cell::Int(r.steady_steps), UsD(r.median_wall_us),
                       UsD(r.median_gpu_span_us), UsD(r.median_busy_us), UsD(r.median_compute_us)});
@@ -134,9 +187,15 @@ Table StepSummaryTable(const StepReport& s) {
 
 Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
   Table t{"ops", "GPU time per framework op (kernels attributed to the cpu_op that launched them; us)", {}, {}, {}};
-  t.AddColumn("rank", true).AddColumn("gpu_us", true).AddColumn("pct", true).AddColumn("calls", true)
-      .AddColumn("gpu_ops", true).AddColumn("cpu_us", true).AddColumn("op", false)
-      .AddColumn("input_dims", false).AddColumn("input_types", false);
+  t.AddColumn("rank", true)
+      .AddColumn("gpu_us", true)
+      .AddColumn("pct", true)
+      .AddColumn("calls", true)
+      .AddColumn("gpu_ops", true)
+      .AddColumn("cpu_us", true)
+      .AddColumn("op", false)
+      .AddColumn("input_dims", false)
+      .AddColumn("input_types", false);
   int64_t cur_rank = INT64_MIN;
   int shown = 0;
   for (const auto& r : ops) {
@@ -150,8 +209,12 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
 
 Table RanksTable(const Profile& p) {
   Table t{"ranks", "Inputs", {}, {}, {}};
-  t.AddColumn("rank", true).AddColumn("world_size", true).AddColumn("ops", true).AddColumn("steps", true)
-      .AddColumn("gpus", false).AddColumn("file", false);
+  t.AddColumn("rank", true)
+      .AddColumn("world_size", true)
+      .AddColumn("ops", true)
+      .AddColumn("steps", true)
+      .AddColumn("gpus", false)
+      .AddColumn("file", false);
   for (const auto& r : p.ranks) {
     std::string gpus;
     for (const auto& d : r.meta.devices) {
@@ -169,29 +232,46 @@ Table RanksTable(const Profile& p) {
 std::vector<Table> InfoTables(const Profile& p) {
   std::vector<Table> out;
   Table files{"files", "Files", {}, {}, {}};
-  files.AddColumn("rank", true).AddColumn("format", false).AddColumn("compression", false)
-      .AddColumn("file_bytes", true).AddColumn("json_bytes", true).AddColumn("ops", true).AddColumn("flows", true)
-      .AddColumn("counters", true).AddColumn("span_ms", true).AddColumn("path", false);
+  files.AddColumn("rank", true)
+      .AddColumn("format", false)
+      .AddColumn("compression", false)
+      .AddColumn("file_bytes", true)
+      .AddColumn("json_bytes", true)
+      .AddColumn("ops", true)
+      .AddColumn("flows", true)
+      .AddColumn("counters", true)
+      .AddColumn("span_ms", true)
+      .AddColumn("path", false);
   Table phases{"phases", "Events by phase", {}, {}, {}};
   phases.AddColumn("rank", true).AddColumn("phase", false).AddColumn("events", true);
   Table cats{"categories", "Events by category", {}, {}, {}};
   cats.AddColumn("rank", true).AddColumn("category", false).AddColumn("events", true);
   Table tracks{"tracks", "Tracks", {}, {}, {}};
-  tracks.AddColumn("rank", true).AddColumn("host_threads", true).AddColumn("gpu_streams", true)
-      .AddColumn("gpus", true).AddColumn("steps", true).AddColumn("first_step", true).AddColumn("last_step", true)
+  tracks.AddColumn("rank", true)
+      .AddColumn("host_threads", true)
+      .AddColumn("gpu_streams", true)
+      .AddColumn("gpus", true)
+      .AddColumn("steps", true)
+      .AddColumn("first_step", true)
+      .AddColumn("last_step", true)
       .AddColumn("devices", false);
   Table problems{"import_problems", "Import problems", {}, {}, {}};
-  problems.AddColumn("rank", true).AddColumn("problem", false).AddColumn("severity", false)
-      .AddColumn("count", true).AddColumn("first_byte", true).AddColumn("meaning", false);
+  problems.AddColumn("rank", true)
+      .AddColumn("problem", false)
+      .AddColumn("severity", false)
+      .AddColumn("count", true)
+      .AddColumn("first_byte", true)
+      .AddColumn("meaning", false);
   for (const auto& r : p.ranks) {
     int64_t rank = r.rank_or(-1);
     Ps lo = INT64_MAX, hi = INT64_MIN;
     for (size_t i = 0; i < r.ops.size(); ++i) lo = std::min(lo, r.ops.ts[i]), hi = std::max(hi, r.ops.end(i));
-    files.rows.push_back({Cell::Int(rank), Cell::Text(r.format), Cell::Text(r.compression),
-                          Cell::Int(static_cast<int64_t>(r.file_bytes)), Cell::Int(static_cast<int64_t>(r.decoded_bytes)),
-                          Cell::Int(static_cast<int64_t>(r.ops.size())), Cell::Int(static_cast<int64_t>(r.flows.size())),
-                          Cell::Int(static_cast<int64_t>(r.counters.size())),
-                          r.ops.size() ? Cell::Real(PsToMs(hi - lo), 3) : Cell::Null(), Cell::Text(r.path)});
+    files.rows.push_back(
+        {Cell::Int(rank), Cell::Text(r.format), Cell::Text(r.compression),
+         Cell::Int(static_cast<int64_t>(r.file_bytes)), Cell::Int(static_cast<int64_t>(r.decoded_bytes)),
+         Cell::Int(static_cast<int64_t>(r.ops.size())), Cell::Int(static_cast<int64_t>(r.flows.size())),
+         Cell::Int(static_cast<int64_t>(r.counters.size())),
+         r.ops.size() ? Cell::Real(PsToMs(hi - lo), 3) : Cell::Null(), Cell::Text(r.path)});
     for (int ph = 0; ph < 128; ++ph)
       if (r.phase_counts[ph])
         phases.rows.push_back({Cell::Int(rank), Cell::Text(std::string(1, static_cast<char>(ph))),
@@ -214,7 +294,8 @@ std::vector<Table> InfoTables(const Profile& p) {
     }
     std::string dev_names;
     for (const auto& d : r.meta.devices) dev_names += (dev_names.empty() ? "" : ", ") + d.name;
-    tracks.rows.push_back({Cell::Int(rank), Cell::Int(host), Cell::Int(gpu), Cell::Int(static_cast<int64_t>(devs.size())),
+    tracks.rows.push_back({Cell::Int(rank), Cell::Int(host), Cell::Int(gpu),
+                           Cell::Int(static_cast<int64_t>(devs.size())),
                            Cell::Int(static_cast<int64_t>(r.steps.size())),
                            r.steps.empty() ? Cell::Null() : Cell::Int(r.steps.front().number),
                            r.steps.empty() ? Cell::Null() : Cell::Int(r.steps.back().number), Cell::Text(dev_names)});
