@@ -116,29 +116,35 @@ uint64_t RepairUtf8(char* data, size_t n, uint64_t* first) {
   return bad;
 }
 
+// Tracks whether the bytes of a JSON text fed one by one are inside a string
+// literal (escapes handled).
+struct StringState {
+  bool in_str = false, esc = false;
+  // True if `c` belongs to a string literal, its quotes included.
+  bool Feed(char c) {
+    if (in_str) {
+      if (esc) esc = false;
+      else if (c == '\\') esc = true;
+      else if (c == '"') in_str = false;
+      return true;
+    }
+    if (c == '"') in_str = true;
+    return in_str;
+  }
+};
+
 // For a JSON text that ends inside a string, finds where the last complete
 // element of the outermost array (bare-array traces) or of an array directly
 // inside the top-level object (traceEvents) ends. Returns 0 if none.
 size_t LastCompleteEventEnd(std::string_view s) {
   int depth = 0;
-  bool in_str = false, esc = false;
+  StringState str;
   size_t last = 0;
   int event_depth = -1;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (in_str) {
-      if (esc)
-        esc = false;
-      else if (c == '\\')
-        esc = true;
-      else if (c == '"')
-        in_str = false;
-      continue;
-    }
+    if (str.Feed(c)) continue;
     switch (c) {
-      case '"':
-        in_str = true;
-        break;
       case '{':
       case '[':
         if (depth == 0) event_depth = c == '[' ? 1 : 2;
@@ -258,21 +264,9 @@ error_code ReadArrayText(od::value& v, std::string* out) {
   std::string_view raw;
   if (auto e = arr.raw_json().get(raw)) return e;
   out->clear();
-  bool in_str = false, esc = false;
-  for (char c : raw) {
-    if (in_str) {
-      out->push_back(c);
-      if (esc)
-        esc = false;
-      else if (c == '\\')
-        esc = true;
-      else if (c == '"')
-        in_str = false;
-    } else if (!IsSpace(c)) {
-      out->push_back(c);
-      if (c == '"') in_str = true;
-    }
-  }
+  StringState str;
+  for (char c : raw)
+    if (str.Feed(c) || !IsSpace(c)) out->push_back(c);
   return simdjson::SUCCESS;
 }
 
