@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -227,6 +228,50 @@ size_t FindCutBefore(std::string_view s, size_t from, size_t limit) {
   return fallback;
 }
 
+// A direct-mapped cache in front of the string pool. Event names repeat a lot
+// and kernel names are long: a cheap hash of the length and three 8-byte
+// samples finds the slot, a memcmp confirms it, and only misses pay for the
+// pool's full hash and lookup. Results are identical to StringPool::Intern.
+class InternCache {
+ public:
+  StringId Intern(StringPool& pool, std::string_view s) {
+    Slot& slot = slots_[Hash(s) & (kSlots - 1)];
+    if (slot.len == s.size() && slot.data != nullptr && std::memcmp(slot.data, s.data(), s.size()) == 0)
+      return slot.id;
+    StringId id = pool.Intern(s);
+    std::string_view stored = pool.Get(id);
+    slot = {stored.data(), static_cast<uint32_t>(stored.size()), id};
+    return id;
+  }
+
+ private:
+  static constexpr size_t kSlots = 4096;
+  struct Slot {
+    const char* data = nullptr;  // in the pool's arena: stable
+    uint32_t len = 0;
+    StringId id = 0;
+  };
+  static uint64_t Load8(const char* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  static uint64_t Hash(std::string_view s) {
+    uint64_t h = s.size() * 0x9E3779B97F4A7C15ULL;
+    if (s.size() >= 8) {
+      h ^= Load8(s.data()) * 0xC2B2AE3D27D4EB4FULL;
+      h ^= Load8(s.data() + s.size() - 8) * 0x165667B19E3779F9ULL;
+      h ^= Load8(s.data() + s.size() / 2 - 4) * 0x27D4EB2F165667C5ULL;
+    } else {
+      uint64_t v = 0;
+      std::memcpy(&v, s.data(), s.size());
+      h ^= v * 0xC2B2AE3D27D4EB4FULL;
+    }
+    return h ^ (h >> 29) ^ (h >> 47);
+  }
+  std::array<Slot, kSlots> slots_{};
+};
+
 struct ReaderState {
   ProfileBuilder* b;
   const char* base;
@@ -234,8 +279,6 @@ struct ReaderState {
   const ReadOptions* opts;
   od::document* doc = nullptr;
   uint64_t events = 0;
-  // Cached ids of frequent strings.
-  StringId id_process_name = 0, id_thread_name = 0;
   // Counter args collected before "ph" is known.
   struct NumArg {
     std::string_view key;
@@ -243,6 +286,8 @@ struct ReaderState {
   };
   std::vector<NumArg> num_args;
   std::string scratch;
+  InternCache cache;
+  StringId Intern(std::string_view s) { return cache.Intern(b->strings(), s); }
 };
 
 // Returns a string's content without copying when it has no escapes.
@@ -280,7 +325,7 @@ inline void ReadPidTid(ReaderState& st, od::value& v, int64_t* out, uint64_t off
       if (ParseIntToken(s, &n))
         *out = n;
       else
-        *out = kStringIdBase + st.b->strings().Intern(s);
+        *out = kStringIdBase + st.Intern(s);
       return;
     }
   } else if (ParseIntToken(tok, out)) {
@@ -353,7 +398,7 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
         if (ParseIntToken(val.raw_json_token(), &n)) e.*slot.number = n;
       } else if (val.raw_json_token().substr(0, 1) == "[") {
         if (auto err = ReadArrayText(val, &st.scratch)) return err;
-        e.*slot.text = st.b->strings().Intern(st.scratch);
+        e.*slot.text = st.Intern(st.scratch);
       }
       break;
     }
@@ -423,7 +468,7 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
       case 'n':
         if (key == "name") {
           if (ReadString(v, &s) == simdjson::SUCCESS)
-            e.name = st.b->strings().Intern(s);
+            e.name = st.Intern(s);
           else
             st.b->Warn(ImportStat::bad_field_type, offset);
         }
@@ -431,7 +476,7 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
       case 'c':
         if (key == "cat") {
           if (ReadString(v, &s) == simdjson::SUCCESS) {
-            e.cat = st.b->strings().Intern(s);
+            e.cat = st.Intern(s);
             e.has_cat = true;
           } else {
             st.b->Warn(ImportStat::bad_field_type, offset);
@@ -661,7 +706,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
                         "a complete trace event before the end of the file");
   }
 
-  ReaderState st{&builder, data, size, &options, nullptr, 0, 0, 0, {}, {}};
+  ReaderState st{&builder, data, size, &options, nullptr, 0, {}, {}, {}};
   thread_local od::parser parser;
   bool found_events = false;
   std::vector<std::string> keys;
