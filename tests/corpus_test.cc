@@ -243,7 +243,7 @@ TEST(Corpus, EventCountsMatchSource) {
 }
 
 // Every JSON file of the Kineto and TraceLens corpora: traces load with no
-// warnings; the files that are not traces get a clear DataLoss error.
+// warnings; the files that are not traces get a clear WrongFormat error.
 TEST(Corpus, EveryFileLoadsOrIsRefusedClearly) {
   MLPROF_CORPUS_FILE(root, "kineto");
   std::vector<std::string> files;
@@ -262,7 +262,7 @@ TEST(Corpus, EveryFileLoadsOrIsRefusedClearly) {
     auto p = LoadProfile({f}, {});
     if (expect_refusal) {
       ASSERT_FALSE(p.ok()) << f;
-      EXPECT_EQ(p.status().code(), StatusCode::kDataLoss) << f;
+      EXPECT_EQ(p.status().code(), StatusCode::kWrongFormat) << f;
       EXPECT_NE(p.status().message().find(f), std::string::npos);
       ++refused;
     } else {
@@ -293,6 +293,16 @@ TEST(Ranks, MissingRanksFillGapsAndDuplicatesAreRefused) {
   EXPECT_EQ(p->ranks[0].meta.rank, 0);  // the file without a rank
   EXPECT_NE(p->ranks[0].path.find("distributed_info_not_found"), std::string::npos);
   EXPECT_EQ(p->ranks[1].meta.rank, 1);
+  // A directory holding a trace and a sidecar JSON: the sidecar is skipped
+  // with a message; named explicitly, it is an error.
+  MLPROF_CORPUS_FILE(dir, "tracelens/tests/traces/inference/vllm_decode_full/capture_traces");
+  auto d = LoadProfile({dir}, {});
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->ranks.size(), 1u);
+  ASSERT_EQ(d->skipped.size(), 1u);
+  EXPECT_NE(d->skipped[0].find("execution_details.json"), std::string::npos);
+  auto named = LoadProfile({dir + "/execution_details.json"}, {});
+  EXPECT_EQ(named.status().code(), StatusCode::kWrongFormat);
   auto dup = LoadProfile({r1, r1}, {});
   ASSERT_FALSE(dup.ok());
   EXPECT_NE(dup.status().message().find("all claim rank 1"), std::string::npos) << dup.status().message();

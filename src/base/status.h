@@ -14,7 +14,8 @@ enum class StatusCode {
   kOk = 0,
   kInvalidArgument,  // the user asked for something impossible (usage error)
   kNotFound,         // a file or item does not exist
-  kDataLoss,         // the input is corrupt, truncated or not in the expected format
+  kDataLoss,         // the input is corrupt or truncated
+  kWrongFormat,      // the input is readable but not a format mlprof reads (not a trace)
   kUnimplemented,    // a format we recognise but do not read yet
   kInternal,
 };
@@ -37,6 +38,7 @@ inline Status OkStatus() { return Status(); }
 inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status DataLoss(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
+inline Status WrongFormat(std::string m) { return {StatusCode::kWrongFormat, std::move(m)}; }
 inline Status Unimplemented(std::string m) { return {StatusCode::kUnimplemented, std::move(m)}; }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 

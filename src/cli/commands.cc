@@ -97,6 +97,7 @@ int ExitFor(const Status& s) {
       return kExitUsage;
     case StatusCode::kNotFound:
     case StatusCode::kDataLoss:
+    case StatusCode::kWrongFormat:
     case StatusCode::kUnimplemented:
       return kExitBadInput;
     case StatusCode::kInternal:

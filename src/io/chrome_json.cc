@@ -912,7 +912,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     uint64_t with_phase = 0;
     for (uint64_t c : out->phase_counts) with_phase += c;
     if (with_phase == 0)
-      return DataLoss(
+      return WrongFormat(
           fmt::format("{}: a JSON array of {} elements, none of them a trace event (an object with "
                       "\"ph\"), so it is not a Chrome/Kineto trace",
                       file.path, st.events));
@@ -920,7 +920,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   if (!found_events) {
     std::string listed;
     for (auto& k : keys) listed += (listed.empty() ? "" : ", ") + k;
-    return DataLoss(
+    return WrongFormat(
         fmt::format("{}: JSON has no \"traceEvents\" array, so it is not a Chrome/Kineto trace "
                     "(top-level keys: {}){}",
                     file.path, listed.empty() ? "none" : listed, DescribeNonTrace(keys)));

@@ -196,7 +196,8 @@ TEST(ChromeJson, RepairThatMovesTheBufferIsSafe) {
     if (r.ok())
       EXPECT_EQ(r->ops.size(), 0u) << text;
     else
-      EXPECT_EQ(r.status().code(), StatusCode::kDataLoss) << text;
+      EXPECT_TRUE(r.status().code() == StatusCode::kDataLoss || r.status().code() == StatusCode::kWrongFormat)
+          << text << ": " << r.status().message();
   }
 }
 

@@ -34,7 +34,7 @@ Status ReadOne(LoadedFile& f, const ReadOptions& ro, RankProfile* out) {
     return DataLoss(fmt::format("{}: the {} stream ends at compressed byte {} before any data", f.path,
                                 CompressionName(f.compression), f.truncated_at));
   if (head.empty()) return DataLoss(fmt::format("{}: empty file: expected a trace", f.path));
-  return DataLoss(fmt::format(
+  return WrongFormat(fmt::format(
       "{}: unknown format at byte 0 (starts with bytes {:02x} {:02x}): expected Chrome/Kineto trace JSON "
       "({{ or [), optionally gzip- or zstd-compressed",
       f.path, static_cast<unsigned char>(head[0]), head.size() > 1 ? static_cast<unsigned char>(head[1]) : 0));
@@ -69,6 +69,9 @@ StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::strin
 
 StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadOptions& options) {
   ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandTracePaths(paths));
+  // Files named on the command line must be traces; files found in a
+  // directory may be other JSON (configs, sidecars) and are then skipped.
+  std::set<std::string> named(paths.begin(), paths.end());
   Profile profile;
   profile.ranks.resize(files.size());
   std::vector<Status> statuses(files.size());
@@ -111,7 +114,20 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
     for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
     for (auto& t : pool) t.join();
   }
-  for (const Status& s : statuses) RETURN_IF_ERROR(s);
+  std::vector<RankProfile> kept;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const Status& s = statuses[i];
+    if (s.code() == StatusCode::kWrongFormat && !named.count(files[i])) {
+      profile.skipped.push_back(s.message());
+      continue;
+    }
+    RETURN_IF_ERROR(s);
+    kept.push_back(std::move(profile.ranks[i]));
+  }
+  if (kept.empty())
+    return NotFound(fmt::format("no traces among the {} files given ({})", files.size(),
+                                profile.skipped.empty() ? "" : profile.skipped.front()));
+  profile.ranks = std::move(kept);
 
   // Ranks: distributedInfo.rank where recorded; files without one take the
   // smallest unused numbers in file order. Two files with one rank: error.

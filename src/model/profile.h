@@ -157,6 +157,9 @@ struct RankProfile {
 
 struct Profile {
   std::vector<RankProfile> ranks;  // sorted by rank
+  // Files found in a directory that are not traces (sidecar JSON and the
+  // like): skipped, one message each.
+  std::vector<std::string> skipped;
 };
 
 }  // namespace mlprof

@@ -317,6 +317,7 @@ std::vector<Table> InfoTables(const Profile& p) {
 
 std::vector<std::string> ImportWarnings(const Profile& p) {
   std::vector<std::string> out;
+  for (const auto& s : p.skipped) out.push_back("skipped: " + s);
   for (const auto& r : p.ranks)
     for (size_t k = 0; k < kImportStatCount; ++k) {
       if (!r.stats.count[k]) continue;
