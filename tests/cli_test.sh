@@ -88,6 +88,13 @@ check "truncated json kept" run 0 "$BIN" info "$TMP/trunc.json"
 check "truncated json warned" has "truncated_json" err
 check "quiet hides warnings" run 0 "$BIN" info "$TMP/trunc.json" -q
 check "quiet stderr empty" test ! -s "$TMP/err"
+# A directory with a trace and a non-trace JSON: the latter is skipped with a warning.
+mkdir -p "$TMP/mixed"
+cp "$EX/rank-0.json.gz" "$TMP/mixed/"
+printf '[{"file": "x"}]' >"$TMP/mixed/details.json"
+check "mixed directory" run 0 "$BIN" summary "$TMP/mixed"
+check "mixed directory warns" has "skipped: " err
+check "named non-trace" run 2 "$BIN" summary "$TMP/mixed/details.json"
 mkdir -p "$TMP/empty_dir"
 check "empty directory" run 2 "$BIN" summary "$TMP/empty_dir"
 # Names are untrusted: CSV cells that look like formulas are neutralised.

@@ -123,7 +123,7 @@ StatusOr<Profile> Load(const CommonOptions& o, double* seconds) {
   LoadOptions lo;
   lo.threads = o.threads;
   lo.progress = [&bar](uint64_t d, uint64_t t) { bar.Update(d, t); };
-  auto p = LoadProfile(files, lo);
+  auto p = LoadProfile(o.paths, lo);  // expands directories itself (skips non-traces found there)
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return p;
 }
