@@ -55,6 +55,13 @@ check "only rank 1 in temporal" bash -c "sed -n '/# temporal/,/^\$/p' '$TMP/out'
 check "golden summary csv" run 0 bash -c "cd '$SRC' && '$BIN' summary examples/two_rank --format csv"
 check "golden summary csv matches" diff -u "$SRC/tests/golden/example_summary.csv" "$TMP/out"
 
+# HLO shapes: the issue's two examples.
+check "shape" run 0 "$BIN" shape 'f32[3,5]{1,0:T(2,2)}' 'bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)}' --format csv
+check "shape padded 4x6" has ',f32,"[3,5]","0,1","(2,2)","[4,6]",60,96,1.600,HBM,' out
+check "shape in VMEM" has '"(8,128)(2,1)","[32,32,8192]",16777216,16777216,1.000,VMEM,' out
+check "bad shape" run 1 "$BIN" shape 'f32[3,5'
+check "bad shape message" has "column 8: expected ',' or ']'" err
+
 # Usage errors: exit 1.
 check "unknown command" run 1 "$BIN" sumary "$EX"
 check "did you mean" has "Did you mean 'summary'?" err

@@ -34,6 +34,7 @@ const std::vector<Command> kCommands = {
     {"overlap", "communication/computation overlap per rank"},
     {"steps", "per-step breakdown and steady-state medians"},
     {"launches", "kernel launch statistics: CPU call time, GPU time, launch delay"},
+    {"shape", "explain XLA HLO shapes: layout, tiling, padded physical bytes, memory space"},
 };
 
 struct CommonOptions {
@@ -245,9 +246,12 @@ int RunMain(int argc, char** argv) {
   std::map<std::string, CLI::App*> subs;
   for (const auto& c : kCommands) {
     CLI::App* s = app.add_subcommand(c.name, c.help);
-    AddCommon(s, o);
+    if (std::string(c.name) != "shape") AddCommon(s, o);
     subs[c.name] = s;
   }
+  std::vector<std::string> shape_texts;
+  subs["shape"]->add_option("shapes", shape_texts, "HLO shapes, e.g. 'f32[3,5]{1,0:T(2,2)}'")->required();
+  subs["shape"]->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "csv"}));
   int idle_threshold_us = 30;
   subs["idle"]
       ->add_option("--kernel-wait-us", idle_threshold_us, "gaps shorter than this are kernel_wait")
@@ -269,6 +273,22 @@ int RunMain(int argc, char** argv) {
   }
 
   try {
+    if (subs["shape"]->parsed()) {
+      std::vector<hlo::Shape> shapes;
+      for (const auto& text : shape_texts) {
+        size_t used = 0;
+        auto s = hlo::ParseShape(text, &used);
+        if (s.ok() && text.find_first_not_of(" \t", used) != std::string::npos)
+          s = InvalidArgument(
+              fmt::format("HLO shape, column {}: expected the end of the shape in '{}'", used + 1, text));
+        if (!s.ok()) return Fail(InvalidArgument(s.status().message()));
+        shapes.push_back(std::move(s).value());
+      }
+      Report r;
+      r.tables.push_back(ShapeTable(shapes));
+      Emit(r, o);
+      return kExitOk;
+    }
     if (subs["info"]->parsed()) {
       double s = 0;
       auto p = Load(o, &s);

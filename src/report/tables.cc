@@ -315,6 +315,57 @@ std::vector<Table> InfoTables(const Profile& p) {
   return out;
 }
 
+namespace {
+std::string Dims(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+void ShapeRows(const hlo::Shape& s, const std::string& index, Table& t) {
+  if (s.is_tuple()) {
+    for (size_t i = 0; i < s.tuple.size(); ++i)
+      ShapeRows(s.tuple[i], index.empty() ? std::to_string(i) : index + "." + std::to_string(i), t);
+    return;
+  }
+  hlo::PhysicalShape p = hlo::Physical(s);
+  std::string tiles;
+  for (const auto& tile : s.layout.tiles) {
+    tiles += "(";
+    for (size_t i = 0; i < tile.size(); ++i)
+      tiles += (i ? "," : "") + (tile[i] < 0 ? std::string("*") : std::to_string(tile[i]));
+    tiles += ")";
+  }
+  std::string order;
+  for (size_t i = 0; i < s.layout.minor_to_major.size(); ++i)
+    order += (i ? "," : "") + std::to_string(s.layout.minor_to_major[s.layout.minor_to_major.size() - 1 - i]);
+  t.rows.push_back({Cell::Text(index), Cell::Text(hlo::ElementTypeName(s.type)), Cell::Text(Dims(s.dims)),
+                    Cell::Text(order.empty() ? "default" : order), Cell::Text(tiles),
+                    Cell::Text(Dims(p.padded_major_to_minor)), Cell::Int(p.logical_bytes), Cell::Int(p.bytes),
+                    Cell::Real(p.expansion(), 3), Cell::Text(hlo::MemorySpaceName(s.layout.memory_space)),
+                    Cell::Text(s.ToString())});
+}
+}  // namespace
+
+Table ShapeTable(const std::vector<hlo::Shape>& shapes) {
+  Table t{"shapes", "HLO shapes: memory order (major to minor), tiling and the padded physical size", {}, {}, {}};
+  t.AddColumn("element", false)
+      .AddColumn("type", false)
+      .AddColumn("dims", false)
+      .AddColumn("major_to_minor", false)
+      .AddColumn("tiles", false)
+      .AddColumn("padded", false)
+      .AddColumn("logical_bytes", true)
+      .AddColumn("physical_bytes", true)
+      .AddColumn("expansion", true)
+      .AddColumn("memory", false)
+      .AddColumn("shape", false);
+  for (const auto& s : shapes) ShapeRows(s, "", t);
+  t.notes.push_back(
+      "Tiles cover the minor-most dims, each rounded up to the tile; later tiles tile the tile. "
+      "Memory: S(0) HBM, S(1) VMEM, S(2) SMEM, S(5)/S(6) host (TPU naming).");
+  return t;
+}
+
 std::vector<std::string> ImportWarnings(const Profile& p) {
   std::vector<std::string> out;
   for (const auto& s : p.skipped) out.push_back("skipped: " + s);

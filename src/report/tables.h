@@ -7,6 +7,7 @@
 #include "analysis/launches.h"
 #include "analysis/ops.h"
 #include "analysis/steps.h"
+#include "hlo/shape.h"
 #include "model/profile.h"
 #include "report/table.h"
 
@@ -25,6 +26,9 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top);
 Table RanksTable(const Profile& p);
 // Info: format, sizes, counts by phase and category, tracks, import problems.
 std::vector<Table> InfoTables(const Profile& p);
+// One row per array shape (tuple elements expanded): type, dims, memory order,
+// tiles, padded physical shape, bytes, memory space.
+Table ShapeTable(const std::vector<hlo::Shape>& shapes);
 // One line per import problem that occurred (warnings for every command).
 std::vector<std::string> ImportWarnings(const Profile& p);
 
