@@ -11,6 +11,10 @@ work=build-fuzz/corpus-run
 mkdir -p "$work"
 cp fuzz/seeds/* "$work"/
 { zcat examples/two_rank/rank-0.json.gz || true; } | head -c 20000 >"$work/example_head.json" || true
+# XPlane seeds from the shared corpus when it is there (CI has it).
+for f in ../shared/corpus/xla/tracelens_mi300x_jax08_gemm.xplane.pb ../shared/corpus/xla/tracelens_mi300x_jax08_elementwise.xplane.pb; do
+  [ -f "$f" ] && head -c 65536 "$f" >"$work/$(basename "$f")"
+done
 log=build-fuzz/fuzz.log
 if ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_chrome_json "$work" -max_total_time="$secs" -max_len=65536 \
   -rss_limit_mb=4096 -artifact_prefix=build-fuzz/ >"$log" 2>&1; then

@@ -11,6 +11,7 @@
 
 #include "base/file_loader.h"
 #include "io/chrome_json.h"
+#include "io/xplane.h"
 
 namespace mlprof {
 
@@ -22,7 +23,8 @@ bool IsTraceFileName(const std::string& name) {
   auto ends = [&](std::string_view s) {
     return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
   };
-  return ends(".json") || ends(".json.gz") || ends(".json.zst") || ends(".gz") || ends(".zst");
+  return ends(".json") || ends(".json.gz") || ends(".json.zst") || ends(".gz") || ends(".zst") ||
+         ends(".xplane.pb");
 }
 
 Status ReadOne(LoadedFile& f, const ReadOptions& ro, RankProfile* out) {
@@ -30,6 +32,9 @@ Status ReadOne(LoadedFile& f, const ReadOptions& ro, RankProfile* out) {
   if (head.substr(0, 16) == std::string_view("SQLite format 3\0", 16))
     return Unimplemented(fmt::format("{}: an SQLite database (Nsight Systems export?): not readable yet", f.path));
   if (LooksLikeChromeJson(head)) return ReadChromeTrace(f, ro, out);
+  if (LooksLikeXSpace(head)) return ReadXPlane(f, out);
+  if (!head.empty() && static_cast<unsigned char>(head[0]) == 0x0a)
+    return WrongFormat(fmt::format("{}: a protobuf that is not an XSpace (an HloProto?): not readable yet", f.path));
   if (head.empty() && f.truncated)
     return DataLoss(fmt::format("{}: the {} stream ends at compressed byte {} before any data", f.path,
                                 CompressionName(f.compression), f.truncated_at));

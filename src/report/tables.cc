@@ -307,8 +307,28 @@ std::vector<Table> InfoTables(const Profile& p) {
                                Cell::Int(static_cast<int64_t>(r.stats.first_offset[k])), Cell::Text(info.help)});
     }
   }
+  // Ops per track (XPlane: per plane and line; Kineto: per thread and stream).
+  Table lines{"track_ops", "Ops per track", {}, {}, {}};
+  lines.AddColumn("rank", true)
+      .AddColumn("process", false)
+      .AddColumn("thread", false)
+      .AddColumn("kind", false)
+      .AddColumn("ops", true);
+  for (const auto& r : p.ranks) {
+    std::vector<int64_t> per_track(r.tracks.size(), 0);
+    for (size_t i = 0; i < r.ops.size(); ++i) per_track[r.ops.track[i]]++;
+    for (size_t t = 0; t < r.tracks.size(); ++t) {
+      const Track& tr = r.tracks[t];
+      if (per_track[t] == 0) continue;
+      std::string thread = tr.name ? std::string(r.str(tr.name)) : std::to_string(tr.tid);
+      lines.rows.push_back(
+          {Cell::Int(r.rank_or(-1)), Cell::Text(std::string(r.str(tr.process_name))), Cell::Text(thread),
+           Cell::Text(tr.kind == TrackKind::kGpuStream ? "gpu stream" : "host/other"), Cell::Int(per_track[t])});
+    }
+  }
   out.push_back(std::move(files));
   out.push_back(std::move(tracks));
+  out.push_back(std::move(lines));
   out.push_back(std::move(phases));
   out.push_back(std::move(cats));
   out.push_back(std::move(problems));

@@ -1,0 +1,159 @@
+// XPlane reader: a hand-built XSpace (every field and link checked), bad
+// protobuf input, and the corpus files' event counts from the reference study.
+#include "io/xplane.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "../tests/test_util.h"
+#include "io/load.h"
+
+namespace mlprof {
+namespace {
+
+// A minimal protobuf writer for building test inputs.
+std::string Varint(uint64_t v) {
+  std::string s;
+  do {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    s.push_back(static_cast<char>(v ? b | 0x80 : b));
+  } while (v);
+  return s;
+}
+std::string Field(uint32_t field, uint64_t v) { return Varint(field << 3) + Varint(v); }
+std::string Field(uint32_t field, const std::string& bytes) {
+  return Varint((field << 3) | 2) + Varint(bytes.size()) + bytes;
+}
+
+std::string Event(uint64_t meta, uint64_t offset_ps, uint64_t dur_ps, int64_t correlation = -1) {
+  std::string e = Field(1, meta) + Field(2, offset_ps) + Field(3, dur_ps);
+  if (correlation >= 0) e += Field(4, Field(1, uint64_t{7}) + Field(4, static_cast<uint64_t>(correlation)));
+  return e;
+}
+std::string EventMeta(uint64_t id, const std::string& name, const std::string& display = "") {
+  std::string v = Field(1, id) + Field(2, name);
+  if (!display.empty()) v += Field(4, display);
+  return Field(4, Field(1, id) + Field(2, v));
+}
+std::string StatMeta(uint64_t id, const std::string& name) {
+  return Field(5, Field(1, id) + Field(2, Field(1, id) + Field(2, name)));
+}
+
+// GPU plane: line "Stream #7(Kernel)" with a kernel and a memcpy; host plane:
+// a launch with correlation 42 linked to the kernel.
+std::string MakeSpace() {
+  std::string gpu_line = Field(1, uint64_t{7}) + Field(2, std::string("Stream #7(Kernel)")) +
+                         Field(3, uint64_t{1000}) +  // timestamp_ns
+                         Field(4, Event(1, 5000000, 2500000, 42)) + Field(4, Event(2, 9000000, 1000000));
+  std::string gpu = Field(1, uint64_t{1}) + Field(2, std::string("/device:GPU:0")) + Field(3, gpu_line) +
+                    EventMeta(1, "%fusion.1 = f32[8]{0} fusion(...)", "gemm_fusion") + EventMeta(2, "MemcpyH2D") +
+                    StatMeta(7, "correlation_id");
+  std::string host_line = Field(1, uint64_t{3}) + Field(2, std::string("python")) + Field(3, uint64_t{1000}) +
+                          Field(4, Event(1, 1000000, 2000000, 42));
+  std::string host = Field(1, uint64_t{2}) + Field(2, std::string("/host:CPU")) + Field(3, host_line) +
+                     EventMeta(1, "hipLaunchKernel") + StatMeta(7, "correlation_id");
+  return Field(1, gpu) + Field(1, host);
+}
+
+TEST(XPlane, HandBuiltSpace) {
+  std::string bytes = MakeSpace();
+  ASSERT_TRUE(LooksLikeXSpace(bytes));
+  auto r = LoadTraceBytes(bytes, "t.xplane.pb");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const RankProfile& p = *r;
+  EXPECT_EQ(p.format, "xplane");
+  ASSERT_EQ(p.ops.size(), 3u);
+  std::map<std::string, size_t> by;
+  for (size_t i = 0; i < p.ops.size(); ++i) by[std::string(p.str(p.ops.name[i]))] = i;
+  size_t k = by.at("gemm_fusion"), m = by.at("MemcpyH2D"), l = by.at("hipLaunchKernel");
+  EXPECT_EQ(p.ops.kind[k], OpKind::kKernel);
+  EXPECT_EQ(p.ops.kind[m], OpKind::kMemcpy);
+  EXPECT_EQ(p.ops.kind[l], OpKind::kRuntime);
+  // Origin = the earliest start (1 us + 1 us) floored to a microsecond.
+  EXPECT_EQ(p.origin_abs_ps, 2 * kPsPerUs);
+  EXPECT_EQ(p.ops.ts[k], 1000 * 1000 + 5000000 - 2 * kPsPerUs);
+  EXPECT_EQ(p.ops.dur[k], 2500000);
+  EXPECT_EQ(p.ops.launch[k], static_cast<int32_t>(l));
+  EXPECT_EQ(p.ops.launch[m], -1);
+  const Track& t = p.track_of(k);
+  EXPECT_EQ(t.kind, TrackKind::kGpuStream);
+  EXPECT_EQ(t.device, 0);
+  EXPECT_EQ(t.stream, 7);
+  EXPECT_EQ(p.str(t.name), "Stream #7(Kernel)");
+  EXPECT_EQ(p.str(t.process_name), "/device:GPU:0");
+}
+
+TEST(XPlane, BadProtobufIsAnErrorWithTheOffset) {
+  std::string bytes = MakeSpace();
+  // Cut inside a plane: the stated length runs past the end.
+  auto cut = LoadTraceBytes(bytes.substr(0, bytes.size() / 2), "cut.xplane.pb");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find(
+                "cut.xplane.pb: invalid XPlane protobuf at byte 0: expected an XPlane of the stated length"),
+            std::string::npos)
+      << cut.status().message();
+  // An absurd length inside a plane.
+  std::string absurd = Field(1, Field(2, std::string("/host:CPU")) + Varint((3 << 3) | 2) + Varint(1ULL << 40));
+  auto a = LoadTraceBytes(absurd, "a.xplane.pb");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("expected a valid value for XPlane field 3"), std::string::npos)
+      << a.status().message();
+  // A wrong wire type (group start) in an event.
+  std::string line = Field(1, uint64_t{1}) + Field(4, Field(1, uint64_t{1}) + Varint((9 << 3) | 3));
+  auto w = LoadTraceBytes(Field(1, Field(2, std::string("/host:CPU")) + Field(3, line)), "w.xplane.pb");
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.status().message().find("expected a valid value for XEvent field 9"), std::string::npos)
+      << w.status().message();
+  // An HloProto is recognised as not an XSpace.
+  auto h = LoadTraceBytes(Field(1, Field(1, std::string("jit_f"))), "m.hlo.pb");
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(h.status().code(), StatusCode::kWrongFormat);
+}
+
+// Event counts stated in ../shared/reference/xla-profiles-hlo.md section 1.7.
+TEST(XPlane, CorpusCounts) {
+  MLPROF_CORPUS_FILE(tpu, "xla/xprof_tpu_v6e_x4_psum_hostoffload.xplane.pb");
+  auto p = LoadProfile({tpu}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const RankProfile& r = p->ranks[0];
+  EXPECT_EQ(r.ops.size(), 26723u);
+  std::map<std::string, int64_t> tpu0;
+  int host_lines = 0;
+  std::vector<int64_t> per_track(r.tracks.size(), 0);
+  for (size_t i = 0; i < r.ops.size(); ++i) per_track[r.ops.track[i]]++;
+  for (size_t t = 0; t < r.tracks.size(); ++t) {
+    std::string plane(r.str(r.tracks[t].process_name)), line(r.str(r.tracks[t].name));
+    if (plane == "/device:TPU:0") tpu0[line] += per_track[t];
+    if (plane == "/host:CPU") ++host_lines;
+  }
+  EXPECT_EQ(tpu0["XLA Modules"], 105);
+  EXPECT_EQ(tpu0["XLA Ops"], 1504);
+  EXPECT_EQ(tpu0["Async XLA Ops"], 600);
+  EXPECT_EQ(tpu0["XLA TraceMe"], 108);
+  EXPECT_EQ(host_lines, 122);
+
+  MLPROF_CORPUS_FILE(v100, "xla/xprof_demo_tf_gpu_v100x8_multiworker.xplane.pb");
+  auto q = LoadProfile({v100}, {});
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(q->ranks[0].ops.size(), 23128u);
+
+  // AMD JAX gemm: 54 GPU kernels (corpus/xla/SOURCE.md), each linked to its
+  // host launch through correlation_id.
+  MLPROF_CORPUS_FILE(gemm, "xla/tracelens_mi300x_jax08_gemm.xplane.pb");
+  auto g = LoadProfile({gemm}, {});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  int kernels = 0, linked = 0;
+  for (size_t i = 0; i < g->ranks[0].ops.size(); ++i) {
+    if (g->ranks[0].ops.kind[i] != OpKind::kKernel) continue;
+    ++kernels;
+    linked += g->ranks[0].ops.launch[i] >= 0;
+  }
+  EXPECT_EQ(kernels, 54);
+  EXPECT_EQ(linked, 54);
+}
+
+}  // namespace
+}  // namespace mlprof
