@@ -102,6 +102,10 @@ printf '[{"file": "x"}]' >"$TMP/mixed/details.json"
 check "mixed directory" run 0 "$BIN" summary "$TMP/mixed"
 check "mixed directory warns" has "skipped: " err
 check "named non-trace" run 2 "$BIN" summary "$TMP/mixed/details.json"
+# A profile without GPU activity says so instead of printing zeros.
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":1,"dur":5}]}' >"$TMP/cpu.json"
+check "cpu-only summary" run 0 "$BIN" summary "$TMP/cpu.json"
+check "cpu-only note" has "No GPU stream activity" out
 mkdir -p "$TMP/empty_dir"
 check "empty directory" run 2 "$BIN" summary "$TMP/empty_dir"
 # Names are untrusted: CSV cells that look like formulas are neutralised.

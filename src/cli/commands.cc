@@ -302,6 +302,14 @@ int RunMain(int argc, char** argv) {
     if (subs["summary"]->parsed())
       return RunAnalysis(o, [](const Profile& p, const ProfileView& v, const CommonOptions& o, Report& r) {
         r.tables.push_back(RanksTable(p));
+        bool any_gpu = false;
+        for (const auto& rv : v.ranks) any_gpu |= !rv.gpu.empty();
+        if (!any_gpu) {
+          r.tables.front().notes.push_back(
+              "No GPU stream activity in these inputs (a TPU, CPU-only or host-side profile?): there is no GPU time "
+              "to break down. `mlprof info` lists what the profile holds.");
+          return;
+        }
         r.tables.push_back(TemporalTable(ComputeTemporalBreakdown(v)));
         r.tables.push_back(OverlapTable(ComputeOverlap(v)));
         KernelBreakdown kb = ComputeKernelBreakdown(v, {});

@@ -25,10 +25,12 @@ Table TemporalTable(const std::vector<TemporalBreakdown>& v) {
       .AddColumn("non_compute_pct", true)
       .AddColumn("comm_us", true)
       .AddColumn("memory_us", true);
-  for (const auto& r : v)
+  for (const auto& r : v) {
+    bool any = r.kernel_time > 0;  // no GPU activity: percentages are undefined, not 0
     t.rows.push_back({Cell::Int(r.rank), Us(r.idle), Us(r.compute), Us(r.non_compute), Us(r.kernel_time),
-                      Pct(r.idle_pct()), Pct(r.compute_pct()), Pct(r.non_compute_pct()), Us(r.communication),
-                      Us(r.memory)});
+                      any ? Pct(r.idle_pct()) : Cell::Null(), any ? Pct(r.compute_pct()) : Cell::Null(),
+                      any ? Pct(r.non_compute_pct()) : Cell::Null(), Us(r.communication), Us(r.memory)});
+  }
   t.notes.push_back(
       "kernel_time = last GPU end - first GPU start; idle = no op on any stream; "
       "compute = COMPUTATION kernels; non_compute = only communication/memory/other busy");
