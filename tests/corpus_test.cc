@@ -124,6 +124,38 @@ TEST(HtaReference, Sampled2Rank) {
                  {1, 25, "kernel_wait", 9},    {1, 25, "other", 53028},     {1, 7, "host_wait", 156827},
                  {1, 7, "kernel_wait", 1816},  {1, 7, "other", 281064},     {1, 84, "host_wait", 251860},
                  {1, 84, "other", 23247},      {1, 203, "other", 0}});
+  // Idle interval statistics (HTA show_idle_interval_stats=True).
+  struct IntervalRef {
+    int64_t rank, stream;
+    IdleCategory cat;
+    int64_t count;
+    double mean, std, min, p25, p50, p75, max;
+  } refs[] = {
+      {0, 7, IdleCategory::kHostWait, 82, 2607.62, 7641.60, 11, 61, 129.5, 1285.25, 56614},
+      {0, 7, IdleCategory::kKernelWait, 196, 10.13, 7.82, 1, 3, 8, 15.25, 29},
+      {0, 7, IdleCategory::kOther, 247, 1059.68, 4606.06, 30, 91, 248, 763.5, 47785},
+      {1, 84, IdleCategory::kHostWait, 2, 125930.00, 112321.08, 46507, 86218.5, 125930, 165641.5, 205353},
+      {1, 25, IdleCategory::kOther, 6, 8838.00, 12503.64, 871, 1333.25, 2488.5, 10985.5, 32414},
+  };
+  auto idle = ComputeIdleBreakdown(v, {});
+  for (const IntervalRef& ref : refs) {
+    bool found = false;
+    for (const StreamIdle& s : idle) {
+      if (s.rank != ref.rank || s.stream != ref.stream) continue;
+      found = true;
+      Describe d = s.Stats(ref.cat);
+      SCOPED_TRACE("rank " + std::to_string(ref.rank) + " stream " + std::to_string(ref.stream));
+      EXPECT_EQ(d.count, ref.count);
+      EXPECT_NEAR(d.mean, ref.mean, 0.005);  // HTA prints 2 decimals
+      EXPECT_NEAR(d.std, ref.std, 0.005);
+      EXPECT_NEAR(d.min, ref.min, 0.005);
+      EXPECT_NEAR(d.p25, ref.p25, 0.005);
+      EXPECT_NEAR(d.p50, ref.p50, 0.005);
+      EXPECT_NEAR(d.p75, ref.p75, 0.005);
+      EXPECT_NEAR(d.max, ref.max, 0.005);
+    }
+    EXPECT_TRUE(found);
+  }
   ExpectKernelSum(v, 0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", 195327);
   ExpectKernelSum(v, 1, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", 168027);
   ExpectKernelSum(v, 0, "others", 59998);

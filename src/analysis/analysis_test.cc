@@ -103,6 +103,7 @@ TEST_F(HandTrace, KernelTypeSweep) {
     EXPECT_EQ(s.min, 10 * US);
     EXPECT_EQ(s.max, 20 * US);
     EXPECT_NEAR(s.std, std::sqrt(50.0) * US, 1e-3);  // sample std of {10, 20}
+    EXPECT_DOUBLE_EQ(s.mean, 15.0 * US);
     EXPECT_NEAR(s.pct_of_class, 100.0 * 30 / 35, 1e-9);
   }
   EXPECT_TRUE(found);
@@ -133,7 +134,12 @@ TEST_F(HandTrace, LaunchStats) {
   EXPECT_NEAR(l[0].delay_us.max, 40, 1e-9);
   EXPECT_NEAR(l[0].delay_us.p50, 5, 1e-9);
   EXPECT_NEAR(l[0].cpu_us.mean, (3 + 2 + 2 + 2 + 2) / 5.0, 1e-9);
-  EXPECT_EQ(l[0].short_kernels, 1);  // memcpy: 1 us on the GPU, 2 us to launch
+  // GPU durations {20, 5, 1, 37, 10}: mean 14.6, median 10, p95 = 20 + 0.8 * (37 - 20)
+  EXPECT_NEAR(l[0].gpu_us.mean, 14.6, 1e-9);
+  EXPECT_NEAR(l[0].gpu_us.p50, 10, 1e-9);
+  EXPECT_NEAR(l[0].gpu_us.p95, 33.6, 1e-9);
+  EXPECT_NEAR(l[0].delay_us.p95, 8 + 0.8 * (40 - 8), 1e-9);  // delays {0, 2, 5, 8, 40}
+  EXPECT_EQ(l[0].short_kernels, 1);                          // memcpy: 1 us on the GPU, 2 us to launch
   EXPECT_EQ(l[0].runtime_outliers, 0);
   EXPECT_EQ(l[0].delay_outliers, 0);
 }
