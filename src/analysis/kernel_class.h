@@ -5,8 +5,9 @@
 //                  cuda.*LaunchKernel ^runFunction ^hip ^job_exe ^packet ^pe_exe
 //                  ^cpum_exe_subgraph ^hccl ^collective_subgraph_execution
 //   OTHER          the rest (Stream Sync, Event Sync, ...)
-// Written as plain string tests: ~50x faster than std::regex and exactly the
-// same language (every pattern is a prefix, a substring or one ".*" join).
+// Written as plain string tests rather than std::regex: every pattern is a
+// prefix, a substring or one ".*" join, so the tests are exactly the same
+// language, and each name is classified once per rank (KernelClassCache).
 #pragma once
 
 #include <cstdint>

@@ -1,22 +1,81 @@
 // Chrome trace-event JSON reader. See chrome_json.h.
 //
-// This is the only translation unit that includes simdjson.h: it is compiled
-// for the Haswell kernel (see CMakeLists.txt) because simdjson 3.0 builds its
-// on-demand API for the compile-time target only, and the portable target
-// would be its scalar fallback (about 3x slower).
+// simdjson 3.0 builds its on-demand API for the compile-time target only
+// ("builtin" implementation); for the portable x86-64 target that is its
+// scalar fallback. So, with GCC, simdjson and this reader are compiled for
+// Haswell (AVX2, BMI2, PCLMUL, LZCNT) inside a `#pragma GCC target` region.
+// Every other header (std, fmt, ours) is included before the region, so the
+// inline functions and templates they define keep the portable target: the
+// linker can never hand other code a copy compiled for AVX2. Only the
+// functions in the region need the CPU features; ChromeJsonNeedsAvx2() lets the
+// loader check the CPU before calling in. (Per-file -mavx2 flags, used before,
+// compiled std::string and std::vector members in this file for AVX2 too, and
+// those weak copies could be linked into everything.)
 #include "io/chrome_json.h"
 
 #include <fmt/format.h>
-#include <simdjson.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+// Every standard header simdjson.h includes, so that none is first seen
+// inside the target region below.
+#include <algorithm>
 #include <array>
+#include <atomic>
+#include <cassert>
+#include <cfloat>
+#include <cinttypes>
+#include <climits>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <iomanip>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <ranges>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "model/builder.h"
+
+#if defined(MLPROF_JSON_HASWELL) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define MLPROF_HASWELL_REGION 1
+#endif
+
+namespace mlprof {
+
+bool ChromeJsonNeedsAvx2() {
+#ifdef MLPROF_HASWELL_REGION
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace mlprof
+
+#ifdef MLPROF_HASWELL_REGION
+#pragma GCC push_options
+#pragma GCC target("avx2,bmi,bmi2,pclmul,lzcnt,popcnt")
+#define SIMDJSON_BUILTIN_IMPLEMENTATION haswell
+// Plain `inline` instead of always_inline: std::pair<raw_json_string, value>
+// (ondemand::field) is a baseline template that must be able to call these.
+#define simdjson_inline inline
+#endif
+#include <simdjson.h>
 
 namespace mlprof {
 
@@ -124,9 +183,12 @@ struct StringState {
   // True if `c` belongs to a string literal, its quotes included.
   bool Feed(char c) {
     if (in_str) {
-      if (esc) esc = false;
-      else if (c == '\\') esc = true;
-      else if (c == '"') in_str = false;
+      if (esc)
+        esc = false;
+      else if (c == '\\')
+        esc = true;
+      else if (c == '"')
+        in_str = false;
       return true;
     }
     if (c == '"') in_str = true;
@@ -236,8 +298,7 @@ class InternCache {
  public:
   StringId Intern(StringPool& pool, std::string_view s) {
     Slot& slot = slots_[Hash(s) & (kSlots - 1)];
-    if (slot.len == s.size() && slot.data != nullptr && std::memcmp(slot.data, s.data(), s.size()) == 0)
-      return slot.id;
+    if (slot.len == s.size() && slot.data != nullptr && std::memcmp(slot.data, s.data(), s.size()) == 0) return slot.id;
     StringId id = pool.Intern(s);
     std::string_view stored = pool.Get(id);
     slot = {stored.data(), static_cast<uint32_t>(stored.size()), id};
@@ -931,3 +992,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
 }
 
 }  // namespace mlprof
+
+#ifdef MLPROF_HASWELL_REGION
+#pragma GCC pop_options
+#endif

@@ -30,6 +30,10 @@ struct ReadOptions {
 // recoverable problems are counted in out->stats.
 Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile* out);
 
+// True if this build's JSON reader uses AVX2/BMI2 instructions (x86-64 GCC
+// builds with MLPROF_JSON_HASWELL): callers check the CPU first.
+bool ChromeJsonNeedsAvx2();
+
 // True if the bytes look like a Chrome trace (used by format sniffing).
 bool LooksLikeChromeJson(std::string_view head);
 

@@ -257,8 +257,12 @@ TEST(ChromeJson, ProfilerStepsAndStepMembership) {
   EXPECT_EQ(r.steps[1].number, 8);
   for (size_t i = 0; i < r.ops.size(); ++i) {
     std::string_view n = r.str(r.ops.name[i]);
-    if (n == "cudaLaunchKernel" || n == "k") EXPECT_EQ(r.ops.step[i], 1) << n;  // kernel: its launch's step
-    if (n == "after") EXPECT_EQ(r.ops.step[i], -1);
+    if (n == "cudaLaunchKernel" || n == "k") {
+      EXPECT_EQ(r.ops.step[i], 1) << n;  // kernel: its launch's step
+    }
+    if (n == "after") {
+      EXPECT_EQ(r.ops.step[i], -1);
+    }
   }
 }
 
