@@ -97,7 +97,7 @@ struct EventMeta {
 
 class XPlaneReader {
  public:
-  XPlaneReader(LoadedFile& f, RankProfile* out) : f_(f), b_(out), out_(out) {}
+  XPlaneReader(LoadedFile& f, RankProfile* out) : f_(f), b_(out) {}
 
   Status Read() {
     std::string_view all = f_.bytes.view();
@@ -324,6 +324,7 @@ class XPlaneReader {
       e.has_cat = true;
       e.cat = cat_default;
       uint64_t meta = 0, offset_ps = 0, dur_ps = 0;
+      bool aggregated = false;  // num_occurrences (field 5) replaces offset_ps
       Wire v(f_.bytes.data(), ev);
       while (!v.done()) {
         uint32_t field, type;
@@ -337,6 +338,8 @@ class XPlaneReader {
           ok = v.Varint(&offset_ps);
         else if (field == 3 && type == kVarint)
           ok = v.Varint(&dur_ps);
+        else if (field == 5 && type == kVarint)
+          ok = v.Varint(&offset_ps), aggregated = true;
         else if (field == 4 && type == kLen) {
           ok = v.Bytes(&s);
           StatValue st;
@@ -349,6 +352,10 @@ class XPlaneReader {
           ok = v.Skip(type);
         }
         if (!ok) return Error(at, fmt::format("a valid value for XEvent field {}", field));
+      }
+      if (aggregated) {  // no start time: placing it at the line start would be wrong
+        b_.Warn(ImportStat::aggregated_event, e.offset);
+        continue;
       }
       auto it = event_names_.find(meta);
       e.name = it != event_names_.end() ? it->second : 0;
@@ -378,7 +385,6 @@ class XPlaneReader {
 
   LoadedFile& f_;
   ProfileBuilder b_;
-  RankProfile* out_;
   std::unordered_map<uint64_t, std::string_view> stat_names_;
   std::unordered_map<uint64_t, StringId> event_names_;
   uint64_t correlation_stat_ = 0;

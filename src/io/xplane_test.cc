@@ -113,6 +113,17 @@ TEST(XPlane, BadProtobufIsAnErrorWithTheOffset) {
   EXPECT_EQ(h.status().code(), StatusCode::kWrongFormat);
 }
 
+// Pre-aggregated events (num_occurrences, no start time) are counted, not
+// placed at the line start.
+TEST(XPlane, AggregatedEventsAreSkippedAndCounted) {
+  std::string line = Field(1, uint64_t{1}) + Field(3, uint64_t{1000}) + Field(4, Event(1, 5000, 100)) +
+                     Field(4, Field(1, uint64_t{1}) + Field(5, uint64_t{12}) + Field(3, uint64_t{900}));
+  auto r = LoadTraceBytes(Field(1, Field(2, std::string("/host:CPU")) + Field(3, line) + EventMeta(1, "op")), "x.pb");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->ops.size(), 1u);
+  EXPECT_EQ(r->stats.Get(ImportStat::aggregated_event), 1u);
+}
+
 // Event counts stated in ../shared/reference/xla-profiles-hlo.md section 1.7.
 TEST(XPlane, CorpusCounts) {
   MLPROF_CORPUS_FILE(tpu, "xla/xprof_tpu_v6e_x4_psum_hostoffload.xplane.pb");

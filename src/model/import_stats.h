@@ -30,6 +30,8 @@ enum class Severity : uint8_t { kInfo, kWarning, kError };
   X(unmatched_end, kWarning, "E event without a matching B on its thread; skipped")                  \
   X(unmatched_begin, kWarning, "B event never closed by an E; skipped")                              \
   X(bad_field_type, kWarning, "a field has an unexpected JSON type; the field was ignored")          \
+  X(aggregated_event, kInfo,                                                                     \
+    "XPlane event with num_occurrences instead of a start time (pre-aggregated); skipped")         \
   X(flow_without_id, kInfo, "flow event (s/t/f) without an id; skipped")                             \
   X(gpu_op_without_launch, kInfo, "GPU op whose correlation matches no launch on the host")          \
   X(duplicate_correlation, kInfo, "several host launches share one correlation id; first kept")
