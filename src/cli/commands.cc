@@ -67,14 +67,16 @@ void AddCommon(CLI::App* app, CommonOptions& o) {
   app->add_flag("-q,--quiet", o.quiet, "do not print import warnings");
 }
 
+// Progress on stderr, only on a terminal and only for inputs over 100 MB (the
+// total arrives with the first update).
 class ProgressBar {
  public:
-  explicit ProgressBar(bool enabled) : enabled_(enabled) {}
+  explicit ProgressBar(bool tty) : enabled_(tty) {}
   ~ProgressBar() {
     if (shown_) std::fprintf(stderr, "\r%60s\r", "");
   }
   void Update(uint64_t done, uint64_t total) {
-    if (!enabled_ || total == 0) return;
+    if (!enabled_ || total <= (uint64_t{100} << 20)) return;
     int pct = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
     if (pct == last_) return;
     last_ = pct;
@@ -114,13 +116,7 @@ int Fail(const Status& s) {
 
 StatusOr<Profile> Load(const CommonOptions& o, double* seconds) {
   auto t0 = std::chrono::steady_clock::now();
-  uint64_t total = 0;
-  ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandTracePaths(o.paths));
-  for (const auto& f : files) {
-    std::error_code ec;
-    total += f == "-" ? 0 : std::filesystem::file_size(f, ec);
-  }
-  ProgressBar bar(isatty(2) && total > (100u << 20));
+  ProgressBar bar(isatty(2));
   LoadOptions lo;
   lo.threads = o.threads;
   lo.progress = [&bar](uint64_t d, uint64_t t) { bar.Update(d, t); };
