@@ -27,6 +27,13 @@ Profile Load(const std::vector<std::string>& paths) {
   return p.ok() ? std::move(p).value() : Profile{};
 }
 
+// The view HTA computes on traces with fractional-us timestamps.
+ProfileView HtaRoundedView(const Profile& p) {
+  AnalysisOptions o;
+  o.hta_rounding = true;
+  return BuildProfileView(p, o);
+}
+
 struct TemporalRef {
   int64_t rank;
   double idle, compute, non_compute, kernel_time, idle_pct, compute_pct, non_compute_pct;
@@ -208,9 +215,7 @@ TEST(HtaReference, A100Ws16Rank0) {
 TEST(HtaReference, V100NsResolutionWithHtaRounding) {
   MLPROF_CORPUS_FILE(f, "kineto/hta_v100_ns_resolution/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
   Profile p = Load({f});
-  AnalysisOptions o;
-  o.hta_rounding = true;
-  ProfileView v = BuildProfileView(p, o);
+  ProfileView v = HtaRoundedView(p);
   ExpectTemporal(v, {{0, 10113, 372150, 2371, 384634, 2.63, 96.75, 0.62}});
   ExpectOverlap(v, {std::nan("")});
   ExpectKernelTypes(v, {{"COMPUTATION", 372150}, {"MEMORY", 2371}});
@@ -229,9 +234,7 @@ TEST(HtaReference, V100NsResolutionWithHtaRounding) {
 TEST(HtaReference, AmdMi250WithHtaRounding) {
   MLPROF_CORPUS_FILE(f, "kineto/hta_amd_mi250/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
   Profile p = Load({f});
-  AnalysisOptions o;
-  o.hta_rounding = true;
-  ProfileView v = BuildProfileView(p, o);
+  ProfileView v = HtaRoundedView(p);
   ExpectTemporal(v, {{0, 8780, 96, 35, 8911, 98.53, 1.08, 0.39}});
   ExpectKernelTypes(v, {{"COMPUTATION", 96}, {"MEMORY", 35}});
   ExpectIdle(v, {{0, 0, "host_wait", 8780}, {0, 0, "other", 0}});

@@ -177,6 +177,34 @@ TEST_F(HandTrace, Steps) {
   EXPECT_DOUBLE_EQ(s.summary[0].median_wall_us, 100.0);
 }
 
+// Steady state over several steps: the first (warm-up) step is left out of
+// the medians. Steps of 100, 50 and 70 us, one kernel each of 40, 20, 30 us.
+TEST(Steps, MediansLeaveOutTheWarmUp) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+   {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+   {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100,"dur":50},
+   {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":150,"dur":70},
+   {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":1,"args":{"correlation":1}},
+   {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":101,"dur":1,"args":{"correlation":2}},
+   {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":151,"dur":1,"args":{"correlation":3}},
+   {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":40,"args":{"stream":7,"correlation":1}},
+   {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":110,"dur":20,"args":{"stream":7,"correlation":2}},
+   {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":160,"dur":30,"args":{"stream":7,"correlation":3}}]})");
+  ProfileView v = BuildProfileView(p, {});
+  StepReport s = ComputeSteps(v, {});
+  ASSERT_EQ(s.steps.size(), 3u);
+  EXPECT_TRUE(s.steps[0].warmup);
+  EXPECT_FALSE(s.steps[1].warmup);
+  EXPECT_EQ(s.steps[1].gpu_busy, 20 * US);
+  ASSERT_EQ(s.summary.size(), 1u);
+  EXPECT_EQ(s.summary[0].steady_steps, 2);
+  EXPECT_DOUBLE_EQ(s.summary[0].median_wall_us, 60.0);  // median of {50, 70}
+  EXPECT_DOUBLE_EQ(s.summary[0].median_busy_us, 25.0);  // median of {20, 30}
+  EXPECT_DOUBLE_EQ(s.summary[0].median_compute_us, 25.0);
+  StepReport all = ComputeSteps(v, {0});                  // --warmup 0
+  EXPECT_DOUBLE_EQ(all.summary[0].median_wall_us, 70.0);  // median of {100, 50, 70}
+}
+
 // Two steps: HTA keeps host ops starting before the last step and the GPU ops
 // they launched; the last step's kernel disappears, and so does a kernel
 // launched before step 1 if its launch is missing.

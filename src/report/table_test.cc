@@ -4,6 +4,9 @@
 
 #include <cmath>
 
+#include "../../tests/test_util.h"
+#include "report/tables.h"
+
 namespace mlprof {
 namespace {
 
@@ -16,6 +19,26 @@ Report OneTable() {
   t.rows.push_back({Cell::Text("-3.5"), Cell::Real(std::nan(""), 2)});
   r.tables.push_back(t);
   return r;
+}
+
+// info: span = last op end - first op start; ops per track.
+TEST(Info, SpanAndOpsPerTrack) {
+  Profile p = testing::ProfileFromJson(R"({"traceEvents":[
+   {"ph":"X","name":"a","pid":1,"tid":1,"ts":1000,"dur":10},
+   {"ph":"X","name":"b","pid":1,"tid":1,"ts":1500,"dur":2500},
+   {"ph":"X","name":"c","pid":1,"tid":2,"ts":1200,"dur":1}]})");
+  std::vector<Table> t = InfoTables(p);
+  const Table* files = nullptr;
+  const Table* per_track = nullptr;
+  for (const Table& x : t) {
+    if (x.id == "files") files = &x;
+    if (x.id == "track_ops") per_track = &x;
+  }
+  ASSERT_TRUE(files && per_track);
+  ASSERT_EQ(files->rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(std::get<double>(files->rows[0][8].value), 3.0);  // (1500 + 2500 - 1000) us = 3 ms
+  ASSERT_EQ(per_track->rows.size(), 2u);
+  EXPECT_EQ(std::get<int64_t>(per_track->rows[0][4].value) + std::get<int64_t>(per_track->rows[1][4].value), 3);
 }
 
 TEST(Csv, QuotesAndNeutralisesFormulas) {
