@@ -1,0 +1,568 @@
+#include "hlo/text_parser.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "hlo/attrs.h"
+
+namespace mlprof::hlo {
+
+namespace {
+
+bool IsNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '$';
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string StripSigil(std::string_view s) { return std::string(!s.empty() && s[0] == '%' ? s.substr(1) : s); }
+
+// Removes /* ... */ comments (they appear inside long operand lists).
+std::string_view StripComments(std::string_view s, std::string* buf) {
+  if (s.find("/*") == std::string_view::npos) return s;
+  buf->clear();
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t c = s.find("/*", i);
+    if (c == std::string_view::npos) {
+      buf->append(s.substr(i));
+      break;
+    }
+    buf->append(s.substr(i, c - i));
+    size_t e = s.find("*/", c + 2);
+    i = e == std::string_view::npos ? s.size() : e + 2;
+  }
+  return *buf;
+}
+
+bool IsCallAttr(std::string_view k) {
+  return k == "calls" || k == "to_apply" || k == "body" || k == "condition" || k == "true_computation" ||
+         k == "false_computation" || k == "branch_computations" || k == "called_computations";
+}
+
+class TextParser {
+ public:
+  TextParser(std::string_view text, std::string_view path) : s_(text), path_(path) {}
+
+  StatusOr<std::vector<Module>> ParseFile() {
+    std::vector<Module> modules;
+    SkipWs();
+    if (AtEnd()) return Err(p_, "an 'HloModule' header (the file is empty)");
+    if (LooksLikeTextProto())
+      return WrongFormat(fmt::format(
+          "{}: this is a text-format HloModuleProto (protobuf text), not HLO text; dump the module with "
+          "--xla_dump_hlo_as_text or --xla_dump_hlo_as_proto instead",
+          path_));
+    bool first = true;
+    while (!AtEnd()) {
+      Module m;
+      if (PeekWord() != "HloModule") {
+        // XLA's parser also takes bare computations without a header (the
+        // multihost runner's inputs); the module is named after nothing.
+        if (!first) return Err(p_, "'HloModule'");
+        std::string_view w = PeekWord();
+        size_t save = p_;
+        p_ += w.size();
+        SkipWs();
+        bool computation = !w.empty() && (Peek() == '{' || Peek() == '(' || w == "ENTRY");
+        p_ = save;
+        if (!computation) return Err(p_, "'HloModule'");
+        RETURN_IF_ERROR(ParseModuleBody(&m));
+      } else {
+        RETURN_IF_ERROR(ParseModule(&m));
+      }
+      first = false;
+      modules.push_back(std::move(m));
+      SkipWs();
+    }
+    return modules;
+  }
+
+  Status ParseOneInstruction(Instruction* in) {
+    SkipWs();
+    RETURN_IF_ERROR(ParseInstruction(in));
+    SkipWs();
+    if (!AtEnd()) return Err(p_, "the end of the instruction");
+    return OkStatus();
+  }
+
+ private:
+  bool AtEnd() const { return p_ >= s_.size(); }
+
+  // "hlo_module {\n  name: \"main\"": a word, '{', then "field:".
+  bool LooksLikeTextProto() const {
+    size_t i = p_;
+    while (i < s_.size() && IsNameChar(s_[i])) ++i;
+    while (i < s_.size() && std::isspace(static_cast<unsigned char>(s_[i]))) ++i;
+    if (i >= s_.size() || s_[i] != '{') return false;
+    ++i;
+    while (i < s_.size() && std::isspace(static_cast<unsigned char>(s_[i]))) ++i;
+    while (i < s_.size() && IsNameChar(s_[i])) ++i;
+    return i < s_.size() && s_[i] == ':';
+  }
+  char Peek() const { return p_ < s_.size() ? s_[p_] : '\0'; }
+
+  bool AtLineStart(size_t pos) const {
+    while (pos > 0 && (s_[pos - 1] == ' ' || s_[pos - 1] == '\t')) --pos;
+    return pos == 0 || s_[pos - 1] == '\n';
+  }
+
+  void SkipWs() {
+    while (p_ < s_.size()) {
+      char c = s_[p_];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        ++p_;
+      } else if (c == '/' && p_ + 1 < s_.size() && s_[p_ + 1] == '/') {
+        size_t e = s_.find('\n', p_);
+        p_ = e == std::string_view::npos ? s_.size() : e + 1;
+      } else if (c == '/' && p_ + 1 < s_.size() && s_[p_ + 1] == '*') {
+        size_t e = s_.find("*/", p_ + 2);
+        p_ = e == std::string_view::npos ? s_.size() : e + 2;
+      } else if (c == '#' && AtLineStart(p_)) {
+        size_t e = s_.find('\n', p_);
+        p_ = e == std::string_view::npos ? s_.size() : e + 1;
+      } else {
+        break;
+      }
+    }
+  }
+
+  std::string_view PeekWord() const {
+    size_t e = p_;
+    while (e < s_.size() && IsNameChar(s_[e])) ++e;
+    return s_.substr(p_, e - p_);
+  }
+
+  // An identifier with an optional leading '%'.
+  bool Name(std::string_view* out) {
+    size_t start = p_;
+    if (Peek() == '%') ++p_;
+    size_t b = p_;
+    while (p_ < s_.size() && IsNameChar(s_[p_])) ++p_;
+    if (p_ == b) {
+      p_ = start;
+      return false;
+    }
+    *out = s_.substr(b, p_ - b);
+    return true;
+  }
+
+  bool Eat(char c) {
+    if (Peek() != c) return false;
+    ++p_;
+    return true;
+  }
+
+  std::string Found(size_t pos) const {
+    if (pos >= s_.size()) return "the end of the text";
+    size_t e = pos;
+    if (IsNameChar(s_[e]) || s_[e] == '%') {
+      ++e;
+      while (e < s_.size() && IsNameChar(s_[e]) && e - pos < 40) ++e;
+    } else {
+      ++e;
+    }
+    std::string tok(s_.substr(pos, e - pos));
+    for (char& c : tok)
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    return fmt::format("'{}'", tok);
+  }
+
+  Status Err(size_t pos, std::string_view expected) const {
+    size_t line = 1 + static_cast<size_t>(std::count(s_.begin(), s_.begin() + std::min(pos, s_.size()), '\n'));
+    size_t ls = s_.rfind('\n', pos == 0 ? 0 : pos - 1);
+    size_t col = pos - (ls == std::string_view::npos || pos == 0 ? 0 : ls + 1) + 1;
+    if (pos > 0 && ls == std::string_view::npos) col = pos + 1;
+    return DataLoss(fmt::format("{}:{}:{}: HLO syntax error: expected {}, found {}", path_, line, col, expected,
+                                Found(pos)));
+  }
+
+  // A balanced value: stops at a top-level ',', whitespace, or an unmatched
+  // closing bracket. Strings may contain anything.
+  bool ScanValue(std::string_view* out) {
+    size_t start = p_;
+    int depth = 0;
+    while (p_ < s_.size()) {
+      char c = s_[p_];
+      if (c == '"') {
+        ++p_;
+        while (p_ < s_.size() && s_[p_] != '"') p_ += s_[p_] == '\\' ? 2 : 1;
+        if (p_ >= s_.size()) return false;
+        ++p_;
+        continue;
+      }
+      if (c == '{' || c == '[' || c == '(') {
+        ++depth;
+      } else if (c == '}' || c == ']' || c == ')') {
+        if (depth == 0) break;
+        --depth;
+      } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
+        // The mesh form of replica groups has one space inside:
+        // mesh['x'=4,'y'=2] {'x'}
+        if (c == ' ' && s_.substr(start, 5) == "mesh[" && p_ + 1 < s_.size() && s_[p_ + 1] == '{') {
+          ++p_;
+          continue;
+        }
+        break;
+      }
+      ++p_;
+    }
+    if (depth != 0 || p_ == start) return false;
+    *out = s_.substr(start, p_ - start);
+    return true;
+  }
+
+  // From an opening bracket to its match; returns the inside.
+  bool Balanced(char open, char close, std::string_view* inside) {
+    if (Peek() != open) return false;
+    size_t start = ++p_;
+    int depth = 1;
+    while (p_ < s_.size()) {
+      char c = s_[p_];
+      if (c == '"') {
+        ++p_;
+        while (p_ < s_.size() && s_[p_] != '"') p_ += s_[p_] == '\\' ? 2 : 1;
+        ++p_;
+        continue;
+      }
+      if (c == open) ++depth;
+      if (c == close && --depth == 0) {
+        *inside = s_.substr(start, p_ - start);
+        ++p_;
+        return true;
+      }
+      ++p_;
+    }
+    return false;
+  }
+
+  Status ParseAttrs(std::vector<std::pair<std::string, std::string>>* attrs) {
+    for (;;) {
+      size_t save = p_;
+      SkipWs();
+      if (!Eat(',')) {
+        p_ = save;
+        return OkStatus();
+      }
+      SkipWs();
+      std::string_view key, value;
+      size_t at = p_;
+      if (!Name(&key)) return Err(at, "an attribute name");
+      if (!Eat('=')) return Err(p_, fmt::format("'=' after attribute '{}'", key));
+      at = p_;
+      if (!ScanValue(&value)) return Err(at, fmt::format("a value for attribute '{}'", key));
+      attrs->emplace_back(std::string(key), std::string(value));
+    }
+  }
+
+  Status ParseModule(Module* m) {
+    p_ += 9;  // HloModule
+    SkipWs();
+    std::string_view name;
+    if (!Name(&name)) return Err(p_, "a module name after 'HloModule'");
+    m->name = std::string(name);
+    m->source = std::string(path_);
+    RETURN_IF_ERROR(ParseAttrs(&m->attrs));
+    for (const auto& [k, v] : m->attrs) {
+      if (k == "num_partitions") m->num_partitions = std::max<int64_t>(1, std::atoll(v.c_str()));
+      if (k == "replica_count") m->replica_count = std::max<int64_t>(1, std::atoll(v.c_str()));
+      if (k == "is_scheduled") m->is_scheduled = v == "true";
+    }
+    return ParseModuleBody(m);
+  }
+
+  Status ParseModuleBody(Module* m) {
+    if (m->source.empty()) m->source = std::string(path_);
+    for (;;) {
+      SkipWs();
+      if (AtEnd()) break;
+      std::string_view w = PeekWord();
+      if (w == "HloModule") break;
+      if (w == "FileNames" || w == "FunctionNames" || w == "FileLocations" || w == "StackFrames") {
+        p_ += w.size();
+        RETURN_IF_ERROR(SkipTable(w));
+        continue;
+      }
+      Computation c;
+      RETURN_IF_ERROR(ParseComputation(&c));
+      m->computations.push_back(std::move(c));
+    }
+    if (m->computations.empty()) return Err(p_, fmt::format("a computation in module '{}'", m->name));
+    Status st = m->Link();
+    if (!st.ok()) return DataLoss(fmt::format("{}: module '{}': {}", path_, m->name, st.message()));
+    if (m->name.empty()) m->name = m->entry_computation()->name;
+    return OkStatus();
+  }
+
+  // "1 "file.py"" / "1 {file_name_id=1 ...}" rows of the stack-frame tables.
+  Status SkipTable(std::string_view what) {
+    for (;;) {
+      SkipWs();
+      if (!std::isdigit(static_cast<unsigned char>(Peek()))) return OkStatus();
+      while (std::isdigit(static_cast<unsigned char>(Peek()))) ++p_;
+      SkipWs();
+      std::string_view v;
+      size_t at = p_;
+      if (!ScanValue(&v)) return Err(at, fmt::format("a {} entry", what));
+    }
+  }
+
+  Status ParseComputation(Computation* c) {
+    if (PeekWord() == "ENTRY") {
+      c->is_entry = true;
+      p_ += 5;
+      SkipWs();
+    }
+    std::string_view name;
+    size_t at = p_;
+    if (!Name(&name)) return Err(at, "a computation name or 'HloModule'");
+    c->name = std::string(name);
+    SkipWs();
+    if (Peek() == '(') {  // (p0: f32[4], ...) -> f32[4]
+      std::string_view params;
+      at = p_;
+      if (!Balanced('(', ')', &params)) return Err(at, "the end of the parameter list ')'");
+      SkipWs();
+      if (s_.substr(p_, 2) != "->") return Err(p_, "'->' and the result shape");
+      p_ += 2;
+      SkipWs();
+      size_t used = 0;
+      auto shape = ParseShape(s_.substr(p_), &used);
+      if (!shape.ok()) return Err(p_, "the computation's result shape");
+      p_ += used;
+      SkipWs();
+    }
+    if (!Eat('{')) return Err(p_, fmt::format("'{{' to open computation '{}'", c->name));
+    for (;;) {
+      SkipWs();
+      if (AtEnd()) return Err(p_, fmt::format("'}}' to close computation '{}'", c->name));
+      if (Eat('}')) break;
+      Instruction in;
+      RETURN_IF_ERROR(ParseInstruction(&in));
+      c->instructions.push_back(std::move(in));
+    }
+    std::vector<std::pair<std::string, std::string>> attrs;
+    RETURN_IF_ERROR(ParseAttrs(&attrs));
+    for (auto& [k, v] : attrs)
+      if (k == "execution_thread") Unquote(v, &c->execution_thread);
+    return OkStatus();
+  }
+
+  Status ParseInstruction(Instruction* in) {
+    in->column = static_cast<uint32_t>(p_);  // offset for now; Link-time pass turns it into line:col
+    if (PeekWord() == "ROOT") {
+      in->is_root = true;
+      p_ += 4;
+      SkipWs();
+    }
+    std::string_view name;
+    size_t at = p_;
+    if (!Name(&name)) return Err(at, "an instruction name or '}'");
+    in->name = std::string(name);
+    SkipWs();
+    if (!Eat('=')) return Err(p_, fmt::format("'=' after instruction name '{}'", name));
+    SkipWs();
+    size_t used = 0;
+    at = p_;
+    auto shape = ParseShape(s_.substr(p_), &used);
+    if (shape.ok()) {
+      in->shape = std::move(shape).value();
+      p_ += used;
+    } else {
+      // XLA lets the shape be left out where it can be inferred
+      // ("gte = get-tuple-element(t), index=0"): an opcode and '(' follow.
+      std::string_view w = PeekWord();
+      bool omitted = !w.empty() && p_ + w.size() < s_.size() && s_[p_ + w.size()] == '(';
+      if (!omitted) {
+        std::string msg = shape.status().message();
+        size_t cut = msg.find(" in '");
+        if (cut != std::string::npos) msg.resize(cut);
+        return Err(at, fmt::format("a shape for '{}' ({})", name, msg));
+      }
+    }
+    SkipWs();
+    std::string_view opcode;
+    at = p_;
+    if (!Name(&opcode)) return Err(at, fmt::format("an opcode for '{}'", name));
+    in->opcode = std::string(opcode);
+    std::string_view ops;
+    at = p_;
+    if (!Balanced('(', ')', &ops)) return Err(at, fmt::format("'(' and the operands of '{}', closed by ')'", name));
+    if (in->opcode == "parameter" || in->opcode == "constant" || in->opcode == "iota" ||
+        in->opcode == "rng-get-and-update-state") {
+      in->literal = std::string(Trim(ops));
+      if (in->opcode == "parameter") {
+        char* end = nullptr;
+        in->parameter_number = std::strtoll(in->literal.c_str(), &end, 10);
+        if (in->literal.empty() || *end != '\0' || in->parameter_number < 0)
+          return Err(at + 1, "a parameter number");
+      }
+    } else {
+      std::string buf;
+      std::string_view list = StripComments(ops, &buf);
+      int depth = 0;
+      size_t start = 0;
+      for (size_t i = 0; i <= list.size(); ++i) {
+        char c = i < list.size() ? list[i] : ',';
+        if (c == '"') {
+          ++i;
+          while (i < list.size() && list[i] != '"') i += list[i] == '\\' ? 2 : 1;
+          continue;
+        }
+        if (c == '(' || c == '{' || c == '[') ++depth;
+        if (c == ')' || c == '}' || c == ']') --depth;
+        if (c == ',' && depth == 0) {
+          std::string_view piece = Trim(list.substr(start, i - start));
+          start = i + 1;
+          if (piece.empty()) continue;
+          size_t sp = piece.find_last_of(" \t\n");
+          std::string_view opname = sp == std::string_view::npos ? piece : piece.substr(sp + 1);
+          in->operand_names.push_back(StripSigil(opname));
+        }
+      }
+    }
+    RETURN_IF_ERROR(ParseAttrs(&in->attrs));
+    for (const auto& [k, v] : in->attrs) {
+      if (IsCallAttr(k)) {
+        std::string_view t = Trim(v);
+        if (!t.empty() && t.front() == '{') t = t.substr(1, t.size() >= 2 ? t.size() - 2 : 0);
+        size_t s = 0;
+        for (size_t i = 0; i <= t.size(); ++i) {
+          if (i == t.size() || t[i] == ',') {
+            std::string_view n = Trim(t.substr(s, i - s));
+            if (!n.empty()) in->called.push_back(StripSigil(n));
+            s = i + 1;
+          }
+        }
+      } else if (k == "metadata") {
+        if (!ParseMetadata(v, &in->metadata))
+          return Err(at, fmt::format("a metadata record {{op_name=\"...\" ...}} on '{}'", name));
+      }
+    }
+    return OkStatus();
+  }
+
+  std::string_view s_;
+  std::string_view path_;
+  size_t p_ = 0;
+};
+
+// Converts the byte offsets stored in Instruction::column to line:column.
+void AssignLines(std::string_view text, std::vector<Module>* modules) {
+  size_t pos = 0, line = 1, line_start = 0;
+  for (auto& m : *modules)
+    for (auto& c : m.computations)
+      for (auto& in : c.instructions) {
+        size_t off = in.column;
+        if (off < pos) pos = 0, line = 1, line_start = 0;  // not monotonic: restart
+        for (; pos < off && pos < text.size(); ++pos)
+          if (text[pos] == '\n') ++line, line_start = pos + 1;
+        in.line = static_cast<uint32_t>(line);
+        in.column = static_cast<uint32_t>(off - line_start + 1);
+      }
+}
+
+}  // namespace
+
+Status Module::Link() {
+  index.clear();
+  entry = -1;
+  for (size_t i = 0; i < computations.size(); ++i) {
+    Computation& c = computations[i];
+    if (!index.emplace(c.name, static_cast<int32_t>(i)).second)
+      return DataLoss(fmt::format("two computations are named '{}'", c.name));
+    if (c.is_entry) entry = static_cast<int32_t>(i);
+    c.index.clear();
+    c.root = -1;
+    for (size_t j = 0; j < c.instructions.size(); ++j) {
+      if (!c.index.emplace(c.instructions[j].name, static_cast<int32_t>(j)).second)
+        return DataLoss(fmt::format("computation '{}' has two instructions named '{}'", c.name, c.instructions[j].name));
+      if (c.instructions[j].is_root) c.root = static_cast<int32_t>(j);
+    }
+    if (c.root < 0 && !c.instructions.empty()) {
+      c.root = static_cast<int32_t>(c.instructions.size() - 1);
+      c.instructions.back().is_root = true;
+    }
+  }
+  if (entry < 0 && !computations.empty()) {
+    entry = static_cast<int32_t>(computations.size() - 1);
+    computations.back().is_entry = true;
+  }
+  for (auto& c : computations) {
+    for (auto& in : c.instructions) {
+      in.operands.clear();
+      for (const auto& n : in.operand_names) {
+        auto it = c.index.find(n);
+        in.operands.push_back(it == c.index.end() ? -1 : it->second);
+      }
+      // Shapes left out in the text: get-tuple-element takes its element.
+      if (in.shape.type == ElementType::kInvalid && in.opcode == "get-tuple-element" && in.operands.size() == 1 &&
+          in.operands[0] >= 0) {
+        const Shape& t = c.instructions[static_cast<size_t>(in.operands[0])].shape;
+        int64_t idx = 0;
+        if (const std::string* v = in.Attr("index")) idx = std::atoll(v->c_str());
+        if (t.is_tuple() && idx >= 0 && static_cast<size_t>(idx) < t.tuple.size()) in.shape = t.tuple[idx];
+      }
+      in.called_ids.clear();
+      for (const auto& n : in.called) {
+        auto it = index.find(n);
+        if (it == index.end())
+          return DataLoss(fmt::format("instruction '{}' calls unknown computation '{}'", in.name, n));
+        in.called_ids.push_back(it->second);
+        Computation& callee = computations[static_cast<size_t>(it->second)];
+        ++callee.caller_count;
+        if (in.opcode == "fusion") callee.is_fusion = true;
+      }
+    }
+  }
+  return OkStatus();
+}
+
+StatusOr<std::vector<Module>> ParseHloText(std::string_view text, std::string_view path) {
+  TextParser p(text, path);
+  auto modules = p.ParseFile();
+  if (modules.ok()) AssignLines(text, &modules.value());
+  return modules;
+}
+
+StatusOr<Instruction> ParseHloInstruction(std::string_view text) {
+  TextParser p(text, "<instruction>");
+  Instruction in;
+  RETURN_IF_ERROR(p.ParseOneInstruction(&in));
+  in.line = 1;
+  in.column = 1;
+  return in;
+}
+
+bool LooksLikeHloText(std::string_view head) {
+  size_t at = head.find("HloModule ");
+  if (at == std::string_view::npos) return false;
+  // Only comments and blank lines before it.
+  std::string_view before = head.substr(0, at);
+  size_t i = 0;
+  while (i < before.size()) {
+    char c = before[i];
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      ++i;
+    } else if (before.substr(i, 2) == "//" || c == '#') {
+      size_t e = before.find('\n', i);
+      if (e == std::string_view::npos) return false;
+      i = e + 1;
+    } else if (before.substr(i, 2) == "/*") {
+      size_t e = before.find("*/", i);
+      if (e == std::string_view::npos) return false;
+      i = e + 2;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace mlprof::hlo
