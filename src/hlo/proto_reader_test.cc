@@ -1,0 +1,164 @@
+#include "hlo/proto_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "../../tests/test_util.h"
+#include "hlo/attrs.h"
+
+namespace mlprof::hlo {
+namespace {
+
+// --- a tiny protobuf writer for hand-built messages ---------------------------
+std::string Varint(uint64_t v) {
+  std::string s;
+  while (v >= 0x80) s += static_cast<char>((v & 0x7f) | 0x80), v >>= 7;
+  return s + static_cast<char>(v);
+}
+std::string Len(uint32_t field, const std::string& body) { return Varint(field << 3 | 2) + Varint(body.size()) + body; }
+std::string Int(uint32_t field, uint64_t v) { return Varint(field << 3) + Varint(v); }
+std::string Packed(uint32_t field, const std::vector<int64_t>& v) {
+  std::string b;
+  for (int64_t x : v) b += Varint(static_cast<uint64_t>(x));
+  return Len(field, b);
+}
+std::string ShapeMsg(int type, const std::vector<int64_t>& dims) {
+  return Int(2, static_cast<uint64_t>(type)) + Packed(3, dims) + Len(5, Packed(1, {1, 0}));
+}
+
+// main: p0 = f32[2,3] parameter(0); p1 = f32[3,4] parameter(1); dot; root.
+std::string HandBuiltProto() {
+  std::string p0 = Len(1, "p0") + Len(2, "parameter") + Len(3, ShapeMsg(11, {2, 3})) + Int(9, 0) + Int(35, 1);
+  std::string p1 = Len(1, "p1") + Len(2, "parameter") + Len(3, ShapeMsg(11, {3, 4})) + Int(9, 1) + Int(35, 2);
+  std::string dot = Len(1, "dot.1") + Len(2, "dot") + Len(3, ShapeMsg(11, {2, 4})) + Int(35, 3) + Packed(36, {1, 2}) +
+                    Len(30, Packed(1, {1}) + Packed(2, {0})) + Len(7, Len(2, "jit(f)/dot_general") + Int(4, 7)) +
+                    Len(49, Packed(1, {0, 1})) + Len(49, Packed(1, {2, 3}));
+  std::string comp = Len(1, "main") + Len(2, p0) + Len(2, p1) + Len(2, dot) + Int(5, 10) + Int(6, 3);
+  std::string module = Len(1, "m") + Len(2, "main") + Len(3, comp) + Int(6, 10);
+  return Len(1, module);
+}
+
+TEST(HloProto, HandBuiltModule) {
+  std::string bytes = HandBuiltProto();
+  EXPECT_TRUE(LooksLikeHloProto(bytes));
+  auto m = ReadHloProto(bytes, "hand.pb");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->name, "m");
+  const Computation* e = m->entry_computation();
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->name, "main");
+  const Instruction& dot = e->root_instruction();
+  EXPECT_EQ(dot.name, "dot.1");
+  EXPECT_EQ(dot.shape.ToString(), "f32[2,4]{1,0}");
+  EXPECT_EQ(dot.operand_names, (std::vector<std::string>{"p0", "p1"}));
+  EXPECT_EQ(dot.operands, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(*dot.Attr("lhs_contracting_dims"), "{1}");
+  EXPECT_EQ(*dot.Attr("rhs_contracting_dims"), "{0}");
+  EXPECT_EQ(*dot.Attr("replica_groups"), "{{0,1},{2,3}}");
+  EXPECT_EQ(dot.metadata.op_name, "jit(f)/dot_general");
+  EXPECT_EQ(dot.metadata.source_line, 7);
+  EXPECT_EQ(e->Find("p1")->parameter_number, 1);
+}
+
+TEST(HloProto, BadInputIsAnErrorWithTheOffset) {
+  std::string good = HandBuiltProto();
+  // Truncated anywhere: an error, never a crash.
+  for (size_t n = 0; n < good.size(); ++n) {
+    auto m = ReadHloProto(std::string_view(good).substr(0, n), "cut.pb");
+    EXPECT_FALSE(m.ok()) << n;
+    if (!m.ok()) {
+      EXPECT_NE(m.status().message().find("cut.pb: invalid HloProto at byte"), std::string::npos)
+          << m.status().message();
+    }
+  }
+  // Absurd length prefix.
+  auto m = ReadHloProto(std::string("\x0a\xff\xff\xff\xff\x0f", 6), "len.pb");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("len.pb: invalid HloProto at byte 0: expected an HloModuleProto of the stated length"),
+            std::string::npos)
+      << m.status().message();
+  // Wrong wire type for a known field (module name as a varint) is skipped
+  // as unknown; an operand id that does not exist is an error.
+  std::string comp = Len(1, "main") + Len(2, Len(1, "x") + Len(2, "negate") + Len(3, ShapeMsg(11, {2})) +
+                                              Int(35, 1) + Packed(36, {99}));
+  m = ReadHloProto(Len(1, Int(1, 5) + Len(3, comp)), "ops.pb");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("operand id 99"), std::string::npos) << m.status().message();
+  // Unknown element type.
+  comp = Len(1, "main") + Len(2, Len(1, "x") + Len(2, "parameter") + Len(3, Int(2, 999)) + Int(35, 1));
+  m = ReadHloProto(Len(1, Len(3, comp)), "type.pb");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("a known element type"), std::string::npos) << m.status().message();
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The Pax FSDP after-optimisation dump: counts from corpus/hlo/SOURCE.md.
+TEST(HloProtoCorpus, PaxFsdpAfterOptimizations) {
+  MLPROF_CORPUS_FILE(path, "hlo/jaxtoolbox_pax_fsdp4_a100_module_0040.pjit__wrapped_step_fn.sm_8.0_gpu_after_optimizations.hlo.pb");
+  auto m = ReadHloProto(ReadFile(path), path);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->entry_computation()->name, "main.29748_spmd");
+  std::map<std::string, int> ops, kinds;
+  int gemms = 0;
+  for (const auto& c : m->computations)
+    for (const auto& in : c.instructions) {
+      ++ops[in.opcode];
+      if (in.opcode == "fusion") ++kinds[*in.Attr("kind")];
+      if (const std::string* t = in.Attr("custom_call_target"); t && *t == "\"__cublas$gemm\"") ++gemms;
+    }
+  EXPECT_EQ(ops["fusion"], 2315);
+  EXPECT_EQ(kinds["kInput"], 1215);
+  EXPECT_EQ(kinds["kLoop"], 1052);
+  EXPECT_EQ(kinds["kCustom"], 48);
+  EXPECT_EQ(gemms, 175);
+  EXPECT_EQ(ops["all-gather-start"], 10);
+  EXPECT_EQ(ops["all-gather-done"], 10);
+  EXPECT_EQ(ops["all-reduce-start"], 9);
+  EXPECT_EQ(ops["reduce-scatter"], 4);
+  EXPECT_EQ(ops["async-start"], 4);
+  // Every operand and callee resolves.
+  for (const auto& c : m->computations)
+    for (const auto& in : c.instructions)
+      for (int32_t o : in.operands) ASSERT_GE(o, 0) << in.name;
+
+  MLPROF_CORPUS_FILE(before, "hlo/jaxtoolbox_pax_fsdp4_a100_module_0040.pjit__wrapped_step_fn.before_optimizations.hlo.pb");
+  auto b = ReadHloProto(ReadFile(before), before);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->entry_computation()->name, "main.29748");
+}
+
+TEST(HloProtoCorpus, LegacySideFilesAndPsum) {
+  MLPROF_CORPUS_FILE(conv, "xla/tracelens_mi300x_jax_conv3d_legacy.jit_forward_3d_conv_15.hlo_proto.pb");
+  auto m = ReadHloProto(ReadFile(conv), conv);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const Instruction* cudnn = m->entry_computation()->Find("cudnn-conv.1.0");
+  ASSERT_NE(cudnn, nullptr);
+  EXPECT_EQ(*cudnn->Attr("dim_labels"), "bf012_oi012->bf012");
+  std::vector<WindowDim> w;
+  ASSERT_TRUE(ParseWindow(*cudnn->Attr("window"), &w));
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(w[1].size, 2);
+  EXPECT_EQ(w[1].stride, 2);
+  EXPECT_EQ(w[0].pad_lo, 1);
+
+  MLPROF_CORPUS_FILE(psum, "hlo/jaxtoolbox_pax_fsdp4_a100_module_0038.jit__psum.sm_8.0_gpu_after_optimizations.hlo.pb");
+  m = ReadHloProto(ReadFile(psum), psum);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const Instruction* ar = m->entry_computation()->Find("all-reduce-start");
+  ASSERT_NE(ar, nullptr);
+  ReplicaGroups g;
+  ASSERT_TRUE(ParseReplicaGroups(*ar->Attr("replica_groups"), &g));
+  EXPECT_EQ(g.max_group_size(), 4);
+}
+
+}  // namespace
+}  // namespace mlprof::hlo
