@@ -17,7 +17,13 @@
 #include "analysis/ops.h"
 #include "analysis/steps.h"
 #include "io/load.h"
+#include "analysis/xla.h"
+#include "base/file_loader.h"
+#include "hlo/proto_reader.h"
+#include "hlo/text_parser.h"
+#include "io/xplane.h"
 #include "report/tables.h"
+#include "report/xla_tables.h"
 
 namespace mlprof {
 
@@ -34,6 +40,8 @@ const std::vector<Command> kCommands = {
     {"overlap", "communication/computation overlap per rank"},
     {"steps", "per-step breakdown and steady-state medians"},
     {"launches", "kernel launch statistics: CPU call time, GPU time, launch delay"},
+    {"scopes", "XLA profiles: device time by JAX named scope (tree)"},
+    {"hlo", "HLO modules (text, HloProto, XPlane): categories, cost, collectives/sharding; --op explains one"},
     {"shape", "explain XLA HLO shapes: layout, tiling, padded physical bytes, memory space"},
 };
 
@@ -180,6 +188,37 @@ int RunAnalysis(const CommonOptions& o, const Builder& build) {
   return kExitOk;
 }
 
+// HLO modules from a file: HLO text, a binary HloProto, or the HloProtos an
+// XPlane's metadata plane carries. Chosen by content.
+StatusOr<std::vector<hlo::Module>> LoadHloModules(const std::string& path) {
+  ASSIGN_OR_RETURN(LoadedFile f, LoadFile(path));
+  std::string_view bytes = f.bytes.view();
+  std::vector<hlo::Module> out;
+  if (hlo::LooksLikeHloText(bytes.substr(0, 1 << 16)) || path.ends_with(".hlo") || path.ends_with(".txt")) {
+    ASSIGN_OR_RETURN(out, hlo::ParseHloText(bytes, path));
+    return out;
+  }
+  if (hlo::LooksLikeHloProto(bytes)) {
+    ASSIGN_OR_RETURN(hlo::Module m, hlo::ReadHloProto(bytes, path));
+    out.push_back(std::move(m));
+    return out;
+  }
+  if (LooksLikeXSpace(bytes)) {
+    RankProfile r;
+    RETURN_IF_ERROR(ReadXPlane(f, &r));
+    for (const auto& blob : r.hlo_protos) {
+      ASSIGN_OR_RETURN(hlo::Module m, hlo::ReadHloProto(blob.bytes, path + " [" + blob.key + "]"));
+      out.push_back(std::move(m));
+    }
+    if (out.empty())
+      return NotFound(fmt::format("{}: this XPlane carries no HloProtos (no /host:metadata plane); dump HLO with "
+                                  "XLA_FLAGS=--xla_dump_to=DIR and pass the files",
+                                  path));
+    return out;
+  }
+  return WrongFormat(fmt::format("{}: not HLO text, an HloProto or an XPlane (first bytes do not match any)", path));
+}
+
 Table Truncated(Table t, int top) {
   // Keep the first `top` rows per (rank, class) group of a kernels table.
   if (top <= 0) return t;
@@ -242,7 +281,7 @@ int RunMain(int argc, char** argv) {
   std::map<std::string, CLI::App*> subs;
   for (const auto& c : kCommands) {
     CLI::App* s = app.add_subcommand(c.name, c.help);
-    if (std::string(c.name) != "shape") AddCommon(s, o);
+    if (std::string(c.name) != "shape" && std::string(c.name) != "hlo") AddCommon(s, o);
     subs[c.name] = s;
   }
   std::vector<std::string> shape_texts;
@@ -258,6 +297,15 @@ int RunMain(int argc, char** argv) {
     subs[n]
         ->add_option("--warmup", o.warmup, "warm-up steps left out of medians (default 1 if >= 3 steps)")
         ->check(CLI::NonNegativeNumber);
+  int scope_depth = 4;
+  subs["scopes"]->add_option("--depth", scope_depth, "scope levels to show")->check(CLI::Range(1, 64));
+  std::vector<std::string> hlo_paths;
+  std::string hlo_op;
+  subs["hlo"]->add_option("paths", hlo_paths, "HLO text (.hlo/.txt), HloProto (.hlo.pb) or XPlane files")->required();
+  subs["hlo"]->add_option("--op", hlo_op, "explain this instruction (name with or without %)");
+  subs["hlo"]->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "csv"}));
+  subs["hlo"]->add_option("--top", o.top, "collectives listed (0 = all)")->check(CLI::NonNegativeNumber);
+  subs["hlo"]->add_option("--width", o.width, "cut text cells to this many characters")->check(CLI::Range(8, 100000));
   bool by_name = false;
   subs["ops"]->add_flag("--by-name", by_name, "group by op name only, not by input shapes");
 
@@ -285,6 +333,42 @@ int RunMain(int argc, char** argv) {
       Emit(r, o);
       return kExitOk;
     }
+    if (subs["hlo"]->parsed()) {
+      std::vector<hlo::Module> modules;
+      for (const auto& path : hlo_paths) {
+        auto m = LoadHloModules(path);
+        if (!m.ok()) return Fail(m.status());
+        for (auto& x : *m) modules.push_back(std::move(x));
+      }
+      Report r;
+      if (!hlo_op.empty()) {
+        auto t = HloExplainTable(modules, hlo_op);
+        if (!t.ok()) return Fail(t.status());
+        r.tables.push_back(std::move(t).value());
+      } else {
+        r.tables.push_back(HloModulesTable(modules));
+        r.tables.push_back(HloCategoryTable(modules));
+        r.tables.push_back(HloCollectivesTable(modules, o.top == 10 ? 20 : o.top));
+      }
+      Emit(r, o);
+      return kExitOk;
+    }
+    if (subs["scopes"]->parsed())
+      return RunAnalysis(o, [scope_depth](const Profile& p, const ProfileView&, const CommonOptions& o, Report& r) {
+        bool any = false;
+        for (const auto& rank : p.ranks) {
+          if (o.rank >= 0 && rank.rank_or(0) != o.rank) continue;
+          if (rank.xla_ops.empty()) continue;
+          any = true;
+          XlaOps x = ResolveXlaOps(rank);
+          XlaBreakdown b = BreakdownXla(rank, x);
+          r.tables.push_back(XlaScopesTable(rank.rank_or(0), XlaScopes(rank, x, scope_depth), b.total, o.top));
+        }
+        if (!any)
+          r.warnings.push_back(
+              "no XLA ops in these inputs: `mlprof scopes` reads JAX/XLA profiles (*.xplane.pb); for PyTorch "
+              "traces use `mlprof ops`");
+      });
     if (subs["info"]->parsed()) {
       double s = 0;
       auto p = Load(o, &s);
@@ -298,9 +382,22 @@ int RunMain(int argc, char** argv) {
     if (subs["summary"]->parsed())
       return RunAnalysis(o, [](const Profile& p, const ProfileView& v, const CommonOptions& o, Report& r) {
         r.tables.push_back(RanksTable(p));
+        bool any_xla = false;
+        for (const auto& rank : p.ranks) {
+          if (o.rank >= 0 && rank.rank_or(0) != o.rank) continue;
+          if (rank.xla_ops.empty()) continue;
+          any_xla = true;
+          XlaOps x = ResolveXlaOps(rank);
+          XlaBreakdown b = BreakdownXla(rank, x);
+          r.tables.push_back(XlaSummaryTable(rank.rank_or(0), b));
+          r.tables.push_back(XlaAttributionTable(rank.rank_or(0), b));
+          r.tables.push_back(XlaTopOpsTable(rank.rank_or(0), rank, x, std::min(o.top, 10), o.width));
+          for (const auto& problem : x.problems) r.warnings.push_back(problem);
+        }
         bool any_gpu = false;
         for (const auto& rv : v.ranks) any_gpu |= !rv.gpu.empty();
         if (!any_gpu) {
+          if (any_xla) return;
           r.tables.front().notes.push_back(
               "No GPU stream activity in these inputs (a TPU, CPU-only or host-side profile?): there is no GPU time "
               "to break down. `mlprof info` lists what the profile holds.");

@@ -108,7 +108,7 @@ class XPlaneReader {
     // Protobuf writes fields in number order, so lines (3) come before the
     // metadata maps (4, 5): collect first, then emit.
     std::string_view name;
-    std::vector<std::string_view> lines, event_meta, stat_meta;
+    std::vector<std::string_view> lines, event_meta, stat_meta, plane_stats;
     Wire w(f_.bytes.data(), plane);
     while (!w.done()) {
       uint32_t field, type;
@@ -116,7 +116,7 @@ class XPlaneReader {
       if (!w.Tag(&field, &type)) return Error(at, "a field tag of XPlane");
       std::string_view s;
       bool ok = true;
-      if (type == kLen && (field == 2 || field == 3 || field == 4 || field == 5)) {
+      if (type == kLen && field >= 2 && field <= 6) {
         ok = w.Bytes(&s);
         if (field == 2)
           name = s;
@@ -124,8 +124,10 @@ class XPlaneReader {
           lines.push_back(s);
         else if (field == 4)
           event_meta.push_back(s);
-        else
+        else if (field == 5)
           stat_meta.push_back(s);
+        else
+          plane_stats.push_back(s);
       } else {
         ok = w.Skip(type);
       }
@@ -149,30 +151,57 @@ class XPlaneReader {
       }
       stat_names_[key] = stat_name;
     }
-    // Event metadata: id -> interned display name (or name).
+    correlation_stat_ = 0;
+    ids_ = StatIds{};
+    for (const auto& [id, n] : stat_names_) {
+      if (n == "correlation_id") correlation_stat_ = id;
+      ids_.Note(id, n);
+    }
+    host_plane_ = name.substr(0, 6) == "/host:";
+    const bool metadata_plane = name == "/host:metadata";
+    // Event metadata: id -> interned display name (or name), and the XLA op
+    // it describes (TPU: full HLO text as name, costs as stats).
     event_names_.clear();
+    meta_xla_.clear();
     for (std::string_view entry : event_meta) {
       uint64_t key = 0;
       std::string_view value, ev_name, display;
       RETURN_IF_ERROR(ReadMapEntry(entry, &key, &value));
       Wire v(f_.bytes.data(), value);
+      XlaOp op;
+      bool xla = false;
       while (!v.done()) {
         uint32_t field, type;
         if (!v.Tag(&field, &type)) return Error(v.offset(), "a field tag of XEventMetadata");
         bool ok = true;
-        if (field == 2 && type == kLen)
+        std::string_view st_bytes;
+        if (field == 2 && type == kLen) {
           ok = v.Bytes(&ev_name);
-        else if (field == 4 && type == kLen)
+        } else if (field == 4 && type == kLen) {
           ok = v.Bytes(&display);
-        else
+        } else if (field == 5 && type == kLen) {
+          ok = v.Bytes(&st_bytes);
+          StatValue st;
+          if (ok && !ReadStat(st_bytes, &st)) return Error(Offset(st_bytes), "a valid XStat");
+          if (ok && metadata_plane && st.metadata_id == ids_.hlo_proto && st.kind == StatValue::kStr)
+            b_.AddHloProto(std::string(ev_name), std::string(st.s));
+          else if (ok && !host_plane_)
+            xla |= ApplyStat(st, &op);
+        } else {
           ok = v.Skip(type);
+        }
         if (!ok) return Error(v.offset(), "a valid XEventMetadata field");
       }
-      event_names_[key] = b_.strings().Intern(display.empty() ? ev_name : display);
+      StringId shown = b_.strings().Intern(display.empty() ? ev_name : display);
+      event_names_[key] = shown;
+      if (!host_plane_ && !ev_name.empty() && ev_name[0] == '%') {
+        op.expression = b_.strings().Intern(ev_name);
+        op.hlo_op = shown;
+        xla = true;
+      }
+      if (xla) meta_xla_[key] = op;
     }
-    correlation_stat_ = 0;
-    for (const auto& [id, n] : stat_names_)
-      if (n == "correlation_id") correlation_stat_ = id;
+    if (!host_plane_) RETURN_IF_ERROR(ReadPlaneStats(name, plane_stats));
 
     // Device index from "/device:GPU:<n>".
     gpu_device_ = -1;
@@ -184,7 +213,6 @@ class XPlaneReader {
       while (k < digits.size() && digits[k] >= '0' && digits[k] <= '9') n = n * 10 + (digits[k++] - '0');
       if (k > 0) gpu_device_ = n;
     }
-    host_plane_ = name.substr(0, 6) == "/host:";
     pid_ = index;
     b_.SetProcessName(pid_, b_.strings().Intern(name));
     for (std::string_view line : lines) RETURN_IF_ERROR(ReadLine(line));
@@ -240,6 +268,10 @@ class XPlaneReader {
 
     // What the line's events are.
     bool gpu_stream = gpu_device_ >= 0 && line_name.substr(0, 8) == "Stream #";
+    // Lines whose events are HLO op executions (Async XLA Ops spans and
+    // module executions overlap them and are not ops).
+    const bool op_line = !host_plane_ && (gpu_stream || line_name == "XLA Ops");
+    const bool want_stats = correlation_stat_ != 0 || op_line;
     StringId cat_default = b_.strings().Intern(gpu_stream    ? std::string_view("kernel")
                                                : host_plane_ ? std::string_view("host")
                                                              : line_name);
@@ -262,7 +294,9 @@ class XPlaneReader {
       e.has_cat = true;
       e.cat = cat_default;
       uint64_t meta = 0, offset_ps = 0, dur_ps = 0;
-      bool aggregated = false;  // num_occurrences (field 5) replaces offset_ps
+      bool aggregated = false;
+      XlaOp event_op;
+      bool event_xla = false;  // num_occurrences (field 5) replaces offset_ps
       Wire v(f_.bytes.data(), ev);
       while (!v.done()) {
         uint32_t field, type;
@@ -281,10 +315,12 @@ class XPlaneReader {
         else if (field == 4 && type == kLen) {
           ok = v.Bytes(&s);
           StatValue st;
-          if (ok && correlation_stat_ != 0) {
+          if (ok && want_stats) {
             if (!ReadStat(s, &st)) return Error(Offset(s), "a valid XStat");
             if (st.metadata_id == correlation_stat_)
               e.correlation = st.kind == StatValue::kInt ? st.i : static_cast<int64_t>(st.u);
+            else if (op_line)
+              event_xla |= ApplyStat(st, &event_op);
           }
         } else {
           ok = v.Skip(type);
@@ -297,6 +333,14 @@ class XPlaneReader {
       }
       auto it = event_names_.find(meta);
       e.name = it != event_names_.end() ? it->second : 0;
+      if (op_line) {
+        auto mx = meta_xla_.find(meta);
+        if (mx != meta_xla_.end() || event_xla) {
+          XlaOp op = mx != meta_xla_.end() ? mx->second : XlaOp{};
+          if (event_xla) Overlay(event_op, &op);
+          e.xla = b_.AddXlaOp(op);
+        }
+      }
       if (static_cast<int64_t>(offset_ps) < 0 || static_cast<int64_t>(dur_ps) < 0) {
         b_.Warn(ImportStat::number_out_of_range, e.offset);
         continue;
@@ -321,8 +365,115 @@ class XPlaneReader {
     return OkStatus();
   }
 
+  // Stat ids of the stats mlprof keeps, per plane.
+  struct StatIds {
+    uint64_t hlo_op = 0, hlo_module = 0, program_id = 0, hlo_category = 0, flops = 0, model_flops = 0,
+             bytes_accessed = 0, tf_op = 0, source = 0, hlo_proto = 0, device_type = 0, peak_tflops = 0,
+             peak_hbm = 0, memory_bandwidth = 0;
+    void Note(uint64_t id, std::string_view n) {
+      if (n == "hlo_op") hlo_op = id;
+      else if (n == "hlo_module") hlo_module = id;
+      else if (n == "program_id") program_id = id;
+      else if (n == "hlo_category") hlo_category = id;
+      else if (n == "flops") flops = id;
+      else if (n == "model_flops") model_flops = id;
+      else if (n == "bytes_accessed") bytes_accessed = id;
+      else if (n == "tf_op") tf_op = id;
+      else if (n == "source") source = id;
+      else if (n == "Hlo Proto") hlo_proto = id;
+      else if (n == "device_type_string") device_type = id;
+      else if (n == "peak_teraflops_per_second") peak_tflops = id;
+      else if (n == "peak_hbm_bw_gigabytes_per_second") peak_hbm = id;
+      else if (n == "memory_bandwidth") memory_bandwidth = id;
+    }
+  };
+
+  std::string_view StatString(const StatValue& st) {
+    if (st.kind == StatValue::kStr) return st.s;
+    if (st.kind == StatValue::kRef) {
+      auto it = stat_names_.find(st.u);
+      return it == stat_names_.end() ? std::string_view() : it->second;
+    }
+    return {};
+  }
+  static double StatNumber(const StatValue& st) {
+    switch (st.kind) {
+      case StatValue::kDouble: return st.d;
+      case StatValue::kInt: return static_cast<double>(st.i);
+      case StatValue::kUint: return static_cast<double>(st.u);
+      default: return -1;
+    }
+  }
+  static int64_t StatInt(const StatValue& st) {
+    switch (st.kind) {
+      case StatValue::kInt: return st.i;
+      case StatValue::kUint: return static_cast<int64_t>(st.u);
+      case StatValue::kDouble: return static_cast<int64_t>(st.d);
+      default: return -1;
+    }
+  }
+
+  // Applies one stat to an XLA op description; true if it was one of ours.
+  bool ApplyStat(const StatValue& st, XlaOp* op) {
+    const uint64_t id = st.metadata_id;
+    if (id == 0) return false;
+    auto str = [&](StringId* field) {
+      std::string_view v = StatString(st);
+      if (!v.empty()) *field = b_.strings().Intern(v);
+      return true;
+    };
+    if (id == ids_.hlo_op) return str(&op->hlo_op);
+    if (id == ids_.hlo_module) return str(&op->module);
+    if (id == ids_.hlo_category) return str(&op->category);
+    if (id == ids_.tf_op) return str(&op->tf_op);
+    if (id == ids_.source) return str(&op->source);
+    if (id == ids_.program_id) {
+      std::string_view v = StatString(st);
+      op->program_id = v.empty() ? StatInt(st) : std::atoll(std::string(v).c_str());
+      return true;
+    }
+    if (id == ids_.flops) return op->flops = StatNumber(st), true;
+    if (id == ids_.model_flops) return op->model_flops = StatNumber(st), true;
+    if (id == ids_.bytes_accessed) return op->bytes_accessed = StatNumber(st), true;
+    return false;
+  }
+  static void Overlay(const XlaOp& e, XlaOp* op) {
+    if (e.hlo_op) op->hlo_op = e.hlo_op;
+    if (e.module) op->module = e.module;
+    if (e.program_id >= 0) op->program_id = e.program_id;
+    if (e.category) op->category = e.category;
+    if (e.tf_op) op->tf_op = e.tf_op;
+    if (e.source) op->source = e.source;
+    if (e.flops >= 0) op->flops = e.flops;
+    if (e.model_flops >= 0) op->model_flops = e.model_flops;
+    if (e.bytes_accessed >= 0) op->bytes_accessed = e.bytes_accessed;
+  }
+
+  Status ReadPlaneStats(std::string_view plane_name, const std::vector<std::string_view>& stats) {
+    if (stats.empty()) return OkStatus();
+    DeviceProperties d;
+    d.name = std::string(plane_name);
+    bool any = false;
+    for (std::string_view sv : stats) {
+      StatValue st;
+      if (!ReadStat(sv, &st)) return Error(Offset(sv), "a valid XStat");
+      if (st.metadata_id == 0) continue;
+      if (st.metadata_id == ids_.device_type) d.device_type = std::string(StatString(st)), any = true;
+      if (st.metadata_id == ids_.peak_tflops) d.peak_tflops = StatNumber(st), any = true;
+      if (st.metadata_id == ids_.peak_hbm) d.peak_hbm_gbps = StatNumber(st), any = true;
+      if (st.metadata_id == ids_.memory_bandwidth) d.memory_bandwidth_bps = StatNumber(st), any = true;
+    }
+    if (!any) return OkStatus();
+    size_t colon = plane_name.rfind(':');
+    if (colon != std::string_view::npos) d.id = std::atoll(std::string(plane_name.substr(colon + 1)).c_str());
+    b_.meta().devices.push_back(std::move(d));
+    return OkStatus();
+  }
+
   LoadedFile& f_;
   ProfileBuilder b_;
+  StatIds ids_;
+  std::unordered_map<uint64_t, XlaOp> meta_xla_;
   std::unordered_map<uint64_t, std::string_view> stat_names_;
   std::unordered_map<uint64_t, StringId> event_names_;
   uint64_t correlation_stat_ = 0;

@@ -121,6 +121,7 @@ void ProfileBuilder::AppendOp(const EventRecord& e, Ps ts, Ps dur, OpKind kind) 
   o.grid.push_back(e.grid);
   o.block.push_back(e.block);
   o.bytes.push_back(e.bytes);
+  o.xla.push_back(e.xla);
   o.offset.push_back(e.offset);
 }
 
@@ -326,6 +327,24 @@ Status ProfileBuilder::Finish() {
       if (IsGpuOp(o.kind[i]) && o.launch[i] >= 0) o.step[i] = o.step[o.launch[i]];
   }
   return OkStatus();
+}
+
+int32_t ProfileBuilder::AddXlaOp(const XlaOp& op) {
+  auto same = [](const XlaOp& a, const XlaOp& b) {
+    return a.hlo_op == b.hlo_op && a.module == b.module && a.program_id == b.program_id && a.category == b.category &&
+           a.expression == b.expression && a.tf_op == b.tf_op && a.source == b.source && a.flops == b.flops &&
+           a.model_flops == b.model_flops && a.bytes_accessed == b.bytes_accessed;
+  };
+  uint64_t h = op.hlo_op;
+  for (uint64_t v : {uint64_t{op.module}, static_cast<uint64_t>(op.program_id), uint64_t{op.category},
+                     uint64_t{op.expression}, uint64_t{op.tf_op}})
+    h = h * 0x9E3779B97F4A7C15ull + v;
+  auto& bucket = xla_index_[h];
+  for (int32_t i : bucket)
+    if (same(out_->xla_ops[static_cast<size_t>(i)], op)) return i;
+  out_->xla_ops.push_back(op);
+  bucket.push_back(static_cast<int32_t>(out_->xla_ops.size() - 1));
+  return bucket.back();
 }
 
 }  // namespace mlprof

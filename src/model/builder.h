@@ -37,6 +37,7 @@ struct EventRecord {
   StringId grid = 0;
   StringId block = 0;
   int64_t bytes = -1;
+  int32_t xla = -1;  // index into RankProfile::xla_ops
   bool has_id = false;
   int64_t id = 0;
   uint64_t offset = 0;
@@ -61,6 +62,11 @@ class ProfileBuilder {
   void AddCounter(const EventRecord& e, StringId series, double value);
   void SetProcessName(int64_t pid, StringId name);
   void SetThreadName(int64_t pid, int64_t tid, StringId name);
+  // Interns an XLA op description; equal descriptions share one index.
+  int32_t AddXlaOp(const XlaOp& op);
+  void AddHloProto(std::string key, std::string bytes) {
+    out_->hlo_protos.push_back({std::move(key), std::move(bytes)});
+  }
 
   // Completes the profile. After this the builder must not be used.
   Status Finish();
@@ -85,6 +91,7 @@ class ProfileBuilder {
   std::vector<int8_t> kind_cache_;                                       // by category StringId; -1 = not computed
   std::unordered_map<uint32_t, std::vector<PendingBegin>> open_begins_;  // by track
   std::unordered_map<int64_t, StringId> process_names_;
+  std::unordered_map<uint64_t, std::vector<int32_t>> xla_index_;  // hash -> candidates
 };
 
 }  // namespace mlprof

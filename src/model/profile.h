@@ -63,6 +63,7 @@ inline bool IsLaunchOp(OpKind k) { return k == OpKind::kRuntime || k == OpKind::
   X(StringId, grid, "kernel args.grid as compact JSON text, e.g. [132,1,1] (0 none)") \
   X(StringId, block, "kernel args.block as compact JSON text (0 none)")               \
   X(int64_t, bytes, "memcpy/memset bytes (-1 unknown)")                               \
+  X(int32_t, xla, "index into RankProfile::xla_ops: the HLO op it ran (-1 none)")       \
   X(uint64_t, offset, "byte offset of the event in the decoded input")
 
 struct OpTable {
@@ -117,6 +118,35 @@ struct DeviceProperties {
   int64_t num_sms = -1;
   int64_t compute_major = -1;
   int64_t compute_minor = -1;
+  // XPlane device planes (TPU and GPU): what the runtime says of the chip.
+  std::string device_type;          // device_type_string, "TPU v6 Lite"
+  double peak_tflops = -1;          // peak_teraflops_per_second
+  double peak_hbm_gbps = -1;        // peak_hbm_bw_gigabytes_per_second
+  double memory_bandwidth_bps = -1; // GPU plane memory_bandwidth (B/s)
+};
+
+// What an XLA device event executed, from XPlane stats (event metadata on
+// TPU, per-event stats on GPU) or JAX trace-viewer args. Shared by every
+// execution of the same op. Costs are as the runtime recorded them (-1: not
+// recorded; the HLO cost model fills them from the module where it can).
+struct XlaOp {
+  StringId hlo_op = 0;      // instruction name, e.g. "fusion.556"
+  StringId module = 0;      // hlo_module, e.g. "jit_train_step"
+  int64_t program_id = -1;  // module fingerprint id
+  StringId category = 0;    // xprof hlo_category ("convolution fusion", ...)
+  StringId expression = 0;  // full HLO instruction text (TPU metadata name)
+  StringId tf_op = 0;       // framework op / JAX name stack
+  StringId source = 0;      // "file.py:118"
+  double flops = -1;
+  double model_flops = -1;
+  double bytes_accessed = -1;
+};
+
+// A serialized xla.HloProto found in the profile (/host:metadata plane),
+// keyed "<module>(<program_id>)".
+struct HloProtoBlob {
+  std::string key;
+  std::string bytes;
 };
 
 struct TraceMetadata {
@@ -144,6 +174,8 @@ struct RankProfile {
   std::vector<Step> steps;
   std::vector<Flow> flows;
   std::vector<CounterSample> counters;
+  std::vector<XlaOp> xla_ops;
+  std::vector<HloProtoBlob> hlo_protos;
   TraceMetadata meta;
   ImportStats stats;
   // Event counts by phase letter and by category string, for `info`.

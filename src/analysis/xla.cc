@@ -1,0 +1,378 @@
+#include "analysis/xla.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <unordered_map>
+
+#include "hlo/cost.h"
+#include "hlo/proto_reader.h"
+
+namespace mlprof {
+
+namespace {
+
+bool Contains(std::string_view s, std::string_view sub) { return s.find(sub) != std::string_view::npos; }
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool EndsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+std::string Lower(std::string_view s) {
+  std::string l(s);
+  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return l;
+}
+
+bool LooksLikeAttention(std::string_view name) {
+  std::string l = Lower(name);
+  return Contains(l, "attn") || Contains(l, "attention") || Contains(l, "fmha") || Contains(l, "flash") ||
+         Contains(l, "splash") || Contains(l, "_mha") || StartsWith(l, "mha");
+}
+bool LooksLikeGemm(std::string_view name) {
+  std::string l = Lower(name);
+  return Contains(l, "gemm") || Contains(l, "cublas") || Contains(l, "matmul") || StartsWith(l, "cijk_") ||
+         Contains(l, "dot_general") || Contains(l, "cudnn-conv") || Contains(l, "conv_general");
+}
+
+// Does a computation (or what it calls) contain a dot or convolution?
+bool ContainsDot(const hlo::Module& m, const hlo::Computation& c, int depth = 0) {
+  if (depth > 8) return false;
+  for (const auto& in : c.instructions) {
+    if (in.opcode == "dot" || in.opcode == "convolution" || in.opcode == "ragged-dot" || in.opcode == "scaled-dot")
+      return true;
+    if (in.opcode == "custom-call" && in.Attr("custom_call_target") && LooksLikeGemm(*in.Attr("custom_call_target")))
+      return true;
+    if (in.opcode == "fusion")
+      for (int32_t id : in.called_ids)
+        if (id >= 0 && ContainsDot(m, m.computations[static_cast<size_t>(id)], depth + 1)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* XlaGroupName(XlaGroup g) {
+  switch (g) {
+    case XlaGroup::kMatmul: return "matmul/convolution";
+    case XlaGroup::kAttention: return "attention";
+    case XlaGroup::kElementwise: return "elementwise";
+    case XlaGroup::kReduce: return "reduce";
+    case XlaGroup::kCollective: return "collective";
+    case XlaGroup::kDataFormatting: return "data formatting";
+    case XlaGroup::kMemoryTransfer: return "memory transfer";
+    case XlaGroup::kAsyncWait: return "async wait";
+    case XlaGroup::kCustomCall: return "custom call";
+    case XlaGroup::kControlFlow: return "control flow";
+    case XlaGroup::kOther: return "other";
+    case XlaGroup::kCount: break;
+  }
+  return "?";
+}
+
+const char* XlaPassName(XlaPass p) {
+  switch (p) {
+    case XlaPass::kForward: return "forward";
+    case XlaPass::kBackward: return "backward";
+    case XlaPass::kRemat: return "remat";
+    case XlaPass::kOptimizer: return "optimizer";
+    case XlaPass::kUnknown: return "unknown";
+    case XlaPass::kCount: break;
+  }
+  return "?";
+}
+
+XlaPass PassFromName(std::string_view op_name) {
+  if (op_name.empty() || op_name == "XlaModule:" || op_name == ":") return XlaPass::kUnknown;
+  std::string l = Lower(op_name);
+  if (Contains(l, "remat") || Contains(l, "checkpoint")) return XlaPass::kRemat;
+  if (Contains(l, "transpose(")) return XlaPass::kBackward;
+  if (Contains(l, "optax") || Contains(l, "optimizer") || Contains(l, "opt_state") || Contains(l, "adam") ||
+      Contains(l, "apply_updates"))
+    return XlaPass::kOptimizer;
+  return XlaPass::kForward;
+}
+
+std::vector<std::string> ScopeFromName(std::string_view op_name) {
+  // Split at '/' outside brackets (primitive params contain parentheses).
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= op_name.size(); ++i) {
+    char c = i < op_name.size() ? op_name[i] : '/';
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == '/' && depth <= 0) {
+      parts.push_back(op_name.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (!parts.empty()) parts.pop_back();  // the primitive ("dot_general[...]:", "add")
+  static const char* kTransforms[] = {"jvp", "transpose", "vmap", "pmap", "remat", "checkpoint", "shard_map",
+                                      "xmap", "custom_jvp_call", "custom_vjp_call", "pjit", "jit", "named_call"};
+  std::vector<std::string> scope;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    std::string_view p = parts[k];
+    // Unwrap transform(inner) repeatedly.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const char* t : kTransforms) {
+        std::string_view tv(t);
+        if (p.size() > tv.size() + 2 && StartsWith(p, tv) && p[tv.size()] == '(' && p.back() == ')') {
+          p = p.substr(tv.size() + 1, p.size() - tv.size() - 2);
+          changed = true;
+        }
+      }
+    }
+    if (k < 2 && (p == "main" || StartsWith(parts[k], "jit(") || StartsWith(parts[k], "pjit("))) continue;
+    if (p.empty() || p == "while" || p == "body" || p == "cond" || p == "remat" || p == "checkpoint" ||
+        p == "rematted_computation")
+      continue;
+    scope.emplace_back(p);
+  }
+  return scope;
+}
+
+XlaGroup GroupFromCategory(std::string_view cat, std::string_view name) {
+  if (LooksLikeAttention(name)) return XlaGroup::kAttention;
+  const bool done = EndsWith(name, "-done") || Contains(name, "-done.") || EndsWith(cat, "-done");
+  if (Contains(cat, "copy-start") || Contains(cat, "copy-done") || Contains(cat, "infeed") || Contains(cat, "outfeed") ||
+      Contains(cat, "host") || cat == "send" || cat == "recv" || cat == "send-done" || cat == "recv-done")
+    return XlaGroup::kMemoryTransfer;
+  if (Contains(cat, "all-gather") || Contains(cat, "all-reduce") || Contains(cat, "reduce-scatter") ||
+      Contains(cat, "all-to-all") || Contains(cat, "collective") || StartsWith(name, "async-collective") ||
+      StartsWith(name, "all-reduce") || StartsWith(name, "all-gather") || StartsWith(name, "reduce-scatter") ||
+      StartsWith(name, "all-to-all") || StartsWith(name, "collective-permute") || Contains(Lower(name), "nccl") ||
+      Contains(Lower(name), "rccl"))
+    return done ? XlaGroup::kAsyncWait : XlaGroup::kCollective;
+  if (cat == "async-done" || (done && cat.empty())) return XlaGroup::kAsyncWait;
+  if (Contains(cat, "convolution") || cat == "dot" || cat == "output fusion") return XlaGroup::kMatmul;
+  if (cat == "custom-call" || cat == "custom fusion" || cat.empty()) {
+    if (LooksLikeGemm(name)) return XlaGroup::kMatmul;
+    if (!cat.empty()) return XlaGroup::kCustomCall;
+  }
+  if (cat == "loop fusion" || cat == "non-fusion elementwise" || cat == "broadcast" || cat == "iota" ||
+      StartsWith(cat, "rng") || cat == "select")
+    return XlaGroup::kElementwise;
+  if (cat == "input fusion" || cat == "reduce" || cat == "reduce-window" || cat == "sort" ||
+      cat == "select-and-scatter")
+    return XlaGroup::kReduce;
+  if (cat == "data formatting" || cat == "copy" || cat == "transpose" || cat == "bitcast" || cat == "reshape" ||
+      Contains(cat, "slice") || cat == "concatenate" || cat == "pad" || cat == "gather" || cat == "scatter" ||
+      Contains(cat, "gather fusion") || Contains(cat, "scatter fusion"))
+    return XlaGroup::kDataFormatting;
+  if (cat == "while" || cat == "conditional" || cat == "call") return XlaGroup::kControlFlow;
+  if (cat.empty()) {  // name only (GPU kernels without an HloProto)
+    std::string l = Lower(name);
+    if (StartsWith(l, "loop_") || Contains(l, "elementwise") || Contains(l, "broadcast")) return XlaGroup::kElementwise;
+    if (StartsWith(l, "input_") || Contains(l, "reduce")) return XlaGroup::kReduce;
+    if (Contains(l, "transpose") || Contains(l, "copy") || Contains(l, "slice") || Contains(l, "concatenate"))
+      return XlaGroup::kDataFormatting;
+    if (Contains(l, "memcpy") || Contains(l, "memset")) return XlaGroup::kMemoryTransfer;
+  }
+  return XlaGroup::kOther;
+}
+
+std::string XprofCategory(const hlo::Module& m, const hlo::Instruction& in) {
+  const std::string& op = in.opcode;
+  if (op == "fusion") {
+    for (int32_t id : in.called_ids)
+      if (id >= 0 && ContainsDot(m, m.computations[static_cast<size_t>(id)])) return "convolution fusion";
+    const std::string* kind = in.Attr("kind");
+    if (kind && *kind == "kLoop") return "loop fusion";
+    if (kind && *kind == "kInput") return "input fusion";
+    if (kind && *kind == "kOutput") return "output fusion";
+    return "custom fusion";
+  }
+  if (op == "convolution") return "convolution";
+  if (op == "transpose" || op == "copy" || op == "reshape" || op == "dynamic-reshape") return "data formatting";
+  if (hlo::IsElementwise(op)) return "non-fusion elementwise";
+  return op;
+}
+
+XlaOps ResolveXlaOps(const RankProfile& r) {
+  XlaOps x;
+  // Modules by "(program_id)" and by name.
+  std::unordered_map<std::string, size_t> by_id, by_name;
+  for (const auto& blob : r.hlo_protos) {
+    auto m = hlo::ReadHloProto(blob.bytes, blob.key);
+    if (!m.ok()) {
+      x.problems.push_back(m.status().message());
+      continue;
+    }
+    size_t i = x.modules.size();
+    x.modules.push_back(std::move(m).value());
+    size_t open = blob.key.rfind('(');
+    if (open != std::string::npos && blob.key.back() == ')')
+      by_id[blob.key.substr(open + 1, blob.key.size() - open - 2)] = i;
+    by_name[open != std::string::npos ? blob.key.substr(0, open) : blob.key] = i;
+  }
+  std::vector<hlo::CostModel> cost;
+  cost.reserve(x.modules.size());
+  for (const auto& m : x.modules) cost.emplace_back(m);
+
+  x.ops.reserve(r.xla_ops.size());
+  for (const XlaOp& op : r.xla_ops) {
+    XlaOpInfo info;
+    info.hlo_op = std::string(r.str(op.hlo_op));
+    info.module = std::string(r.str(op.module));
+    info.category = std::string(r.str(op.category));
+    info.flops = op.flops;
+    info.bytes = op.bytes_accessed;
+    std::string_view tf_op = r.str(op.tf_op);
+    if (tf_op != "XlaModule:" && tf_op != ":") info.op_name = std::string(tf_op);
+    // The instruction, when the module is in the profile.
+    const hlo::Module* mod = nullptr;
+    size_t mod_index = 0;
+    if (op.program_id != -1) {
+      auto it = by_id.find(std::to_string(static_cast<uint64_t>(op.program_id)));
+      if (it != by_id.end()) mod = &x.modules[mod_index = it->second];
+    }
+    if (!mod && !info.module.empty()) {
+      auto it = by_name.find(info.module);
+      if (it != by_name.end()) mod = &x.modules[mod_index = it->second];
+    }
+    if (mod && info.module.empty()) info.module = mod->name;
+    const hlo::Instruction* in = nullptr;
+    const hlo::Computation* comp = nullptr;
+    if (mod) {
+      if (const auto* e = mod->entry_computation(); e && (in = e->Find(info.hlo_op))) comp = e;
+      for (size_t k = 0; !in && k < mod->computations.size(); ++k)
+        if ((in = mod->computations[k].Find(info.hlo_op))) comp = &mod->computations[k];
+    }
+    if (in) {
+      if (info.category.empty()) info.category = XprofCategory(*mod, *in);
+      if (info.op_name.empty()) info.op_name = in->metadata.op_name;
+      if (info.flops < 0 || info.bytes < 0) {
+        hlo::Cost c = cost[mod_index].Of(*comp, *in);
+        if (!c.unknown) {
+          if (info.flops < 0) info.flops = c.flops;  // flops only; XLA counts transcendentals apart
+          if (info.bytes < 0) info.bytes = c.bytes_accessed;
+          info.cost_from_model = true;
+          ++x.costed_from_model;
+        }
+      }
+    }
+    std::string_view name_for_group = info.hlo_op;
+    if (in && in->opcode == "custom-call" && in->Attr("custom_call_target")) name_for_group = *in->Attr("custom_call_target");
+    info.group = GroupFromCategory(info.category, name_for_group);
+    if (info.group != XlaGroup::kAttention && LooksLikeAttention(info.op_name) && info.category == "custom-call")
+      info.group = XlaGroup::kAttention;
+    info.pass = PassFromName(info.op_name);
+    x.ops.push_back(std::move(info));
+  }
+  return x;
+}
+
+XlaBreakdown BreakdownXla(const RankProfile& r, const XlaOps& x) {
+  XlaBreakdown b;
+  std::array<XlaGroupRow, static_cast<size_t>(XlaGroup::kCount)> rows{};
+  for (size_t g = 0; g < rows.size(); ++g) rows[g].group = static_cast<XlaGroup>(g);
+  std::map<int64_t, bool> device_pids;
+  std::unordered_map<std::string, Ps> module_time;
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    int32_t xi = r.ops.xla[i];
+    if (xi < 0) continue;
+    const XlaOpInfo& info = x.ops[static_cast<size_t>(xi)];
+    XlaGroupRow& row = rows[static_cast<size_t>(info.group)];
+    Ps d = r.ops.dur[i];
+    row.time += d;
+    ++row.count;
+    row.by_pass[static_cast<size_t>(info.pass)] += d;
+    if (info.flops > 0) row.flops += info.flops;
+    if (info.bytes > 0) row.bytes += info.bytes;
+    b.total += d;
+    device_pids[r.track_of(i).pid] = true;
+    module_time[info.module] += d;
+  }
+  b.devices = static_cast<int>(device_pids.size());
+  for (const auto& row : rows)
+    if (row.count > 0) b.rows.push_back(row);
+  std::sort(b.rows.begin(), b.rows.end(), [](const auto& a, const auto& c) { return a.time > c.time; });
+  for (const auto& row : b.rows) {
+    switch (row.group) {
+      case XlaGroup::kMatmul: b.efficient_compute += row.time; break;
+      case XlaGroup::kAttention:
+      case XlaGroup::kCustomCall: b.model_specific += row.time; break;
+      case XlaGroup::kElementwise:
+      case XlaGroup::kReduce:
+      case XlaGroup::kDataFormatting: b.memory_bound += row.time; break;
+      default: b.overhead += row.time;
+    }
+  }
+  // Steps: executions of the busiest module on the XLA Modules lines (TPU);
+  // else the module with the most op time, one execution.
+  std::unordered_map<std::string, std::pair<Ps, int64_t>> executions;  // name -> (time, count)
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    const Track& t = r.track_of(i);
+    if (r.str(t.name) != "XLA Modules") continue;
+    std::string_view n = r.str(r.ops.name[i]);
+    size_t open = n.rfind('(');
+    auto& e = executions[std::string(open == std::string_view::npos ? n : n.substr(0, open))];
+    e.first += r.ops.dur[i];
+    ++e.second;
+  }
+  if (!executions.empty()) {
+    auto best = std::max_element(executions.begin(), executions.end(),
+                                 [](const auto& a, const auto& c) { return a.second.first < c.second.first; });
+    b.main_module = best->first;
+    int modules_devices = std::max(1, b.devices);
+    b.steps = std::max<int64_t>(1, best->second.second / modules_devices);
+    b.step_time = best->second.first / std::max<int64_t>(1, best->second.second);
+  } else if (!module_time.empty()) {
+    auto best = std::max_element(module_time.begin(), module_time.end(),
+                                 [](const auto& a, const auto& c) { return a.second < c.second; });
+    b.main_module = best->first;
+    b.steps = 1;
+  }
+  return b;
+}
+
+namespace {
+struct ScopeNode {
+  Ps time = 0;
+  int64_t count = 0;
+  double flops = 0;
+  std::map<std::string, ScopeNode> children;
+};
+void Emit(const ScopeNode& n, const std::string& prefix, int depth, std::vector<ScopeRow>* out) {
+  std::vector<const std::pair<const std::string, ScopeNode>*> kids;
+  for (const auto& kv : n.children) kids.push_back(&kv);
+  std::sort(kids.begin(), kids.end(), [](const auto* a, const auto* b) {
+    return a->second.time != b->second.time ? a->second.time > b->second.time : a->first < b->first;
+  });
+  for (const auto* kv : kids) {
+    std::string path = prefix.empty() ? kv->first : prefix + "/" + kv->first;
+    out->push_back({path, depth, kv->second.time, kv->second.count, kv->second.flops});
+    Emit(kv->second, path, depth + 1, out);
+  }
+}
+}  // namespace
+
+std::vector<ScopeRow> XlaScopes(const RankProfile& r, const XlaOps& x, int max_depth) {
+  std::vector<std::vector<std::string>> scopes(x.ops.size());
+  for (size_t k = 0; k < x.ops.size(); ++k) scopes[k] = ScopeFromName(x.ops[k].op_name);
+  ScopeNode root;
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    int32_t xi = r.ops.xla[i];
+    if (xi < 0) continue;
+    const auto& sc = scopes[static_cast<size_t>(xi)];
+    ScopeNode* n = &root;
+    const double f = std::max(0.0, x.ops[static_cast<size_t>(xi)].flops);
+    if (sc.empty()) {
+      n = &root.children["(no scope)"];
+      n->time += r.ops.dur[i], ++n->count, n->flops += f;
+      continue;
+    }
+    for (size_t d = 0; d < sc.size() && static_cast<int>(d) < max_depth; ++d) {
+      n = &n->children[sc[d]];
+      n->time += r.ops.dur[i];
+      ++n->count;
+      n->flops += f;
+    }
+  }
+  std::vector<ScopeRow> out;
+  Emit(root, "", 0, &out);
+  return out;
+}
+
+}  // namespace mlprof

@@ -1,0 +1,105 @@
+// XLA profiles (TPU and GPU XPlanes): what each HLO op is (category, pass,
+// named scope, cost) and where device time goes.
+//
+// Sources, in order of trust: the runtime's own stats (TPU hlo_category,
+// flops, bytes_accessed), then the HloProtos of the /host:metadata plane run
+// through the HLO cost model (GPU, where kernels carry only hlo_op /
+// hlo_module / program_id), then the op name alone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/time.h"
+#include "hlo/module.h"
+#include "model/profile.h"
+
+namespace mlprof {
+
+// mlprof's categories (issue 3's list). xprof's finer category is kept too.
+enum class XlaGroup : uint8_t {
+  kMatmul,          // dot / convolution / fusions containing one / cuBLAS, cuDNN conv
+  kAttention,       // attention custom calls and kernels (flash, fmha, splash, te_fused_attn)
+  kElementwise,     // loop fusions, non-fusion elementwise, broadcast, iota
+  kReduce,          // reduce, input (reduction) fusions, sort
+  kCollective,      // all-gather/-reduce, reduce-scatter, all-to-all, permute, their fusions
+  kDataFormatting,  // copy, transpose, reshape, bitcast, (dynamic-)slice/update, pad, concat
+  kMemoryTransfer,  // copy-start/-done between memory spaces, host transfers, infeed/outfeed
+  kAsyncWait,       // *-done ops waiting on async work
+  kCustomCall,      // other custom calls (Pallas/Mosaic, vendor kernels)
+  kControlFlow,     // while, conditional, call
+  kOther,
+  kCount
+};
+const char* XlaGroupName(XlaGroup g);
+
+enum class XlaPass : uint8_t { kForward, kBackward, kRemat, kOptimizer, kUnknown, kCount };
+const char* XlaPassName(XlaPass p);
+
+// The pass of an op from its JAX name stack: transpose(...) = backward,
+// remat/checkpoint markers = rematerialised, optimizer names = optimizer.
+XlaPass PassFromName(std::string_view op_name);
+// Named-scope path: the name stack without jit(...) wrappers, transforms
+// (jvp, transpose, vmap, remat...) and the final primitive.
+std::vector<std::string> ScopeFromName(std::string_view op_name);
+// Category from an xprof hlo_category string, with the op name (and the
+// instruction, when known) to split custom calls and find attention.
+XlaGroup GroupFromCategory(std::string_view xprof_category, std::string_view op_name);
+// xprof's category of an instruction (HloInstruction::ToCategory, plus
+// "convolution fusion" for fusions that contain a dot or convolution).
+std::string XprofCategory(const hlo::Module& m, const hlo::Instruction& in);
+
+struct XlaOpInfo {
+  std::string hlo_op;
+  std::string module;
+  std::string category;  // xprof category
+  XlaGroup group = XlaGroup::kOther;
+  XlaPass pass = XlaPass::kUnknown;
+  std::string op_name;  // framework op / name stack
+  double flops = -1;    // per execution; -1 unknown
+  double bytes = -1;
+  bool cost_from_model = false;  // computed by mlprof from the HLO (not recorded by the runtime)
+};
+
+struct XlaOps {
+  std::vector<XlaOpInfo> ops;  // parallel to RankProfile::xla_ops
+  std::vector<hlo::Module> modules;
+  std::vector<std::string> problems;  // HloProtos that did not parse, ...
+  size_t costed_from_model = 0;
+};
+XlaOps ResolveXlaOps(const RankProfile& r);
+
+struct XlaGroupRow {
+  XlaGroup group = XlaGroup::kOther;
+  Ps time = 0;
+  int64_t count = 0;
+  std::array<Ps, static_cast<size_t>(XlaPass::kCount)> by_pass{};
+  double flops = 0;  // over executions with known cost
+  double bytes = 0;
+};
+
+struct XlaBreakdown {
+  std::vector<XlaGroupRow> rows;  // by time, largest first
+  Ps total = 0;                   // summed op time over devices
+  int devices = 0;                // device planes with XLA ops
+  int64_t steps = 0;              // executions of the main module per device (1 if unknown)
+  std::string main_module;        // the module taking the most time
+  Ps step_time = 0;               // mean wall time of one execution of it (0 if unknown)
+  // Four-way attribution of op time.
+  Ps efficient_compute = 0, model_specific = 0, memory_bound = 0, overhead = 0;
+};
+XlaBreakdown BreakdownXla(const RankProfile& r, const XlaOps& x);
+
+struct ScopeRow {
+  std::string path;  // "decoder/layers/mlp"
+  int depth = 0;
+  Ps time = 0;  // inclusive
+  int64_t count = 0;
+  double flops = 0;
+};
+// Inclusive time per scope prefix up to `max_depth` levels, sorted as a tree
+// (children under parents, each level by time).
+std::vector<ScopeRow> XlaScopes(const RankProfile& r, const XlaOps& x, int max_depth);
+
+}  // namespace mlprof

@@ -1,0 +1,404 @@
+#include "hlo/cost.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <set>
+
+#include "hlo/attrs.h"
+
+namespace mlprof::hlo {
+
+namespace {
+
+constexpr std::array<std::string_view, 52> kElementwise = {
+    "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "clz", "compare", "complex", "convert", "cosine",
+    "divide", "erf", "exponential", "exponential-minus-one", "floor", "imag", "is-finite", "log", "log-plus-one",
+    "logistic", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt", "power", "real",
+    "reduce-precision", "remainder", "round-nearest-afz", "round-nearest-even", "rsqrt", "select",
+    "shift-left", "shift-right-arithmetic", "shift-right-logical", "sign", "sine", "sqrt", "stochastic-convert",
+    "subtract", "tan", "tanh", "xor", "bitcast-convert", "atan", "acos", "asin"};
+
+// HloCostAnalysis::HandleElementwiseOp counts these as transcendentals.
+constexpr std::array<std::string_view, 16> kTranscendental = {
+    "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "power", "sqrt", "cbrt",
+    "rsqrt", "tanh", "sine", "cosine", "tan", "atan2", "erf", "atan"};
+
+bool In(std::string_view s, const auto& list) { return std::find(list.begin(), list.end(), s) != list.end(); }
+
+int64_t Elements(const Shape& s) {
+  if (s.is_tuple()) {
+    int64_t n = 0;
+    for (const auto& t : s.tuple) n += Elements(t);
+    return n;
+  }
+  return s.elements();
+}
+
+// First array leaf (element 0 of tuples, recursively).
+const Shape& FirstArray(const Shape& s) {
+  const Shape* p = &s;
+  while (p->is_tuple() && !p->tuple.empty()) p = &p->tuple[0];
+  return *p;
+}
+
+bool EndsWith(std::string_view s, std::string_view suf) {
+  return s.size() >= suf.size() && s.substr(s.size() - suf.size()) == suf;
+}
+
+// "lhs_contracting_dimensions":["1"] inside a GPU gemm backend_config.
+std::vector<int64_t> JsonIntList(std::string_view json, std::string_view key) {
+  std::vector<int64_t> v;
+  size_t at = json.find("\"" + std::string(key) + "\"");
+  if (at == std::string_view::npos) return v;
+  size_t open = json.find('[', at), close = json.find(']', at);
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return v;
+  std::string_view list = json.substr(open + 1, close - open - 1);
+  int64_t x = 0;
+  bool in_num = false;
+  for (char c : list) {
+    if (c >= '0' && c <= '9') {
+      x = x * 10 + (c - '0');
+      in_num = true;
+    } else if (in_num) {
+      v.push_back(x);
+      x = 0;
+      in_num = false;
+    }
+  }
+  if (in_num) v.push_back(x);
+  return v;
+}
+
+// Valid (output position, kernel position) pairs along one spatial dim:
+// those that read a real input element (not padding, not a dilation hole).
+int64_t ValidPositions(int64_t in_size, int64_t out_size, const WindowDim& w) {
+  const int64_t dilated_in = in_size > 0 ? (in_size - 1) * w.base_dilation + 1 : 0;
+  int64_t count = 0;
+  for (int64_t o = 0; o < out_size; ++o) {
+    for (int64_t k = 0; k < w.size; ++k) {
+      int64_t pos = o * w.stride + k * w.window_dilation - w.pad_lo;
+      if (pos < 0 || pos >= dilated_in) continue;
+      if (pos % w.base_dilation != 0) continue;
+      ++count;
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
+bool IsElementwise(std::string_view opcode) { return In(opcode, kElementwise); }
+bool IsTranscendental(std::string_view opcode) { return In(opcode, kTranscendental); }
+
+double DotFlops(const Shape& lhs, const Shape& out, const std::vector<int64_t>& lhs_contracting) {
+  double k = 1;
+  for (int64_t d : lhs_contracting)
+    if (d >= 0 && static_cast<size_t>(d) < lhs.dims.size()) k *= static_cast<double>(lhs.dims[static_cast<size_t>(d)]);
+  return 2.0 * static_cast<double>(Elements(FirstArray(out))) * k;
+}
+
+int64_t CostModel::ShapeBytes(const Shape& s) const {
+  if (s.is_tuple()) {
+    int64_t b = 0;
+    for (const auto& t : s.tuple) b += ShapeBytes(t);
+    return b;
+  }
+  if (s.type == ElementType::kToken || s.type == ElementType::kOpaque || s.type == ElementType::kInvalid) return 0;
+  return o_.physical ? Physical(s).bytes : LogicalBytes(s);
+}
+
+const Shape* CostModel::OperandShape(const Computation& c, const Instruction& in, size_t i) const {
+  if (i >= in.operands.size() || in.operands[i] < 0) return nullptr;
+  return &c.instructions[static_cast<size_t>(in.operands[i])].shape;
+}
+
+int64_t CostModel::OperandBytes(const Computation& c, const Instruction& in, size_t i) const {
+  const Shape* s = OperandShape(c, in, i);
+  return s ? ShapeBytes(*s) : 0;
+}
+
+double CostModel::ReducerFlops(const Instruction& in) {
+  if (in.called_ids.empty() || in.called_ids[0] < 0) return 1;
+  const Computation& r = m_.computations[static_cast<size_t>(in.called_ids[0])];
+  Cost c = OfComputation(r);
+  return std::max(1.0, c.flops + c.transcendentals);
+}
+
+int64_t CostModel::GroupSize(const Instruction& in) const {
+  ReplicaGroups g;
+  const std::string* text = in.Attr("replica_groups");
+  if (text && ParseReplicaGroups(*text, &g) && !g.all && g.max_group_size() > 0) return g.max_group_size();
+  if (in.opcode.rfind("collective-permute", 0) == 0) return 2;
+  if (o_.default_group > 0) return o_.default_group;
+  return std::max<int64_t>(1, m_.num_partitions * m_.replica_count);
+}
+
+Cost CostModel::OfComputation(const Computation& c) {
+  auto it = memo_.find(&c);
+  if (it != memo_.end()) return it->second;
+  memo_[&c] = Cost{};  // recursion guard
+  Cost total;
+  for (const auto& in : c.instructions) total += Of(c, in);
+  memo_[&c] = total;
+  return total;
+}
+
+Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
+  Cost cost;
+  if (in.called_ids.empty() || in.called_ids[0] < 0) return cost;
+  const Computation& body = m_.computations[static_cast<size_t>(in.called_ids[0])];
+  Cost inner = OfComputation(body);
+  cost.flops = inner.flops;
+  cost.transcendentals = inner.transcendentals;
+  cost.unknown = inner.unknown;
+  cost.network_bytes = inner.network_bytes;
+  // Written: what the root produces; a dynamic-update-slice root writes
+  // only the update (its operand 0 aliases the output).
+  auto written = [&](const Instruction& root, auto&& self) -> double {
+    if (root.opcode == "tuple") {
+      double b = 0;
+      for (int32_t o : root.operands)
+        if (o >= 0) b += self(body.instructions[static_cast<size_t>(o)], self);
+      return b;
+    }
+    if (root.opcode == "dynamic-update-slice" && root.operands.size() > 1 && root.operands[1] >= 0)
+      return static_cast<double>(ShapeBytes(body.instructions[static_cast<size_t>(root.operands[1])].shape));
+    return static_cast<double>(ShapeBytes(root.shape));
+  };
+  if (body.root >= 0) cost.bytes_written = written(body.root_instruction(), written);
+  // Read: each parameter once; a parameter read only through slices reads
+  // the slices. A DUS root's aliased operand 0 is not read.
+  std::vector<std::vector<const Instruction*>> users(body.instructions.size());
+  for (const auto& u : body.instructions)
+    for (int32_t o : u.operands)
+      if (o >= 0) users[static_cast<size_t>(o)].push_back(&u);
+  for (size_t i = 0; i < body.instructions.size(); ++i) {
+    const Instruction& p = body.instructions[i];
+    if (p.opcode != "parameter") continue;
+    const auto& us = users[i];
+    bool sliced = !us.empty();
+    double slice_bytes = 0;
+    bool aliased_only = !us.empty();
+    for (const Instruction* u : us) {
+      if (u->opcode == "slice" || u->opcode == "dynamic-slice") {
+        slice_bytes += static_cast<double>(ShapeBytes(u->shape));
+      } else {
+        sliced = false;
+      }
+      bool alias = u->opcode == "dynamic-update-slice" && u->is_root && !u->operands.empty() &&
+                   u->operands[0] == static_cast<int32_t>(i);
+      if (!alias) aliased_only = false;
+    }
+    if (aliased_only) continue;
+    cost.bytes_read += sliced ? slice_bytes : static_cast<double>(ShapeBytes(p.shape));
+  }
+  cost.bytes_accessed = cost.bytes_read + cost.bytes_written;
+  return cost;
+}
+
+Cost CostModel::Of(const Computation& c, const Instruction& in) {
+  Cost cost;
+  const std::string& op = in.opcode;
+  const double out_elems = static_cast<double>(Elements(in.shape));
+  auto default_bytes = [&] {
+    cost.bytes_written = static_cast<double>(ShapeBytes(in.shape));
+    for (size_t i = 0; i < in.operands.size(); ++i) {
+      // A scalar in a non-default memory space (TPU SMEM, S(6) and the
+      // like) is not a memory access the TPU runtime counts.
+      const Shape* s = OperandShape(c, in, i);
+      if (s && !s->is_tuple() && s->dims.empty() && s->layout.memory_space != 0) continue;
+      cost.bytes_read += static_cast<double>(OperandBytes(c, in, i));
+    }
+  };
+  auto finish = [&] {
+    cost.bytes_accessed = cost.bytes_read + cost.bytes_written;
+    return cost;
+  };
+
+  if (op == "parameter" || op == "constant" || op == "get-tuple-element" || op == "bitcast" || op == "domain" ||
+      op == "after-all" || op == "add-dependency" || op == "partition-id" || op == "replica-id" ||
+      op == "opt-barrier" || op == "all-reduce-done" || op == "all-gather-done" || op == "collective-permute-done" ||
+      op == "async-done" || op == "async-update" || op == "send" || op == "recv" ||
+      op == "send-done" || op == "recv-done") {
+    return cost;
+  }
+  if (op == "tuple") {
+    cost.bytes_written = 8.0 * static_cast<double>(in.shape.tuple.size());  // the pointer table
+    return finish();
+  }
+  if (IsElementwise(op)) {
+    default_bytes();
+    (IsTranscendental(op) ? cost.transcendentals : cost.flops) = out_elems;
+    return finish();
+  }
+  if (op == "dot" || op == "ragged-dot" || op == "scaled-dot") {
+    default_bytes();
+    const Shape* lhs = OperandShape(c, in, 0);
+    if (lhs) cost.flops = DotFlops(*lhs, in.shape, IntListAttr(in, "lhs_contracting_dims"));
+    return finish();
+  }
+  if (op == "convolution" ||
+      (op == "custom-call" && in.Attr("custom_call_target") &&
+       in.Attr("custom_call_target")->find("__cudnn$conv") != std::string::npos)) {
+    const Shape* lhs = OperandShape(c, in, 0);
+    const Shape* rhs = OperandShape(c, in, 1);
+    const Shape& out = FirstArray(in.shape);
+    cost.bytes_written = static_cast<double>(ShapeBytes(out));
+    for (size_t i = 0; i < in.operands.size(); ++i) cost.bytes_read += static_cast<double>(OperandBytes(c, in, i));
+    ConvDims d;
+    std::vector<WindowDim> w;
+    const std::string* labels = in.Attr("dim_labels");
+    const std::string* window = in.Attr("window");
+    if (lhs && rhs && labels && ParseConvDimLabels(*labels, &d)) {
+      if (!window || !ParseWindow(*window, &w)) w.assign(d.input_spatial.size(), WindowDim{});
+      int64_t fgc = 1, bgc = 1;
+      if (const std::string* f = in.Attr("feature_group_count")) fgc = std::max<int64_t>(1, std::atoll(f->c_str()));
+      if (const std::string* b = in.Attr("batch_group_count")) bgc = std::max<int64_t>(1, std::atoll(b->c_str()));
+      auto dim = [](const Shape& s, int64_t i) {
+        return i >= 0 && static_cast<size_t>(i) < s.dims.size() ? s.dims[static_cast<size_t>(i)] : int64_t{1};
+      };
+      double fma = static_cast<double>(dim(*lhs, d.input_feature) / fgc) *
+                   static_cast<double>(dim(out, d.output_feature)) *
+                   static_cast<double>(dim(*lhs, d.input_batch) / bgc);
+      for (size_t k = 0; k < d.input_spatial.size() && k < w.size(); ++k)
+        fma *= static_cast<double>(
+            ValidPositions(dim(*lhs, d.input_spatial[k]), dim(out, d.output_spatial[k]), w[k]));
+      cost.flops = 2.0 * fma;
+    }
+    return finish();
+  }
+  if (op == "custom-call") {
+    const std::string* target = in.Attr("custom_call_target");
+    const std::string* cfg = in.Attr("backend_config");
+    if (target && (target->find("__cublas$gemm") != std::string::npos ||
+                   target->find("__cublas$lt$matmul") != std::string::npos) &&
+        cfg) {
+      const Shape* lhs = OperandShape(c, in, 0);
+      const Shape& out = FirstArray(in.shape);
+      cost.bytes_written = static_cast<double>(ShapeBytes(out));
+      for (size_t i = 0; i < in.operands.size(); ++i) cost.bytes_read += static_cast<double>(OperandBytes(c, in, i));
+      if (lhs) cost.flops = DotFlops(*lhs, out, JsonIntList(*cfg, "lhs_contracting_dimensions"));
+      return finish();
+    }
+    default_bytes();
+    cost.unknown = true;  // XLA reports -1: it cannot see inside
+    return finish();
+  }
+  if (op == "reduce") {
+    default_bytes();
+    const Shape* in0 = OperandShape(c, in, 0);
+    double reduced = in0 ? static_cast<double>(Elements(*in0)) - static_cast<double>(Elements(FirstArray(in.shape))) : 0;
+    cost.flops = std::max(0.0, reduced) * ReducerFlops(in);
+    return finish();
+  }
+  if (op == "reduce-window") {
+    default_bytes();
+    std::vector<WindowDim> w;
+    double window_elems = 1;
+    if (const std::string* t = in.Attr("window"); t && ParseWindow(*t, &w))
+      for (const auto& d : w) window_elems *= static_cast<double>(d.size);
+    cost.flops = (window_elems - 1) * static_cast<double>(Elements(FirstArray(in.shape))) * ReducerFlops(in);
+    return finish();
+  }
+  if (op == "map") {
+    default_bytes();
+    cost.flops = out_elems * ReducerFlops(in);
+    return finish();
+  }
+  if (op == "sort") {
+    default_bytes();
+    const Shape* in0 = OperandShape(c, in, 0);
+    double n = in0 ? static_cast<double>(Elements(*in0)) : 0;
+    cost.flops = n > 1 ? n * std::ceil(std::log2(n)) : 0;
+    return finish();
+  }
+  if (op == "slice") {
+    cost.bytes_read = cost.bytes_written = static_cast<double>(ShapeBytes(in.shape));
+    return finish();
+  }
+  if (op == "dynamic-slice" || op == "gather") {
+    cost.bytes_read = cost.bytes_written = static_cast<double>(ShapeBytes(in.shape));
+    for (size_t i = 1; i < in.operands.size(); ++i) cost.bytes_read += static_cast<double>(OperandBytes(c, in, i));
+    return finish();
+  }
+  if (op == "dynamic-update-slice") {
+    double update = static_cast<double>(OperandBytes(c, in, 1));
+    cost.bytes_read = update;
+    cost.bytes_written = update;
+    for (size_t i = 2; i < in.operands.size(); ++i) cost.bytes_read += static_cast<double>(OperandBytes(c, in, i));
+    return finish();
+  }
+  if (op == "scatter") {
+    // operands: inputs..., indices, updates... (one input in practice)
+    size_t n = in.operands.size();
+    double updates = n >= 3 ? static_cast<double>(OperandBytes(c, in, n - 1)) : 0;
+    double indices = n >= 3 ? static_cast<double>(OperandBytes(c, in, n - 2)) : 0;
+    cost.bytes_read = 2 * updates + indices;
+    cost.bytes_written = updates;
+    const Shape* u = n >= 3 ? OperandShape(c, in, n - 1) : nullptr;
+    cost.flops = u ? static_cast<double>(Elements(*u)) * ReducerFlops(in) : 0;
+    return finish();
+  }
+  if (op == "fusion") return Fusion(c, in);
+  if (op == "while") {
+    for (int32_t id : in.called_ids)
+      if (id >= 0) cost += OfComputation(m_.computations[static_cast<size_t>(id)]);
+    return cost;
+  }
+  if (op == "conditional") {
+    for (int32_t id : in.called_ids) {
+      if (id < 0) continue;
+      Cost b = OfComputation(m_.computations[static_cast<size_t>(id)]);
+      if (b.flops + b.bytes_accessed > cost.flops + cost.bytes_accessed) cost = b;
+    }
+    return cost;
+  }
+  if (op == "call" || op == "async-start") {
+    for (int32_t id : in.called_ids)
+      if (id >= 0) cost += OfComputation(m_.computations[static_cast<size_t>(id)]);
+    return cost;
+  }
+  // Collectives: HloCostAnalysis bytes = operands + result (the result of a
+  // -start op is its last tuple element); ring network bytes per participant.
+  const bool start = EndsWith(op, "-start");
+  const std::string base = start ? op.substr(0, op.size() - 6) : op;
+  if (base == "all-reduce" || base == "all-gather" || base == "reduce-scatter" || base == "all-to-all" ||
+      base == "collective-permute" || base == "ragged-all-to-all" || base == "collective-broadcast") {
+    const Shape& result = start && in.shape.is_tuple() && in.shape.tuple.size() >= 2 ? in.shape.tuple[1] : in.shape;
+    cost.bytes_written = static_cast<double>(ShapeBytes(base == "all-reduce" ? in.shape : result));
+    for (size_t i = 0; i < in.operands.size(); ++i) cost.bytes_read += static_cast<double>(OperandBytes(c, in, i));
+    const int64_t n = GroupSize(in);
+    cost.group_size = n;
+    const double nn = static_cast<double>(n);
+    const double out_bytes = static_cast<double>(ShapeBytes(base == "all-reduce" ? in.shape : result));
+    if (base == "all-reduce") {
+      cost.flops = static_cast<double>(Elements(in.shape)) * ReducerFlops(in);
+      cost.network_bytes = n > 1 ? 2.0 * (nn - 1) / nn * out_bytes : 0;
+    } else if (base == "all-gather" || base == "all-to-all" || base == "ragged-all-to-all") {
+      cost.network_bytes = n > 1 ? (nn - 1) / nn * out_bytes : 0;
+    } else if (base == "reduce-scatter") {
+      cost.network_bytes = n > 1 ? (nn - 1) / nn * cost.bytes_read : 0;
+    } else {
+      cost.network_bytes = static_cast<double>(OperandBytes(c, in, 0));
+    }
+    return finish();
+  }
+  // An async copy between memory spaces (prefetch to VMEM, offload to host):
+  // the start reads the source, the done writes the destination, as the TPU
+  // runtime records them (corpus TPU v6e profile).
+  if (op == "copy-start") {
+    cost.bytes_read = static_cast<double>(OperandBytes(c, in, 0));
+    return finish();
+  }
+  if (op == "copy-done") {
+    cost.bytes_written = static_cast<double>(ShapeBytes(in.shape));
+    return finish();
+  }
+  // copy, transpose, broadcast, reshape, concatenate, pad, reverse, iota,
+  // rng, infeed/outfeed...: data movement, no flops.
+  default_bytes();
+  return finish();
+}
+
+}  // namespace mlprof::hlo

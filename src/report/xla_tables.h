@@ -1,0 +1,32 @@
+// Tables for XLA profiles and HLO modules. Times in ms (3 decimals) for
+// breakdowns, us for means; flops in GFLOP.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/xla.h"
+#include "hlo/module.h"
+#include "report/table.h"
+
+namespace mlprof {
+
+// Step-time breakdown by mlprof category with the forward/backward/remat split.
+Table XlaSummaryTable(int64_t rank, const XlaBreakdown& b);
+// Efficient compute / model-specific kernels / memory-bound / overhead.
+Table XlaAttributionTable(int64_t rank, const XlaBreakdown& b);
+// Named-scope tree (indented).
+Table XlaScopesTable(int64_t rank, const std::vector<ScopeRow>& rows, Ps total, int top);
+// The heaviest HLO ops of the profile.
+Table XlaTopOpsTable(int64_t rank, const RankProfile& r, const XlaOps& x, int top, int width);
+
+// `mlprof hlo`: one row per module; per-category counts and cost of the
+// entry computation; every collective with its replica groups read as a
+// parallelism degree; and one instruction explained field by field.
+Table HloModulesTable(const std::vector<hlo::Module>& modules);
+Table HloCategoryTable(const std::vector<hlo::Module>& modules);
+Table HloCollectivesTable(const std::vector<hlo::Module>& modules, int top);
+// Finds `name` (with or without '%') in the modules; an error lists near names.
+StatusOr<Table> HloExplainTable(const std::vector<hlo::Module>& modules, std::string_view name);
+
+}  // namespace mlprof

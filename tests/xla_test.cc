@@ -1,0 +1,236 @@
+// HLO cost model on hand-computed cases; XLA profile analysis against the
+// costs the TPU runtime recorded and counts in the corpus.
+#include <gtest/gtest.h>
+
+#include "analysis/xla.h"
+#include "hlo/cost.h"
+#include "hlo/proto_reader.h"
+#include "hlo/text_parser.h"
+#include "io/load.h"
+#include "test_util.h"
+
+namespace mlprof {
+namespace {
+
+hlo::Module Parse(std::string_view text) {
+  auto r = hlo::ParseHloText(text, "test.hlo");
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move((*r)[0]) : hlo::Module{};
+}
+
+hlo::Cost CostOf(const hlo::Module& m, std::string_view name) {
+  hlo::CostModel cm(m);
+  for (const auto& c : m.computations)
+    if (const hlo::Instruction* in = c.Find(name)) return cm.Of(c, *in);
+  ADD_FAILURE() << "no instruction " << name;
+  return {};
+}
+
+constexpr std::string_view kModule = R"(HloModule costs, num_partitions=8
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused_slice {
+  p0 = f32[1024,64]{1,0} parameter(0)
+  p1 = f32[16,64]{1,0} parameter(1)
+  s = f32[16,64]{1,0} slice(p0), slice={[0:16], [0:64]}
+  ROOT m = f32[16,64]{1,0} multiply(s, p1)
+}
+ENTRY e {
+  x = bf16[32,1024]{1,0} parameter(0)
+  w = bf16[1024,256]{1,0} parameter(1)
+  dot = f32[32,256]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bx = bf16[4,32,64]{2,1,0} parameter(2)
+  by = bf16[4,64,8]{2,1,0} parameter(3)
+  bdot = f32[4,32,8]{2,1,0} dot(bx, by), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  img = f32[2,5,3]{2,1,0} parameter(4)
+  ker = f32[3,3,4]{2,1,0} parameter(5)
+  conv = f32[2,5,4]{2,1,0} convolution(img, ker), window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f
+  e1 = f32[32,256]{1,0} exponential(dot)
+  n1 = f32[32,256]{1,0} negate(dot)
+  r = f32[32]{0} reduce(dot, c0), dimensions={1}, to_apply=add
+  c0 = f32[] constant(0)
+  big = f32[1024,64]{1,0} parameter(6)
+  small = f32[16,64]{1,0} parameter(7)
+  f = f32[16,64]{1,0} fusion(big, small), kind=kLoop, calls=fused_slice
+  ar = f32[32,256]{1,0} all-reduce(dot), channel_id=1, replica_groups={{0,1,2,3},{4,5,6,7}}, to_apply=add
+  ag = f32[128,256]{1,0} all-gather(dot), channel_id=2, replica_groups=[2,4]<=[8], dimensions={0}
+  upd = f32[1,256]{1,0} parameter(8)
+  i0 = s32[] parameter(9)
+  dus = f32[32,256]{1,0} dynamic-update-slice(dot, upd, i0, i0)
+  ROOT t = (f32[32,256]{1,0}) tuple(dus)
+}
+)";
+
+TEST(HloCost, HandComputedCases) {
+  hlo::Module m = Parse(kModule);
+  // dot: 2 * |out| * K = 2 * 32*256 * 1024; bytes = inputs (bf16) + output (f32).
+  hlo::Cost dot = CostOf(m, "dot");
+  EXPECT_DOUBLE_EQ(dot.flops, 2.0 * 32 * 256 * 1024);
+  EXPECT_DOUBLE_EQ(dot.bytes_accessed, 32 * 1024 * 2 + 1024 * 256 * 2 + 32 * 256 * 4);
+  // Batched: batch dims are in |out|: 2 * 4*32*8 * 64.
+  EXPECT_DOUBLE_EQ(CostOf(m, "bdot").flops, 2.0 * 4 * 32 * 8 * 64);
+  // 1-D convolution, width 5, kernel 3, pad 1 each side, stride 1: output
+  // positions 0 and 4 see 2 real inputs, 1..3 see 3: 13 valid pairs.
+  // flops = 2 * Cin(3) * Cout(4) * N(2) * 13.
+  EXPECT_DOUBLE_EQ(CostOf(m, "conv").flops, 2.0 * 3 * 4 * 2 * 13);
+  // Elementwise: |out| flops, transcendentals counted apart.
+  EXPECT_DOUBLE_EQ(CostOf(m, "n1").flops, 32 * 256);
+  hlo::Cost e1 = CostOf(m, "e1");
+  EXPECT_DOUBLE_EQ(e1.flops, 0);
+  EXPECT_DOUBLE_EQ(e1.transcendentals, 32 * 256);
+  // reduce: (|in| - |out|) x reducer flops (1 add).
+  EXPECT_DOUBLE_EQ(CostOf(m, "r").flops, 32 * 256 - 32);
+  // Fusion: flops of the body (16*64 multiplies); bytes: the sliced
+  // parameter reads only the slice, the other its size; the root writes.
+  hlo::Cost f = CostOf(m, "f");
+  EXPECT_DOUBLE_EQ(f.flops, 16 * 64);
+  EXPECT_DOUBLE_EQ(f.bytes_read, 16 * 64 * 4 + 16 * 64 * 4);
+  EXPECT_DOUBLE_EQ(f.bytes_written, 16 * 64 * 4);
+  // all-reduce over groups of 4: flops |out|, bytes in + out, ring sends
+  // 2(N-1)/N of the buffer.
+  hlo::Cost ar = CostOf(m, "ar");
+  EXPECT_EQ(ar.group_size, 4);
+  EXPECT_DOUBLE_EQ(ar.flops, 32 * 256);
+  EXPECT_DOUBLE_EQ(ar.bytes_accessed, 2.0 * 32 * 256 * 4);
+  EXPECT_DOUBLE_EQ(ar.network_bytes, 2.0 * 3 / 4 * 32 * 256 * 4);
+  // all-gather [2,4]<=[8]: groups of 4; sends (N-1)/N of the result.
+  hlo::Cost ag = CostOf(m, "ag");
+  EXPECT_EQ(ag.group_size, 4);
+  EXPECT_DOUBLE_EQ(ag.network_bytes, 3.0 / 4 * 128 * 256 * 4);
+  EXPECT_DOUBLE_EQ(ag.flops, 0);
+  // dynamic-update-slice: reads and writes the update, plus the indices.
+  EXPECT_DOUBLE_EQ(CostOf(m, "dus").bytes_accessed, 256 * 4 * 2 + 4 + 4);
+  // Zero-cost plumbing.
+  EXPECT_DOUBLE_EQ(CostOf(m, "x").bytes_accessed, 0);
+}
+
+TEST(XlaNames, PassesAndScopes) {
+  // Real provenance strings from the xprof TPU v5 goldens.
+  const char* fwd =
+      "jit(train_step)/jit(main)/jvp(Transformer)/decoder/while/body/layers/mlp/wo/dot_general[dimension_numbers=(((2,"
+      "), (0,)), ((), ())) precision=None preferred_element_type=None]:";
+  EXPECT_EQ(PassFromName(fwd), XlaPass::kForward);
+  EXPECT_EQ(ScopeFromName(fwd), (std::vector<std::string>{"Transformer", "decoder", "layers", "mlp", "wo"}));
+  const char* bwd = "jit(train_step)/jit(main)/transpose(jvp(Transformer))/decoder/layers/self_attention/add:";
+  EXPECT_EQ(PassFromName(bwd), XlaPass::kBackward);
+  EXPECT_EQ(ScopeFromName(bwd), (std::vector<std::string>{"Transformer", "decoder", "layers", "self_attention"}));
+  EXPECT_EQ(PassFromName("jit(train_step)/jit(main)/jvp(Transformer)/checkpoint/layers/mlp/mul"), XlaPass::kRemat);
+  EXPECT_EQ(PassFromName("jit(train_step)/jit(main)/optax/adam/mul"), XlaPass::kOptimizer);
+  EXPECT_EQ(PassFromName("XlaModule:"), XlaPass::kUnknown);
+  EXPECT_EQ(ScopeFromName("jit(f)/jit(main)/jit(silu)/div:"), (std::vector<std::string>{"silu"}));
+}
+
+TEST(XlaNames, Categories) {
+  EXPECT_EQ(GroupFromCategory("convolution fusion", "fusion.556"), XlaGroup::kMatmul);
+  EXPECT_EQ(GroupFromCategory("loop fusion", "fusion.1"), XlaGroup::kElementwise);
+  EXPECT_EQ(GroupFromCategory("all-reduce-scatter fusion", "fusion.635"), XlaGroup::kCollective);
+  EXPECT_EQ(GroupFromCategory("all-gather-done", "all-gather-done.1"), XlaGroup::kAsyncWait);
+  EXPECT_EQ(GroupFromCategory("custom-call", "vmap_splash_mha_dkv"), XlaGroup::kAttention);
+  EXPECT_EQ(GroupFromCategory("custom-call", "\"__cublas$gemm\""), XlaGroup::kMatmul);
+  EXPECT_EQ(GroupFromCategory("copy-start", "copy-start.3"), XlaGroup::kMemoryTransfer);
+  EXPECT_EQ(GroupFromCategory("data formatting", "copy.488"), XlaGroup::kDataFormatting);
+  EXPECT_EQ(GroupFromCategory("input fusion", "fusion.9"), XlaGroup::kReduce);
+  EXPECT_EQ(GroupFromCategory("while", "while.3"), XlaGroup::kControlFlow);
+  EXPECT_EQ(GroupFromCategory("custom-call", "tpu_custom_call.1"), XlaGroup::kCustomCall);
+}
+
+Profile LoadCorpus(const std::string& path) {
+  auto p = LoadProfile({path}, {});
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return p.ok() ? std::move(p).value() : Profile{};
+}
+
+// The TPU runtime records flops and bytes_accessed on every op; the HLO cost
+// model on the HloProtos of the same profile must give the same numbers.
+TEST(XlaCorpus, TpuRecordedCostsMatchTheCostModel) {
+  MLPROF_CORPUS_FILE(path, "xla/xprof_tpu_v6e_x4_psum_hostoffload.xplane.pb");
+  Profile p = LoadCorpus(path);
+  ASSERT_EQ(p.ranks.size(), 1u);
+  const RankProfile& r = p.ranks[0];
+  ASSERT_EQ(r.hlo_protos.size(), 4u);
+  XlaOps x = ResolveXlaOps(r);
+  ASSERT_TRUE(x.problems.empty());
+  ASSERT_EQ(x.modules.size(), 4u);
+  std::vector<hlo::CostModel> cm;
+  for (const auto& m : x.modules) cm.emplace_back(m);
+  int compared = 0, matched = 0;
+  for (size_t k = 0; k < r.xla_ops.size(); ++k) {
+    const XlaOp& op = r.xla_ops[k];
+    ASSERT_GE(op.flops, 0);
+    ASSERT_GE(op.bytes_accessed, 0);
+    for (size_t mi = 0; mi < x.modules.size(); ++mi) {
+      if (r.hlo_protos[mi].key.find("(" + std::to_string(static_cast<uint64_t>(op.program_id)) + ")") ==
+          std::string::npos)
+        continue;
+      for (const auto& c : x.modules[mi].computations) {
+        const hlo::Instruction* in = c.Find(r.str(op.hlo_op));
+        if (!in) continue;
+        hlo::Cost cost = cm[mi].Of(c, *in);
+        ++compared;
+        bool ok = cost.flops == op.flops && cost.bytes_accessed == op.bytes_accessed;
+        matched += ok;
+        EXPECT_TRUE(ok) << r.str(op.hlo_op) << ": recorded " << op.flops << " flops " << op.bytes_accessed
+                        << " bytes; model " << cost.flops << " / " << cost.bytes_accessed;
+        break;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 17);  // every distinct op of the four TPUs
+  EXPECT_EQ(matched, 17);
+}
+
+TEST(XlaCorpus, TpuBreakdown) {
+  MLPROF_CORPUS_FILE(path, "xla/xprof_tpu_v6e_x4_psum_hostoffload.xplane.pb");
+  Profile p = LoadCorpus(path);
+  const RankProfile& r = p.ranks[0];
+  XlaOps x = ResolveXlaOps(r);
+  XlaBreakdown b = BreakdownXla(r, x);
+  EXPECT_EQ(b.devices, 4);
+  EXPECT_EQ(b.main_module, "jit_f");
+  EXPECT_EQ(b.steps, 100);
+  // Independent count: XLA Ops events per hlo_category stat.
+  std::map<std::string, int64_t> by_cat;
+  Ps total = 0;
+  for (size_t i = 0; i < r.ops.size(); ++i)
+    if (r.str(r.track_of(i).name) == "XLA Ops") {
+      ASSERT_GE(r.ops.xla[i], 0);
+      ++by_cat[std::string(r.str(r.xla_ops[static_cast<size_t>(r.ops.xla[i])].category))];
+      total += r.ops.dur[i];
+    }
+  EXPECT_EQ(b.total, total);
+  std::map<XlaGroup, int64_t> counts;
+  for (const auto& row : b.rows) counts[row.group] = row.count;
+  EXPECT_EQ(counts[XlaGroup::kMemoryTransfer], by_cat["copy-start"] + by_cat["copy-done"]);
+  EXPECT_EQ(counts[XlaGroup::kElementwise], by_cat["loop fusion"] + by_cat["broadcast"]);
+  EXPECT_EQ(counts[XlaGroup::kCollective], by_cat["all-reduce"]);
+  EXPECT_EQ(counts[XlaGroup::kMemoryTransfer] + counts[XlaGroup::kElementwise] + counts[XlaGroup::kCollective],
+            6013);
+  EXPECT_EQ(b.efficient_compute + b.model_specific + b.memory_bound + b.overhead, b.total);
+}
+
+// GPU: kernels carry hlo_op/hlo_module only; cost comes from the HloProto.
+TEST(XlaCorpus, GpuKernelsCostedFromTheirHloProto) {
+  MLPROF_CORPUS_FILE(path, "xla/tracelens_mi300x_jax08_gemm.xplane.pb");
+  Profile p = LoadCorpus(path);
+  const RankProfile& r = p.ranks[0];
+  XlaOps x = ResolveXlaOps(r);
+  bool found = false;
+  for (const auto& info : x.ops)
+    // jit_dot(79): bf16[16384,1024] x bf16[1024,4096] through __cublas$gemm
+    // (other jit_dot modules have other shapes).
+    if (info.module == "jit_dot" && info.hlo_op == "custom-call.1" && info.flops == 2.0 * 16384 * 4096 * 1024 &&
+        info.bytes == 16384.0 * 1024 * 2 + 1024.0 * 4096 * 2 + 16384.0 * 4096 * 2) {
+      EXPECT_EQ(info.group, XlaGroup::kMatmul);
+      EXPECT_TRUE(info.cost_from_model);
+      found = true;
+    }
+  EXPECT_TRUE(found);
+  // Every XLA kernel found its module.
+  for (const auto& info : x.ops) EXPECT_FALSE(info.category.empty()) << info.hlo_op;
+}
+
+}  // namespace
+}  // namespace mlprof
