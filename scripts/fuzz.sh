@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLPROF_BUILD_FUZZ=ON \
   -DMLPROF_BUILD_TESTS=OFF -DMLPROF_BUILD_BENCH=OFF -DMLPROF_SANITIZE=address,undefined >/dev/null
-cmake --build build-fuzz --target fuzz_chrome_json
+cmake --build build-fuzz --target fuzz_chrome_json fuzz_hlo
 work=build-fuzz/corpus-run
 mkdir -p "$work"
 cp fuzz/seeds/* "$work"/
@@ -21,6 +21,26 @@ if ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_chrome_json "$work" -max_total_
   grep -E "^#[0-9]+ +(INITED|DONE)|^Done" "$log"
 else
   echo "fuzz: FAILED; the input is saved as build-fuzz/crash-* (add it to a test). Report:"
+  grep -v "^#[0-9]" "$log" | tail -60
+  exit 1
+fi
+
+# The HLO readers (text, HloProto): half the time again, seeds of our own plus
+# small corpus modules when the corpus is there.
+work=build-fuzz/corpus-hlo
+mkdir -p "$work"
+cp tests/data/small_module.hlo "$work"/
+for f in ../shared/corpus/hlo/xla_test_import_async_collectives.hlo ../shared/corpus/hlo/xla_test_layouts_and_names.hlo \
+  ../shared/corpus/hlo/jaxtoolbox_pax_fsdp4_a100_module_0038.jit__psum.sm_8.0_gpu_after_optimizations.hlo.pb \
+  ../shared/corpus/xla/tracelens_mi300x_jax_conv3d_legacy.jit_forward_3d_conv_15.hlo_proto.pb; do
+  [ -f "$f" ] && cp "$f" "$work/"
+done
+log=build-fuzz/fuzz_hlo.log
+if ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_hlo "$work" -max_total_time="$((secs / 2))" -max_len=65536 \
+  -rss_limit_mb=4096 -artifact_prefix=build-fuzz/hlo- >"$log" 2>&1; then
+  grep -E "^#[0-9]+ +(INITED|DONE)|^Done" "$log"
+else
+  echo "fuzz_hlo: FAILED; the input is saved as build-fuzz/hlo-crash-* (add it to a test). Report:"
   grep -v "^#[0-9]" "$log" | tail -60
   exit 1
 fi

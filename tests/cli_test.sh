@@ -113,5 +113,27 @@ printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"=HYPERLINK(\\"x\\")","p
 check "evil name csv" run 0 "$BIN" kernels "$TMP/evil.json" --format csv
 check "formula neutralised" has "'=HYPERLINK(\"\"x\"\")" out
 
+# HLO: a small hand-written module (tests/data/small_module.hlo). The
+# convolution: 9 wide, kernel 3, stride 2, pad 1 -> 13 valid (output, kernel)
+# pairs per spatial dim: 2 * Cin 3 * Cout 8 * 13 * 13 = 8112 flops.
+HLO=$SRC/tests/data/small_module.hlo
+check "hlo" run 0 "$BIN" hlo "$HLO" --format csv
+check "hlo module row" has "seed,main,3,14,1,2,4,1," out
+check "hlo all-gather 4-way innermost" has 'seed,ag,all-gather,1,4,1,"innermost (4-way, contiguous devices)","f32[8,64]{1,0}","f32[32,64]{1,0}"' out
+check "hlo all-reduce 2-way stride 2" has 'seed,ar,all-reduce,2,2,2,"outer (2-way, device stride 2)"' out
+check "hlo --op" run 0 "$BIN" hlo "$HLO" --op %c --format csv
+check "hlo --op conv flops" has "flops,8112" out
+check "hlo --op position" has "small_module.hlo:21:3" out
+check "hlo --op dot" run 0 "$BIN" hlo "$HLO" --op d --format json
+check "hlo --op dot flops (2 x 8x64 x 128)" has '{"field": "flops", "value": "131072"}' out
+check "hlo --op missing" run 2 "$BIN" hlo "$HLO" --op nope
+check "hlo --op missing says so" has "no such instruction" err
+printf 'HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[2 negate(x)\n}\n' >"$TMP/bad.hlo"
+check "hlo syntax error" run 2 "$BIN" hlo "$TMP/bad.hlo"
+check "hlo syntax error line:col" has "bad.hlo:4:7: HLO syntax error: expected a shape for 'y'" err
+check "hlo not hlo" run 2 "$BIN" hlo "$EX/rank-0.json.gz"
+check "scopes on a PyTorch trace" run 0 "$BIN" scopes "$EX"
+check "scopes says why" has "no XLA ops in these inputs" err
+
 echo "cli_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
