@@ -227,7 +227,9 @@ bool ParseReplicaGroups(std::string_view text, ReplicaGroups* out) {
     if (i != text.size()) return false;
     std::vector<int64_t> ids;
     if (!ExpandIota(reshape, perm, &ids)) return false;
-    if (shape[0] <= 0 || shape[1] <= 0 || shape[0] * shape[1] != static_cast<int64_t>(ids.size())) return false;
+    // Divide rather than multiply: absurd sizes must not overflow.
+    const auto n = static_cast<int64_t>(ids.size());
+    if (shape[0] <= 0 || shape[1] <= 0 || shape[0] > n || n / shape[0] != shape[1] || n % shape[0] != 0) return false;
     for (int64_t g = 0; g < shape[0]; ++g)
       out->groups.emplace_back(ids.begin() + g * shape[1], ids.begin() + (g + 1) * shape[1]);
     return true;

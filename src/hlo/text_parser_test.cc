@@ -120,6 +120,7 @@ TEST(HloText, ReplicaGroupForms) {
   ASSERT_TRUE(ParseReplicaGroups("{}", &g));
   EXPECT_TRUE(g.all);
   EXPECT_FALSE(ParseReplicaGroups("[3,2]<=[4]", &g));  // 6 != 4
+  EXPECT_FALSE(ParseReplicaGroups("[4294967296,4294967296]<=[4]", &g));  // would overflow a product
   EXPECT_FALSE(ParseReplicaGroups("[2,2]<=[4]T(0,0)", &g));
   EXPECT_FALSE(ParseReplicaGroups("{{0,1},{2", &g));
 }
