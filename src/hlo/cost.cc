@@ -139,7 +139,16 @@ Cost CostModel::OfComputation(const Computation& c) {
   if (it != memo_.end()) return it->second;
   memo_[&c] = Cost{};  // recursion guard
   Cost total;
+  // Real modules nest computations a handful of levels deep; a chain of
+  // thousands would exhaust the stack, so past the bound it is marked uncostable.
+  if (call_depth_ >= 256) {
+    total.unknown = true;
+    memo_[&c] = total;
+    return total;
+  }
+  ++call_depth_;
   for (const auto& in : c.instructions) total += Of(c, in);
+  --call_depth_;
   memo_[&c] = total;
   return total;
 }

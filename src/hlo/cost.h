@@ -69,6 +69,7 @@ class CostModel {
   const Module& m_;
   CostOptions o_;
   std::unordered_map<const Computation*, Cost> memo_;
+  int call_depth_ = 0;  // nested computations being costed (bounded against hostile modules)
 };
 
 // Flops of a dot from shapes and contracting dims: 2 x |out| x prod(lhs contracting).

@@ -62,7 +62,14 @@ class Parser {
 
   StatusOr<Shape> ParseOne() {
     SkipSpace();
-    if (Peek() == '(') return ParseTuple();
+    if (Peek() == '(') {
+      // Real tuples nest a few levels; a bound keeps hostile input off the stack.
+      if (depth_ >= kMaxTupleDepth) return Error(pos_, "a tuple shape nested less deeply (at most 64 levels)");
+      ++depth_;
+      auto t = ParseTuple();
+      --depth_;
+      return t;
+    }
     size_t start = pos_;
     while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])))) ++pos_;
     std::string_view name = s_.substr(start, pos_ - start);
@@ -103,6 +110,9 @@ class Parser {
   size_t pos() const { return pos_; }
 
  private:
+  static constexpr int kMaxTupleDepth = 64;
+  int depth_ = 0;
+
   StatusOr<Shape> ParseTuple() {
     Shape t;
     t.type = ElementType::kTuple;

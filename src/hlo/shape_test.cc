@@ -94,6 +94,15 @@ TEST(HloShape, ErrorsSayColumnAndWhatWasExpected) {
       {"(f32[1] f32[2])", "',' or ')' in a tuple shape"},
       {"", "an element type"},
   };
+  // Deeply nested tuples are refused with an error, not a stack overflow.
+  {
+    std::string deep(5000, '(');
+    auto s = ParseShape(deep + "f32[1]" + std::string(5000, ')'));
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.status().message().find("nested less deeply"), std::string::npos) << s.status().message();
+    std::string ok(10, '(');
+    EXPECT_TRUE(ParseShape(ok + "f32[1]" + std::string(10, ')')).ok());
+  }
   for (const Case& c : cases) {
     auto s = ParseShape(c.text);
     ASSERT_FALSE(s.ok()) << c.text;
