@@ -137,6 +137,50 @@ bool ParseIntList(std::string_view text, std::vector<int64_t>* out) {
   }
 }
 
+bool ParseAliasing(std::string_view text, std::vector<Aliasing>* out) {
+  out->clear();
+  text = Trim(text);
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}') return false;
+  text = Trim(text.substr(1, text.size() - 2));
+  size_t i = 0;
+  auto skip = [&] {
+    while (i < text.size() && text[i] == ' ') ++i;
+  };
+  auto braced = [&](std::vector<int64_t>* v) {
+    skip();
+    if (i >= text.size() || text[i] != '{') return false;
+    size_t end = text.find('}', i);
+    if (end == std::string_view::npos) return false;
+    if (!ParseIntList(text.substr(i, end - i + 1), v)) return false;
+    i = end + 1;
+    return true;
+  };
+  while (true) {
+    skip();
+    if (i == text.size()) return true;
+    Aliasing a;
+    if (!braced(&a.output_index)) return false;
+    skip();
+    if (i >= text.size() || text[i] != ':') return false;
+    ++i;
+    skip();
+    if (i >= text.size() || text[i] != '(') return false;
+    ++i;
+    skip();
+    if (!ReadInt(text, &i, &a.operand) || a.operand < 0) return false;
+    skip();
+    if (i >= text.size() || text[i] != ',') return false;
+    ++i;
+    if (!braced(&a.operand_index)) return false;
+    skip();
+    if (i >= text.size() || text[i] != ')') return false;
+    ++i;
+    out->push_back(std::move(a));
+    skip();
+    if (i < text.size() && text[i] == ',') ++i;
+  }
+}
+
 std::vector<int64_t> IntListAttr(const Instruction& in, std::string_view key) {
   std::vector<int64_t> v;
   if (const std::string* t = in.Attr(key)) ParseIntList(*t, &v);

@@ -55,6 +55,15 @@ struct ConvDims {
 };
 bool ParseConvDimLabels(std::string_view text, ConvDims* out);
 
+// output_to_operand_aliasing={{1}: (0, {}), {2, 0}: (1, {1})}: output
+// element (shape index) i shares its buffer with operand n (at its index).
+struct Aliasing {
+  std::vector<int64_t> output_index;
+  int64_t operand = -1;
+  std::vector<int64_t> operand_index;
+};
+bool ParseAliasing(std::string_view text, std::vector<Aliasing>* out);
+
 // metadata={op_type="dot_general" op_name="jit(f)/dot" source_file="a.py" source_line=3 ...}
 bool ParseMetadata(std::string_view text, OpMetadata* out);
 

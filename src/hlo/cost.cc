@@ -24,6 +24,13 @@ constexpr std::array<std::string_view, 16> kTranscendental = {
     "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "power", "sqrt", "cbrt",
     "rsqrt", "tanh", "sine", "cosine", "tan", "atan2", "erf", "atan"};
 
+constexpr std::array<std::string_view, 10> kFreeCustomCalls = {
+    "AllocateBuffer", "X64Combine", "X64SplitLow", "X64SplitHigh", "Sharding", "SPMDFullToShardShape",
+    "SPMDShardToFullShape", "AssumeGatherIndicesInBound",
+    // TPU async collective fusions mark their ends with these; the fusion's
+    // bytes are its operands and results.
+    "AsyncCollectiveStart", "AsyncCollectiveDone"};
+
 bool In(std::string_view s, const auto& list) { return std::find(list.begin(), list.end(), s) != list.end(); }
 
 int64_t Elements(const Shape& s) {
@@ -89,6 +96,7 @@ int64_t ValidPositions(int64_t in_size, int64_t out_size, const WindowDim& w) {
 }  // namespace
 
 bool IsElementwise(std::string_view opcode) { return In(opcode, kElementwise); }
+bool IsFreeCustomCall(std::string_view target) { return In(target, kFreeCustomCalls); }
 bool IsTranscendental(std::string_view opcode) { return In(opcode, kTranscendental); }
 
 double DotFlops(const Shape& lhs, const Shape& out, const std::vector<int64_t>& lhs_contracting) {
@@ -175,7 +183,30 @@ Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
       return static_cast<double>(ShapeBytes(body.instructions[static_cast<size_t>(root.operands[1])].shape));
     return static_cast<double>(ShapeBytes(root.shape));
   };
-  if (body.root >= 0) cost.bytes_written = written(body.root_instruction(), written);
+  // Outputs that share a buffer with an operand (output_to_operand_aliasing,
+  // e.g. the all-gather buffers threaded through a TPU collective matmul)
+  // are updated in place: neither the output nor that operand is a transfer.
+  // TPU async collective fusions (kind=kCustom) alias their buffers too but
+  // are recorded with every byte of the collective, so they keep them.
+  std::vector<Aliasing> aliases;
+  const std::string* kind = in.Attr("kind");
+  if (const std::string* a = in.Attr("output_to_operand_aliasing"); a && !(kind && *kind == "kCustom"))
+    ParseAliasing(*a, &aliases);
+  std::set<int64_t> aliased_outputs, aliased_operands;
+  for (const auto& a : aliases) {
+    aliased_operands.insert(a.operand);
+    aliased_outputs.insert(a.output_index.empty() ? -1 : a.output_index[0]);
+  }
+  if (body.root >= 0) {
+    const Instruction& root = body.root_instruction();
+    if (aliased_outputs.empty()) {
+      cost.bytes_written = written(root, written);
+    } else if (root.opcode == "tuple" && !aliased_outputs.count(-1)) {
+      for (size_t k = 0; k < root.operands.size(); ++k)
+        if (!aliased_outputs.count(static_cast<int64_t>(k)) && root.operands[k] >= 0)
+          cost.bytes_written += written(body.instructions[static_cast<size_t>(root.operands[k])], written);
+    }
+  }
   // Read: each parameter once; a parameter read only through slices reads
   // the slices. A DUS root's aliased operand 0 is not read.
   std::vector<std::vector<const Instruction*>> users(body.instructions.size());
@@ -184,13 +215,16 @@ Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
       if (o >= 0) users[static_cast<size_t>(o)].push_back(&u);
   for (size_t i = 0; i < body.instructions.size(); ++i) {
     const Instruction& p = body.instructions[i];
-    if (p.opcode != "parameter") continue;
+    if (p.opcode != "parameter" || aliased_operands.count(p.parameter_number)) continue;
     const auto& us = users[i];
     bool sliced = !us.empty();
     double slice_bytes = 0;
     bool aliased_only = !us.empty();
     for (const Instruction* u : us) {
-      if (u->opcode == "slice" || u->opcode == "dynamic-slice") {
+      // Read through a slice (or a gather's table): only the part it takes.
+      // Being a slice's start index is an ordinary read.
+      const bool sliced_operand = !u->operands.empty() && u->operands[0] == static_cast<int32_t>(i);
+      if ((u->opcode == "slice" || u->opcode == "dynamic-slice" || u->opcode == "gather") && sliced_operand) {
         slice_bytes += static_cast<double>(ShapeBytes(u->shape));
       } else {
         sliced = false;
@@ -200,6 +234,7 @@ Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
       if (!alias) aliased_only = false;
     }
     if (aliased_only) continue;
+    if (!p.shape.is_tuple() && p.shape.dims.empty() && p.shape.layout.memory_space != 0) continue;  // as in Of()
     cost.bytes_read += sliced ? slice_bytes : static_cast<double>(ShapeBytes(p.shape));
   }
   cost.bytes_accessed = cost.bytes_read + cost.bytes_written;
@@ -210,8 +245,13 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
   Cost cost;
   const std::string& op = in.opcode;
   const double out_elems = static_cast<double>(Elements(in.shape));
+  // A tuple result is its pointer table (HloCostAnalysis sizes tuples so).
+  auto result_bytes = [&](const Shape& s) {
+    return s.is_tuple() ? static_cast<double>(o_.tuple_pointer_bytes) * static_cast<double>(s.tuple.size())
+                        : static_cast<double>(ShapeBytes(s));
+  };
   auto default_bytes = [&] {
-    cost.bytes_written = static_cast<double>(ShapeBytes(in.shape));
+    cost.bytes_written = result_bytes(in.shape);
     for (size_t i = 0; i < in.operands.size(); ++i) {
       // A scalar in a non-default memory space (TPU SMEM, S(6) and the
       // like) is not a memory access the TPU runtime counts.
@@ -279,6 +319,10 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
   }
   if (op == "custom-call") {
     const std::string* target = in.Attr("custom_call_target");
+    // Bookkeeping calls the compiler turns into nothing (buffer allocation,
+    // 64-bit splits on TPU, sharding annotations): no memory traffic.
+    std::string unquoted;
+    if (target && Unquote(*target, &unquoted) && IsFreeCustomCall(unquoted)) return cost;
     const std::string* cfg = in.Attr("backend_config");
     if (target && (target->find("__cublas$gemm") != std::string::npos ||
                    target->find("__cublas$lt$matmul") != std::string::npos) &&
@@ -375,7 +419,7 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
   if (base == "all-reduce" || base == "all-gather" || base == "reduce-scatter" || base == "all-to-all" ||
       base == "collective-permute" || base == "ragged-all-to-all" || base == "collective-broadcast") {
     const Shape& result = start && in.shape.is_tuple() && in.shape.tuple.size() >= 2 ? in.shape.tuple[1] : in.shape;
-    cost.bytes_written = static_cast<double>(ShapeBytes(base == "all-reduce" ? in.shape : result));
+    cost.bytes_written = base == "all-reduce" ? result_bytes(in.shape) : static_cast<double>(ShapeBytes(result));
     for (size_t i = 0; i < in.operands.size(); ++i) cost.bytes_read += static_cast<double>(OperandBytes(c, in, i));
     const int64_t n = GroupSize(in);
     cost.group_size = n;

@@ -44,6 +44,10 @@ struct Cost {
 struct CostOptions {
   bool physical = false;       // size buffers with tiling padding (TPU)
   int64_t default_group = 0;   // participants when replica_groups={} (0: module's partitions x replicas)
+  // What a tuple-shaped result of an ordinary op (variadic sort, reduce,
+  // all-reduce) counts as written: XLA sizes a tuple as its pointer table,
+  // 8 bytes per element on CPU/GPU; the TPU compiler records 0.
+  int64_t tuple_pointer_bytes = 8;
 };
 
 class CostModel {
@@ -77,6 +81,8 @@ double DotFlops(const Shape& lhs, const Shape& out, const std::vector<int64_t>& 
 
 // XLA's opcode classes.
 bool IsElementwise(std::string_view opcode);
+// Custom calls that move no data (AllocateBuffer, X64Combine, Sharding, ...).
+bool IsFreeCustomCall(std::string_view target);
 bool IsTranscendental(std::string_view opcode);
 
 }  // namespace mlprof::hlo
