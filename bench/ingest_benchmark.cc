@@ -1,6 +1,6 @@
 // Google Benchmark of trace ingest (decode + parse + build) and of the HTA
 // analyses, on a deterministic synthetic Kineto trace held in memory.
-// Size: MLPROF_BENCH_MB (default 64). Each benchmark checks the answer (event
+// Size: MLPROF_BENCH_MB (default 64; the XPlane and HLO inputs use a quarter). Each benchmark checks the answer (event
 // count, rank) before timing and reports bytes/s and events/s.
 #include <benchmark/benchmark.h>
 #include <zlib.h>
@@ -11,7 +11,9 @@
 #include "analysis/gpu_time.h"
 #include "analysis/idle.h"
 #include "io/load.h"
+#include "hlo/text_parser.h"
 #include "trace_synth.h"
+#include "xla_synth.h"
 
 namespace {
 
@@ -112,6 +114,59 @@ void BM_Analyses(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(in.stats.events), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Analyses)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+uint64_t QuarterBytes() {
+  const char* mb = std::getenv("MLPROF_BENCH_MB");
+  return (static_cast<uint64_t>(mb ? std::atoll(mb) : 64) << 20) / 4;
+}
+
+// XPlane ingest (protobuf decode + model build) of a synthetic TPU profile.
+void BM_IngestXPlane(benchmark::State& state) {
+  static mlprof::synth::XSpaceStats st;
+  static const std::string bytes = [] {
+    mlprof::synth::XSpaceOptions o;
+    o.target_bytes = QuarterBytes();
+    return mlprof::synth::MakeXSpace(o, &st);
+  }();
+  auto check = mlprof::LoadTraceBytes(bytes, "bench.xplane.pb");
+  if (!check.ok() || check->ops.size() != st.device_events + st.host_events) {
+    state.SkipWithError(check.ok() ? "event count mismatch" : check.status().message().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto p = mlprof::LoadTraceBytes(bytes, "bench.xplane.pb");
+    benchmark::DoNotOptimize(p);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes.size()));
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(st.device_events + st.host_events),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["MB"] = static_cast<double>(bytes.size()) / (1 << 20);
+}
+BENCHMARK(BM_IngestXPlane)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// HLO text parse of a synthetic after-optimisation TPU module.
+void BM_ParseHloText(benchmark::State& state) {
+  static mlprof::synth::HloTextStats st;
+  static const std::string text = [] {
+    mlprof::synth::HloTextOptions o;
+    o.target_bytes = QuarterBytes();
+    return mlprof::synth::MakeHloText(o, &st);
+  }();
+  auto check = mlprof::hlo::ParseHloText(text, "bench.hlo");
+  if (!check.ok() || (*check)[0].instruction_count() != st.instructions) {
+    state.SkipWithError(check.ok() ? "instruction count mismatch" : check.status().message().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto m = mlprof::hlo::ParseHloText(text, "bench.hlo");
+    benchmark::DoNotOptimize(m);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+  state.counters["instructions/s"] =
+      benchmark::Counter(static_cast<double>(st.instructions), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["MB"] = static_cast<double>(text.size()) / (1 << 20);
+}
+BENCHMARK(BM_ParseHloText)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

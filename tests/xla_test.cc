@@ -1,5 +1,6 @@
 // HLO cost model on hand-computed cases; XLA profile analysis against the
 // costs the TPU runtime recorded and counts in the corpus.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "analysis/xla.h"
@@ -8,6 +9,7 @@
 #include "hlo/text_parser.h"
 #include "io/load.h"
 #include "test_util.h"
+#include "xla_synth.h"
 
 namespace mlprof {
 namespace {
@@ -105,6 +107,33 @@ TEST(HloCost, HandComputedCases) {
   EXPECT_DOUBLE_EQ(CostOf(m, "dus").bytes_accessed, 256 * 4 * 2 + 4 + 4);
   // Zero-cost plumbing.
   EXPECT_DOUBLE_EQ(CostOf(m, "x").bytes_accessed, 0);
+}
+
+// Convolution flops count only (output, kernel) pairs that read a real input
+// element; checked against a brute-force count over every pair.
+TEST(HloCost, ConvolutionValidPairsMatchBruteForce) {
+  struct Win {
+    int64_t in, size, stride, lo, hi, lhs, rhs;
+  } cases[] = {{5, 3, 1, 1, 1, 1, 1}, {7, 3, 2, 2, 1, 1, 1}, {6, 4, 1, 3, 3, 2, 1},
+               {9, 3, 3, 0, 2, 1, 2}, {4, 5, 2, 4, 4, 3, 2}, {1, 1, 1, 0, 0, 1, 1}};
+  for (const Win& w : cases) {
+    const int64_t dilated_in = (w.in - 1) * w.lhs + 1, dilated_k = (w.size - 1) * w.rhs + 1;
+    const int64_t out = (dilated_in + w.lo + w.hi - dilated_k) / w.stride + 1;
+    int64_t brute = 0;
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t k = 0; k < w.size; ++k) {
+        int64_t pos = o * w.stride + k * w.rhs - w.lo;
+        brute += pos >= 0 && pos < dilated_in && pos % w.lhs == 0;
+      }
+    std::string text = fmt::format(
+        "HloModule c\nENTRY e {{\n  x = f32[1,{0},2]{{2,1,0}} parameter(0)\n  k = f32[{1},2,3]{{2,1,0}} parameter(1)\n"
+        "  ROOT c = f32[1,{2},3]{{2,1,0}} convolution(x, k), window={{size={1} stride={3} pad={4}_{5} lhs_dilate={6} "
+        "rhs_dilate={7}}}, dim_labels=b0f_0io->b0f\n}}\n",
+        w.in, w.size, out, w.stride, w.lo, w.hi, w.lhs, w.rhs);
+    hlo::Module m = Parse(text);
+    // 2 * Cin(2) * Cout(3) * batch(1) * valid pairs
+    EXPECT_DOUBLE_EQ(CostOf(m, "c").flops, 2.0 * 2 * 3 * static_cast<double>(brute)) << text;
+  }
 }
 
 TEST(XlaNames, PassesAndScopes) {
@@ -230,6 +259,50 @@ TEST(XlaCorpus, GpuKernelsCostedFromTheirHloProto) {
   EXPECT_TRUE(found);
   // Every XLA kernel found its module.
   for (const auto& info : x.ops) EXPECT_FALSE(info.category.empty()) << info.hlo_op;
+}
+
+// The benchmark inputs (bench/xla_synth.h) load as generated: every event,
+// step and op is where the generator put it.
+TEST(XlaSynth, XSpaceLoadsWithTheGeneratedCounts) {
+  synth::XSpaceOptions o;
+  o.devices = 3;
+  o.ops_per_step = 50;
+  o.target_bytes = 200 << 10;
+  synth::XSpaceStats st;
+  std::string bytes = synth::MakeXSpace(o, &st);
+  ASSERT_GT(st.steps, 1);
+  auto r = LoadTraceBytes(bytes, "synth.xplane.pb");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  uint64_t xla_ops = 0, device = 0, host = 0;
+  for (size_t i = 0; i < r->ops.size(); ++i) {
+    std::string_view line = r->str(r->track_of(i).name);
+    if (line == "XLA Ops") ++xla_ops;
+    if (line == "XLA Ops" || line == "XLA Modules" || line == "Steps") ++device;
+    if (line.substr(0, 8) == "python3/") ++host;
+  }
+  EXPECT_EQ(xla_ops, st.xla_op_events);
+  EXPECT_EQ(xla_ops, static_cast<uint64_t>(3 * 50 * st.steps));
+  EXPECT_EQ(device, st.device_events);
+  EXPECT_EQ(host, st.host_events);
+  EXPECT_EQ(r->xla_ops.size(), 50u);  // one per distinct op (deduplicated)
+  XlaBreakdown b = BreakdownXla(*r, ResolveXlaOps(*r));
+  EXPECT_EQ(b.devices, 3);
+  EXPECT_EQ(b.steps, st.steps);
+}
+
+TEST(XlaSynth, HloTextParsesWithTheGeneratedCounts) {
+  synth::HloTextOptions o;
+  o.target_bytes = 100 << 10;
+  synth::HloTextStats st;
+  std::string text = synth::MakeHloText(o, &st);
+  auto m = hlo::ParseHloText(text, "synth.hlo");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->size(), 1u);
+  EXPECT_EQ((*m)[0].computations.size(), st.computations);
+  EXPECT_EQ((*m)[0].instruction_count(), st.instructions);
+  for (const auto& c : (*m)[0].computations)
+    for (const auto& in : c.instructions)
+      for (int32_t id : in.operands) EXPECT_GE(id, 0) << in.name;
 }
 
 }  // namespace

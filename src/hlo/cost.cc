@@ -79,15 +79,30 @@ std::vector<int64_t> JsonIntList(std::string_view json, std::string_view key) {
 
 // Valid (output position, kernel position) pairs along one spatial dim:
 // those that read a real input element (not padding, not a dilation hole).
+// For each kernel position the valid outputs form an interval, counted in
+// closed form; with base (lhs) dilation only every base_dilation-th input
+// position is real, counted exactly when the interval is short.
 int64_t ValidPositions(int64_t in_size, int64_t out_size, const WindowDim& w) {
-  const int64_t dilated_in = in_size > 0 ? (in_size - 1) * w.base_dilation + 1 : 0;
+  if (in_size <= 0 || out_size <= 0 || w.size <= 0) return 0;
+  const int64_t bd = std::max<int64_t>(1, w.base_dilation), stride = std::max<int64_t>(1, w.stride),
+                wd = std::max<int64_t>(1, w.window_dilation);
+  const int64_t dilated_in = (in_size - 1) * bd + 1;
+  // Absurd windows (no real module has them): every pair counts.
+  if (w.size > (int64_t{1} << 20)) return std::min(out_size * std::min(w.size, dilated_in), Shape::kMaxElements);
+  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
   int64_t count = 0;
-  for (int64_t o = 0; o < out_size; ++o) {
-    for (int64_t k = 0; k < w.size; ++k) {
-      int64_t pos = o * w.stride + k * w.window_dilation - w.pad_lo;
-      if (pos < 0 || pos >= dilated_in) continue;
-      if (pos % w.base_dilation != 0) continue;
-      ++count;
+  for (int64_t k = 0; k < w.size; ++k) {
+    const int64_t c = k * wd - w.pad_lo;  // input position of output 0
+    // 0 <= o*stride + c <= dilated_in - 1, 0 <= o < out_size
+    int64_t lo = std::max<int64_t>(0, floor_div(-c + stride - 1, stride));
+    int64_t hi = std::min<int64_t>(out_size - 1, floor_div(dilated_in - 1 - c, stride));
+    if (hi < lo) continue;
+    if (bd == 1) {
+      count += hi - lo + 1;
+    } else if (hi - lo < (int64_t{1} << 16)) {
+      for (int64_t o = lo; o <= hi; ++o) count += (o * stride + c) % bd == 0;
+    } else {
+      count += (hi - lo + 1) / bd;
     }
   }
   return count;
@@ -109,7 +124,7 @@ double DotFlops(const Shape& lhs, const Shape& out, const std::vector<int64_t>& 
 int64_t CostModel::ShapeBytes(const Shape& s) const {
   if (s.is_tuple()) {
     int64_t b = 0;
-    for (const auto& t : s.tuple) b += ShapeBytes(t);
+    for (const auto& t : s.tuple) b = std::min(b + ShapeBytes(t), Shape::kMaxElements * 128);  // saturating
     return b;
   }
   if (s.type == ElementType::kToken || s.type == ElementType::kOpaque || s.type == ElementType::kInvalid) return 0;

@@ -266,6 +266,8 @@ class ProtoReader {
     }
     for (int64_t d : shape->dims)
       if (d < 0 && !shape->is_tuple()) return Err(static_cast<uint64_t>(msg.data() - all_.data()), "dimension sizes >= 0");
+    if (!shape->size_ok())
+      return Err(static_cast<uint64_t>(msg.data() - all_.data()), "a shape of at most 2^48 elements");
     shape->dynamic.assign(shape->dims.size(), false);
     for (size_t i = 0; i < dynamic.size() && i < shape->dims.size(); ++i) shape->dynamic[i] = dynamic[i] != 0;
     if (shape->type == ElementType::kInvalid)
@@ -299,7 +301,7 @@ class ProtoReader {
           l->tiles.push_back(std::move(tile));
         }
       } else if (f == 7 && t == kVarint) {
-        ok = w.Varint(&v), l->element_size_bits = static_cast<int64_t>(v);
+        ok = w.Varint(&v) && v <= 1024, l->element_size_bits = static_cast<int64_t>(v);
       } else if (f == 8 && t == kVarint) {
         ok = w.Varint(&v), l->memory_space = static_cast<int64_t>(v);
       } else {

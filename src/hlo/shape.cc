@@ -99,6 +99,8 @@ class Parser {
         if (!Eat(',')) return Error(pos_, "',' or ']'");
       }
     }
+    if (!shape.size_ok())
+      return Error(start, fmt::format("a shape of at most 2^48 elements, not {}", std::string(s_.substr(start, pos_ - start))));
     if (Peek() == '{') {
       ++pos_;
       Status st = ParseLayout(&shape.layout, shape.dims.size());
@@ -171,7 +173,8 @@ class Parser {
         if (!ParseInt(&l->memory_space) || !Eat(')')) return Error(pos_, "S(memory space)");
       } else if (c == 'E' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '(') {
         pos_ += 2;
-        if (!ParseInt(&l->element_size_bits) || !Eat(')')) return Error(pos_, "E(element bits)");
+        if (!ParseInt(&l->element_size_bits) || l->element_size_bits < 0 || l->element_size_bits > 1024 || !Eat(')'))
+          return Error(pos_, "E(element bits) with 0 to 1024 bits");
       } else if (c == 'L' || c == '#' || c == '*' || c == 'M' || c == 'P' || (c == 'S' && Peek(1) == 'C')) {
         // L(n), #(s32), *(s64), M(n), P(shape), SC(...): kept out of the model.
         pos_ += c == 'S' ? 2 : 1;
@@ -264,10 +267,35 @@ int ElementBits(ElementType t) {
   return i ? i->bits : 0;
 }
 
+namespace {
+// a * b for sizes >= 0, saturating at kMaxElements (beyond it nothing is
+// meaningful, and nothing overflows).
+int64_t SatMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (a < 0 || b < 0) return 0;
+  if (__builtin_mul_overflow(a, b, &r) || r > Shape::kMaxElements) return Shape::kMaxElements;
+  return r;
+}
+}  // namespace
+
 int64_t Shape::elements() const {
   int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+  for (int64_t d : dims) n = SatMul(n, d);
   return n;
+}
+
+bool Shape::size_ok() const {
+  if (is_tuple()) {
+    for (const auto& t : tuple)
+      if (!t.size_ok()) return false;
+    return true;
+  }
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) continue;  // unknown (dynamic) sizes are checked elsewhere
+    if (__builtin_mul_overflow(n, d, &n) || n > kMaxElements) return false;
+  }
+  return true;
 }
 
 std::string Shape::ToString() const {
@@ -305,7 +333,7 @@ StatusOr<Shape> ParseShape(std::string_view text, size_t* consumed) {
 int64_t LogicalBytes(const Shape& s) {
   if (s.is_tuple()) {
     int64_t b = 0;
-    for (const auto& t : s.tuple) b += LogicalBytes(t);
+    for (const auto& t : s.tuple) b = std::min(b + LogicalBytes(t), Shape::kMaxElements * 128);
     return b;
   }
   int bits = s.layout.element_size_bits ? static_cast<int>(s.layout.element_size_bits) : ElementStorageBits(s.type);
@@ -331,7 +359,7 @@ PhysicalShape Physical(const Shape& s) {
       for (size_t k = 0; k < sub.size() && k < tile.size(); ++k) {
         int64_t& d = tile[tile.size() - 1 - k];
         int64_t m = sub[sub.size() - 1 - k];
-        if (m > 0 && d > 0) d = (d + m - 1) / m * m;
+        if (m > 0 && d > 0) d = SatMul((d + m - 1) / m, m);
       }
     }
     p.tile = tile;
@@ -341,11 +369,11 @@ PhysicalShape Physical(const Shape& s) {
     for (size_t k = 0; k < tile.size(); ++k) {
       int64_t& d = p.padded_major_to_minor[p.padded_major_to_minor.size() - 1 - k];
       int64_t m = tile[tile.size() - 1 - k];
-      if (m > 0) d = (d + m - 1) / m * m;  // '*' (combined) dims are left as they are
+      if (m > 0) d = SatMul((d + m - 1) / m, m);  // '*' (combined) dims are left as they are
     }
   }
   p.padded_elements = 1;
-  for (int64_t d : p.padded_major_to_minor) p.padded_elements *= d;
+  for (int64_t d : p.padded_major_to_minor) p.padded_elements = SatMul(p.padded_elements, d);
   int bits = s.layout.element_size_bits ? static_cast<int>(s.layout.element_size_bits) : ElementStorageBits(s.type);
   p.bytes = (p.padded_elements * bits + 7) / 8;
   p.logical_bytes = LogicalBytes(s);

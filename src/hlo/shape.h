@@ -74,7 +74,12 @@ struct Shape {
   std::vector<Shape> tuple;  // for kTuple
 
   bool is_tuple() const { return type == ElementType::kTuple; }
-  int64_t elements() const;      // product of dims (1 for scalars)
+  int64_t elements() const;      // product of dims (1 for scalars), saturating at kMaxElements
+  // Largest element count a shape may have (2^48: far above any real tensor,
+  // low enough that bytes and padded sizes stay inside int64).
+  static constexpr int64_t kMaxElements = int64_t{1} << 48;
+  // True when the element count is within kMaxElements.
+  bool size_ok() const;
   std::string ToString() const;  // canonical text, e.g. f32[3,5]{1,0:T(2,2)}
 };
 
