@@ -8,6 +8,13 @@
 namespace mlprof::hlo {
 
 namespace {
+// Locale-free (std::isalnum is a library call per character).
+inline bool IsAsciiAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+}  // namespace
+
+namespace {
 
 struct TypeInfo {
   std::string_view name;
@@ -71,7 +78,7 @@ class Parser {
       return t;
     }
     size_t start = pos_;
-    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])))) ++pos_;
+    while (pos_ < s_.size() && (IsAsciiAlnum(s_[pos_]))) ++pos_;
     std::string_view name = s_.substr(start, pos_ - start);
     Shape shape;
     for (const auto& t : kTypes)

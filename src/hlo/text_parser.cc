@@ -10,9 +10,16 @@
 namespace mlprof::hlo {
 
 namespace {
+// Locale-free (std::isalnum is a library call per character).
+inline bool IsAsciiAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+}  // namespace
+
+namespace {
 
 bool IsNameChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '$';
+  return IsAsciiAlnum(c) || c == '_' || c == '.' || c == '-' || c == '$';
 }
 
 std::string_view Trim(std::string_view s) {

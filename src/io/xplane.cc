@@ -39,6 +39,7 @@ class XPlaneReader {
 
   Status Read() {
     std::string_view all = f_.bytes.view();
+    b_.ReserveOps(CountEvents(all));
     Wire w(all.data(), all);
     int plane_index = 0;
     while (!w.done()) {
@@ -59,6 +60,31 @@ class XPlaneReader {
   }
 
  private:
+  // Events in the file (XSpace.planes.lines.events), counted by skipping
+  // over length prefixes, so the op columns are allocated once. Malformed
+  // input just stops the count; Read() reports it.
+  static size_t CountEvents(std::string_view all) {
+    size_t n = 0;
+    auto each = [](std::string_view msg, uint32_t want, auto&& f) {
+      Wire w(msg.data(), msg);
+      while (!w.done()) {
+        uint32_t field, type;
+        if (!w.Tag(&field, &type)) return;
+        if (field == want && type == kLen) {
+          std::string_view s;
+          if (!w.Bytes(&s)) return;
+          f(s);
+        } else if (!w.Skip(type)) {
+          return;
+        }
+      }
+    };
+    each(all, 1, [&](std::string_view plane) {
+      each(plane, 3, [&](std::string_view line) { each(line, 4, [&](std::string_view) { ++n; }); });
+    });
+    return n;
+  }
+
   Status Error(uint64_t at, std::string_view expected) {
     return DataLoss(fmt::format("{}: invalid XPlane protobuf at byte {}: expected {}", f_.path, at, expected));
   }
@@ -163,6 +189,8 @@ class XPlaneReader {
     // it describes (TPU: full HLO text as name, costs as stats).
     event_names_.clear();
     meta_xla_.clear();
+    dense_names_.clear();
+    dense_xla_.clear();
     for (std::string_view entry : event_meta) {
       uint64_t key = 0;
       std::string_view value, ev_name, display;
@@ -194,6 +222,10 @@ class XPlaneReader {
       }
       StringId shown = b_.strings().Intern(display.empty() ? ev_name : display);
       event_names_[key] = shown;
+      if (key < kDenseIds) {
+        if (key >= dense_names_.size()) dense_names_.resize(key + 1, 0);
+        dense_names_[key] = shown;
+      }
       if (!host_plane_ && !ev_name.empty() && ev_name[0] == '%') {
         op.expression = b_.strings().Intern(ev_name);
         op.hlo_op = shown;
@@ -238,9 +270,10 @@ class XPlaneReader {
   }
 
   Status ReadLine(std::string_view line) {
+    // Pass 1: the line's own fields (display_name, 11, comes after the
+    // events); events are skipped over. Pass 2 below reads the events.
     uint64_t id = 0, ts_ns = 0;
     std::string_view name, display;
-    std::vector<std::string_view> events;
     Wire w(f_.bytes.data(), line);
     while (!w.done()) {
       uint32_t field, type;
@@ -256,8 +289,6 @@ class XPlaneReader {
         ok = w.Bytes(&name);
       else if (field == 11 && type == kLen)
         ok = w.Bytes(&display);
-      else if (field == 4 && type == kLen)
-        ok = w.Bytes(&s), events.push_back(s);
       else
         ok = w.Skip(type);
       if (!ok) return Error(at, fmt::format("a valid value for XLine field {}", field));
@@ -285,18 +316,31 @@ class XPlaneReader {
       while (k < line_name.size() && line_name[k] >= '0' && line_name[k] <= '9') n = n * 10 + (line_name[k++] - '0');
       if (k > 8) stream = n;
     }
-    for (std::string_view ev : events) {
-      EventRecord e;
-      e.ph = 'X';
-      e.pid = pid_;
-      e.tid = tid;
+    const uint32_t track = b_.TrackFor(pid_, tid);
+    EventRecord tmpl;
+    tmpl.ph = 'X';
+    tmpl.pid = pid_;
+    tmpl.tid = tid;
+    tmpl.has_cat = true;
+    tmpl.cat = cat_default;
+    tmpl.has_ts = tmpl.has_dur = true;
+    if (gpu_stream) tmpl.device = gpu_device_, tmpl.stream = stream;
+    XlaOp event_op;  // per-event XLA stats; reset after each use
+    Wire lw(f_.bytes.data(), line);
+    while (!lw.done()) {
+      uint32_t lfield, ltype;
+      std::string_view ev;
+      if (!lw.Tag(&lfield, &ltype)) break;  // checked in pass 1
+      if (lfield != 4 || ltype != kLen) {
+        lw.Skip(ltype);
+        continue;
+      }
+      if (!lw.Bytes(&ev)) break;
+      EventRecord e = tmpl;
       e.offset = Offset(ev);
-      e.has_cat = true;
-      e.cat = cat_default;
       uint64_t meta = 0, offset_ps = 0, dur_ps = 0;
-      bool aggregated = false;
-      XlaOp event_op;
-      bool event_xla = false;  // num_occurrences (field 5) replaces offset_ps
+      bool aggregated = false;  // num_occurrences (field 5) replaces offset_ps
+      bool event_xla = false;
       Wire v(f_.bytes.data(), ev);
       while (!v.done()) {
         uint32_t field, type;
@@ -331,14 +375,29 @@ class XPlaneReader {
         b_.Warn(ImportStat::aggregated_event, e.offset);
         continue;
       }
-      auto it = event_names_.find(meta);
-      e.name = it != event_names_.end() ? it->second : 0;
+      if (meta < dense_names_.size()) {
+        e.name = dense_names_[meta];
+      } else {
+        auto it = event_names_.find(meta);
+        e.name = it != event_names_.end() ? it->second : 0;
+      }
       if (op_line) {
-        auto mx = meta_xla_.find(meta);
-        if (mx != meta_xla_.end() || event_xla) {
-          XlaOp op = mx != meta_xla_.end() ? mx->second : XlaOp{};
-          if (event_xla) Overlay(event_op, &op);
-          e.xla = b_.AddXlaOp(op);
+        if (!event_xla && meta < kDenseIds) {
+          // Same metadata, same op: deduplicated once per metadata id.
+          if (meta >= dense_xla_.size()) dense_xla_.resize(meta + 1, kUnresolved);
+          int32_t& cached = dense_xla_[meta];
+          if (cached == kUnresolved) {
+            auto mx = meta_xla_.find(meta);
+            cached = mx != meta_xla_.end() ? b_.AddXlaOp(mx->second) : -1;
+          }
+          e.xla = cached;
+        } else {
+          auto mx = meta_xla_.find(meta);
+          if (mx != meta_xla_.end() || event_xla) {
+            XlaOp op = mx != meta_xla_.end() ? mx->second : XlaOp{};
+            if (event_xla) Overlay(event_op, &op), event_op = XlaOp{};
+            e.xla = b_.AddXlaOp(op);
+          }
         }
       }
       if (static_cast<int64_t>(offset_ps) < 0 || static_cast<int64_t>(dur_ps) < 0) {
@@ -346,21 +405,23 @@ class XPlaneReader {
         continue;
       }
       e.ts = static_cast<Ps128>(ts_ns) * kPsPerNs + static_cast<Ps128>(offset_ps);
-      e.has_ts = true;
       e.dur = static_cast<Ps128>(dur_ps);
-      e.has_dur = true;
       if (gpu_stream) {
-        e.device = gpu_device_;
-        e.stream = stream;
-        std::string_view n = b_.strings().Get(e.name);
-        if (n.substr(0, 6) == "Memcpy" || n.find("memcpy") != std::string_view::npos)
-          e.cat = cat_memcpy;
-        else if (n.substr(0, 6) == "Memset" || n.find("memset") != std::string_view::npos)
-          e.cat = cat_memset;
+        // Copies and fills by name, decided once per distinct name.
+        if (e.name >= gpu_name_kind_.size()) gpu_name_kind_.resize(e.name + 64, -1);
+        int8_t& k = gpu_name_kind_[e.name];
+        if (k < 0) {
+          std::string_view n = b_.strings().Get(e.name);
+          k = n.substr(0, 6) == "Memcpy" || n.find("memcpy") != std::string_view::npos   ? 1
+              : n.substr(0, 6) == "Memset" || n.find("memset") != std::string_view::npos ? 2
+                                                                                          : 0;
+        }
+        if (k == 1) e.cat = cat_memcpy;
+        if (k == 2) e.cat = cat_memset;
       } else if (host_plane_ && e.correlation >= 0) {
         e.cat = cat_launch;  // a runtime API call that launched device work
       }
-      b_.AddEvent(e);
+      b_.AddComplete(e, track);
     }
     return OkStatus();
   }
@@ -476,6 +537,13 @@ class XPlaneReader {
   std::unordered_map<uint64_t, XlaOp> meta_xla_;
   std::unordered_map<uint64_t, std::string_view> stat_names_;
   std::unordered_map<uint64_t, StringId> event_names_;
+  // Metadata ids are small and dense in practice: direct-indexed copies of
+  // the name and the resolved XLA op (per plane).
+  static constexpr uint64_t kDenseIds = 1 << 20;
+  static constexpr int32_t kUnresolved = -2;
+  std::vector<StringId> dense_names_;
+  std::vector<int32_t> dense_xla_;
+  std::vector<int8_t> gpu_name_kind_;  // by StringId: 0 kernel, 1 memcpy, 2 memset, -1 not yet seen
   uint64_t correlation_stat_ = 0;
   int64_t gpu_device_ = -1;
   bool host_plane_ = false;

@@ -39,6 +39,8 @@ void ProfileBuilder::ReserveForInput(size_t bytes) {
   out_->flows.reserve(bytes / 512 + 16);
 }
 
+void ProfileBuilder::ReserveOps(size_t n) { out_->ops.Reserve(out_->ops.size() + n); }
+
 uint32_t ProfileBuilder::TrackFor(int64_t pid, int64_t tid) {
   // Events of one thread tend to come in runs.
   if (last_track_ != UINT32_MAX && pid == last_pid_ && tid == last_tid_) return last_track_;
@@ -92,10 +94,9 @@ bool ProfileBuilder::ToRelative(Ps128 abs, uint64_t offset, Ps* out) {
   return true;
 }
 
-void ProfileBuilder::AppendOp(const EventRecord& e, Ps ts, Ps dur, OpKind kind) {
+void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps dur, OpKind kind) {
   OpTable& o = out_->ops;
   if (kind == OpKind::kCudaSync && e.stream < 0) kind = OpKind::kDeviceSync;
-  uint32_t track = TrackFor(e.pid, e.tid);
   if (IsGpuOp(kind)) {
     Track& t = out_->tracks[track];
     if (t.kind != TrackKind::kGpuStream) {
@@ -128,13 +129,26 @@ void ProfileBuilder::AppendOp(const EventRecord& e, Ps ts, Ps dur, OpKind kind) 
 void ProfileBuilder::CountEvent(const EventRecord& e) {
   // HTA rounds timestamps when any event's ts has a fraction (its ts column
   // is float then), whatever the event's kind.
-  if (e.has_ts && e.ts % kPsPerUs != 0) out_->meta.has_float_ts = true;
+  if (e.has_ts && !out_->meta.has_float_ts) {
+    // 64-bit remainder when it fits (a 128-bit one is a libgcc call).
+    const bool frac = e.ts >= INT64_MIN && e.ts <= INT64_MAX ? static_cast<int64_t>(e.ts) % kPsPerUs != 0
+                                                              : e.ts % kPsPerUs != 0;
+    if (frac) out_->meta.has_float_ts = true;
+  }
   auto ph = static_cast<unsigned char>(e.ph);
   if (ph < 128) out_->phase_counts[ph]++;
   if (e.has_cat) {
     if (e.cat >= out_->cat_counts.size()) out_->cat_counts.resize(e.cat + 64, 0);
     out_->cat_counts[e.cat]++;
   }
+}
+
+void ProfileBuilder::AddComplete(const EventRecord& e, uint32_t track) {
+  CountEvent(e);
+  if (e.dur < 0) return Warn(ImportStat::negative_duration, e.offset);
+  Ps ts, end;
+  if (!ToRelative(e.ts, e.offset, &ts) || !ToRelative(e.ts + e.dur, e.offset, &end)) return;
+  AppendOp(e, track, ts, end - ts, KindFor(e.cat, e.has_cat));
 }
 
 void ProfileBuilder::AddEvent(const EventRecord& e) {
@@ -146,7 +160,7 @@ void ProfileBuilder::AddEvent(const EventRecord& e) {
       if (e.dur < 0) return Warn(ImportStat::negative_duration, e.offset);
       Ps ts, end;
       if (!ToRelative(e.ts, e.offset, &ts) || !ToRelative(e.ts + e.dur, e.offset, &end)) return;
-      AppendOp(e, ts, end - ts, KindFor(e.cat, e.has_cat));
+      AppendOp(e, TrackFor(e.pid, e.tid), ts, end - ts, KindFor(e.cat, e.has_cat));
       return;
     }
     case 'B': {
@@ -163,7 +177,7 @@ void ProfileBuilder::AddEvent(const EventRecord& e) {
       if (e.ts < b.ts) return Warn(ImportStat::negative_duration, e.offset);
       Ps ts, end;
       if (!ToRelative(b.ts, b.offset, &ts) || !ToRelative(e.ts, e.offset, &end)) return;
-      AppendOp(b, ts, end - ts, KindFor(b.cat, b.has_cat));
+      AppendOp(b, TrackFor(b.pid, b.tid), ts, end - ts, KindFor(b.cat, b.has_cat));
       return;
     }
     case 'i':
@@ -172,7 +186,7 @@ void ProfileBuilder::AddEvent(const EventRecord& e) {
       if (!e.has_ts) return Warn(ImportStat::missing_ts, e.offset);
       Ps ts;
       if (!ToRelative(e.ts, e.offset, &ts)) return;
-      AppendOp(e, ts, 0, OpKind::kInstant);
+      AppendOp(e, TrackFor(e.pid, e.tid), ts, 0, OpKind::kInstant);
       return;
     }
     case 's':
@@ -229,8 +243,18 @@ Status ProfileBuilder::Finish() {
 
   // 2. Group ops by track (counting sort), then order each track by
   //    (ts asc, dur desc) so that parents precede their children.
-  std::vector<uint32_t> order(n);
-  {
+  // Readers usually write each track's ops together and in time order
+  // (XPlane lines): one check pass then skips the sort.
+  bool grouped = true;
+  for (size_t i = 1; i < n && grouped; ++i) {
+    if (o.track[i] != o.track[i - 1]) {
+      grouped = o.track[i] > o.track[i - 1];
+    } else {
+      grouped = o.ts[i] > o.ts[i - 1] || (o.ts[i] == o.ts[i - 1] && o.dur[i] <= o.dur[i - 1]);
+    }
+  }
+  if (!grouped) {
+    std::vector<uint32_t> order(n);
     std::vector<uint32_t> start(p.tracks.size() + 1, 0);
     for (size_t i = 0; i < n; ++i) start[o.track[i] + 1]++;
     for (size_t t = 0; t < p.tracks.size(); ++t) start[t + 1] += start[t];
@@ -272,7 +296,9 @@ Status ProfileBuilder::Finish() {
   }
 
   // 4. GPU op -> host launch, joined on correlation (first launch wins).
-  {
+  bool any_gpu = false;
+  for (size_t i = 0; i < n && !any_gpu; ++i) any_gpu = IsGpuOp(o.kind[i]);
+  if (any_gpu) {
     std::unordered_map<int64_t, int32_t> launch_of;
     launch_of.reserve(n / 4 + 16);
     for (size_t i = 0; i < n; ++i) {
@@ -294,11 +320,17 @@ Status ProfileBuilder::Finish() {
 
   // 5. Steps: ProfilerStep#N ops on the host. Host ops belong to the step
   //    whose interval contains their start; GPU ops to their launch's step.
+  // Whether a name is a step marker, decided once per distinct name.
+  std::vector<int8_t> step_name(p.strings.size() + 1, -1);
   for (size_t i = 0; i < n; ++i) {
     if (IsGpuOp(o.kind[i])) continue;
-    std::string_view name = p.strings.Get(o.name[i]);
     constexpr std::string_view kPrefix = "ProfilerStep#";
-    if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) continue;
+    int8_t& known = o.name[i] < step_name.size() ? step_name[o.name[i]] : step_name.back();
+    if (known == 0) continue;
+    std::string_view name = p.strings.Get(o.name[i]);
+    bool is_step = name.size() > kPrefix.size() && name.substr(0, kPrefix.size()) == kPrefix;
+    if (o.name[i] < step_name.size() - 1) known = is_step ? 1 : 0;
+    if (!is_step) continue;
     int64_t num = 0;
     bool ok = true;
     for (char c : name.substr(kPrefix.size())) {

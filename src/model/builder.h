@@ -51,11 +51,17 @@ class ProfileBuilder {
   // Reserves room for the ops of an input of `bytes` bytes. Over-reserving
   // costs address space only: untouched pages are not resident.
   void ReserveForInput(size_t bytes);
+  // Reserves room for exactly `n` more ops (readers that can count first).
+  void ReserveOps(size_t n);
   TraceMetadata& meta() { return out_->meta; }
   void Warn(ImportStat s, uint64_t offset) { out_->stats.Add(s, offset); }
 
   // X, B, E, i/I and s/t/f events. Others are counted as unknown_phase.
   void AddEvent(const EventRecord& e);
+  // A complete ('X') event on a track the reader resolved once per line with
+  // TrackFor (binary readers' hot path); same checks and counts as AddEvent.
+  void AddComplete(const EventRecord& e, uint32_t track);
+  uint32_t TrackFor(int64_t pid, int64_t tid);
   // Counts an event by phase and category (AddEvent does this itself; readers
   // call it for events they consume otherwise, like M and C).
   void CountEvent(const EventRecord& e);
@@ -75,11 +81,10 @@ class ProfileBuilder {
   struct PendingBegin {
     EventRecord rec;
   };
-  uint32_t TrackFor(int64_t pid, int64_t tid);
   uint32_t LookupTrack(int64_t pid, int64_t tid);
   OpKind KindFor(StringId cat, bool has_cat);
   bool ToRelative(Ps128 abs, uint64_t offset, Ps* out);
-  void AppendOp(const EventRecord& e, Ps ts, Ps dur, OpKind kind);
+  void AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps dur, OpKind kind);
 
   RankProfile* out_;
   bool have_base_ = false;
