@@ -1,5 +1,8 @@
-// mlprof_gen: writes deterministic synthetic Kineto traces, one per rank.
+// mlprof_gen: writes deterministic synthetic Kineto traces, one per rank, or
+// a synthetic JAX TPU XSpace / a large HLO text module (bench/xla_synth.h).
 //   mlprof_gen --out DIR [--ranks 2] [--steps 4] [--layers 4] [--size-mb N] [--gzip] [--seed 1]
+//   mlprof_gen --xplane FILE [--size-mb N] [--devices 4] [--seed 1]
+//   mlprof_gen --hlo FILE [--size-mb N]
 #include <zlib.h>
 
 #include <cstdio>
@@ -9,13 +12,17 @@
 #include <string>
 
 #include "trace_synth.h"
+#include "xla_synth.h"
 
 namespace {
 
 int Usage() {
   std::fprintf(stderr,
                "usage: mlprof_gen --out DIR [--ranks N] [--steps N] [--layers N] [--size-mb N] [--gzip] [--seed N]\n"
-               "Writes DIR/rank-<r>.json (or .json.gz): deterministic synthetic PyTorch profiler traces.\n");
+               "       mlprof_gen --xplane FILE [--size-mb N] [--devices N] [--seed N]\n"
+               "       mlprof_gen --hlo FILE [--size-mb N]\n"
+               "Writes DIR/rank-<r>.json (or .json.gz): deterministic synthetic PyTorch profiler traces;\n"
+               "or a synthetic JAX TPU profile (.xplane.pb) or after-optimisation HLO text module.\n");
   return 1;
 }
 
@@ -41,8 +48,8 @@ bool WriteFile(const std::string& path, const std::string& data, bool gzip) {
 
 int main(int argc, char** argv) {
   mlprof::synth::SynthOptions o;
-  std::string out;
-  int ranks = 2;
+  std::string out, xplane, hlo;
+  int ranks = 2, devices = 4;
   bool gzip = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -52,6 +59,12 @@ int main(int argc, char** argv) {
       gzip = true;
     else if (a == "--out" && (v = next()))
       out = v;
+    else if (a == "--xplane" && (v = next()))
+      xplane = v;
+    else if (a == "--hlo" && (v = next()))
+      hlo = v;
+    else if (a == "--devices" && (v = next()))
+      devices = std::atoi(v);
     else if (a == "--ranks" && (v = next()))
       ranks = std::atoi(v);
     else if (a == "--steps" && (v = next()))
@@ -64,6 +77,32 @@ int main(int argc, char** argv) {
       o.target_bytes = std::strtoull(v, nullptr, 10) << 20;
     else
       return Usage();
+  }
+  if (!xplane.empty() || !hlo.empty()) {
+    const uint64_t bytes = o.target_bytes ? o.target_bytes : uint64_t{64} << 20;
+    if (!xplane.empty()) {
+      if (devices < 1) return Usage();
+      mlprof::synth::XSpaceOptions x;
+      x.target_bytes = bytes;
+      x.devices = devices;
+      x.seed = o.seed;
+      mlprof::synth::XSpaceStats st;
+      std::string data = mlprof::synth::MakeXSpace(x, &st);
+      if (!WriteFile(xplane, data, false)) return std::fprintf(stderr, "mlprof_gen: cannot write %s\n", xplane.c_str()), 2;
+      std::printf("%s: %zu bytes, %d steps, %llu XLA Ops events, %llu host events\n", xplane.c_str(), data.size(),
+                  st.steps, static_cast<unsigned long long>(st.xla_op_events),
+                  static_cast<unsigned long long>(st.host_events));
+    }
+    if (!hlo.empty()) {
+      mlprof::synth::HloTextOptions h;
+      h.target_bytes = bytes;
+      mlprof::synth::HloTextStats st;
+      std::string data = mlprof::synth::MakeHloText(h, &st);
+      if (!WriteFile(hlo, data, false)) return std::fprintf(stderr, "mlprof_gen: cannot write %s\n", hlo.c_str()), 2;
+      std::printf("%s: %zu bytes, %llu computations, %llu instructions\n", hlo.c_str(), data.size(),
+                  static_cast<unsigned long long>(st.computations), static_cast<unsigned long long>(st.instructions));
+    }
+    return 0;
   }
   if (out.empty() || ranks < 1 || o.steps < 1 || o.layers < 1) return Usage();
   std::filesystem::create_directories(out);
