@@ -1,6 +1,7 @@
 // HLO cost model on hand-computed cases; XLA profile analysis against the
 // costs the TPU runtime recorded and counts in the corpus.
 #include <fmt/format.h>
+#include <map>
 #include <gtest/gtest.h>
 
 #include "analysis/xla.h"
@@ -8,6 +9,7 @@
 #include "hlo/proto_reader.h"
 #include "hlo/text_parser.h"
 #include "io/load.h"
+#include "report/xla_tables.h"
 #include "test_util.h"
 #include "xla_synth.h"
 
@@ -288,6 +290,71 @@ TEST(XlaSynth, XSpaceLoadsWithTheGeneratedCounts) {
   XlaBreakdown b = BreakdownXla(*r, ResolveXlaOps(*r));
   EXPECT_EQ(b.devices, 3);
   EXPECT_EQ(b.steps, st.steps);
+}
+
+// The per-step columns of the summary against sums taken here from the raw
+// events: per_step_ms = category time / (steps x devices); pct_of_step = that
+// over the mean XLA Modules execution; tflops_s = recorded flops / mean time.
+TEST(XlaSynth, SummaryPerStepColumnsFromRawEvents) {
+  synth::XSpaceOptions o;
+  o.devices = 2;
+  o.ops_per_step = 40;
+  o.target_bytes = 100 << 10;
+  synth::XSpaceStats st;
+  auto r = LoadTraceBytes(synth::MakeXSpace(o, &st), "synth.xplane.pb");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  XlaOps x = ResolveXlaOps(*r);
+  XlaBreakdown b = BreakdownXla(*r, x);
+  std::map<std::string, double> cat_ps;  // by mlprof category name
+  double module_ps = 0, modules = 0;
+  for (size_t i = 0; i < r->ops.size(); ++i) {
+    std::string_view line = r->str(r->track_of(i).name);
+    if (line == "XLA Modules") module_ps += static_cast<double>(r->ops.dur[i]), ++modules;
+    if (line != "XLA Ops") continue;
+    const XlaOp& op = r->xla_ops[static_cast<size_t>(r->ops.xla[i])];
+    cat_ps[XlaGroupName(GroupFromCategory(r->str(op.category), r->str(op.hlo_op)))] +=
+        static_cast<double>(r->ops.dur[i]);
+  }
+  ASSERT_EQ(modules, 2.0 * st.steps);
+  const double step_ms = module_ps / modules / 1e9;
+  Table t = XlaSummaryTable(0, b);
+  auto col = [&](std::string_view name) {
+    for (size_t c = 0; c < t.columns.size(); ++c)
+      if (t.columns[c].name == name) return c;
+    ADD_FAILURE() << name;
+    return size_t{0};
+  };
+  ASSERT_FALSE(t.rows.empty());
+  double pct_sum = 0;
+  for (const auto& row : t.rows) {
+    const std::string& cat = std::get<std::string>(row[col("category")].value);
+    const double want = cat_ps[cat] / 1e9 / (2.0 * st.steps);
+    EXPECT_NEAR(std::get<double>(row[col("per_step_ms")].value), want, 1e-9 * want) << cat;
+    EXPECT_NEAR(std::get<double>(row[col("pct_of_step")].value), 100.0 * want / step_ms, 1e-6) << cat;
+    pct_sum += std::get<double>(row[col("pct_of_step")].value);
+  }
+  // Ops fill each module execution but for the 10 ns gaps between them.
+  EXPECT_LT(pct_sum, 100.0);
+  EXPECT_GT(pct_sum, 99.0);
+  // tflops_s of the heaviest op: its recorded flops over its mean duration.
+  Table ops = XlaTopOpsTable(0, *r, x, 1, 80);
+  ASSERT_EQ(ops.rows.size(), 1u);
+  auto ocol = [&](std::string_view name) {
+    for (size_t c = 0; c < ops.columns.size(); ++c)
+      if (ops.columns[c].name == name) return c;
+    ADD_FAILURE() << name;
+    return size_t{0};
+  };
+  const std::string& name = std::get<std::string>(ops.rows[0][ocol("hlo_op")].value);
+  double ps = 0, n = 0, flops = 0;
+  for (size_t i = 0; i < r->ops.size(); ++i) {
+    if (r->ops.xla[i] < 0) continue;
+    const XlaOp& op = r->xla_ops[static_cast<size_t>(r->ops.xla[i])];
+    if (r->str(op.hlo_op) != name) continue;
+    ps += static_cast<double>(r->ops.dur[i]), ++n, flops = op.flops;
+  }
+  ASSERT_GT(n, 0);
+  EXPECT_NEAR(std::get<double>(ops.rows[0][ocol("tflops_s")].value), flops / (ps / n / 1e12) / 1e12, 1e-6);
 }
 
 TEST(XlaSynth, HloTextParsesWithTheGeneratedCounts) {
