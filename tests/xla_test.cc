@@ -292,6 +292,13 @@ TEST(XlaSynth, XSpaceLoadsWithTheGeneratedCounts) {
   EXPECT_EQ(b.steps, st.steps);
 }
 
+size_t ColumnOf(const Table& t, std::string_view name) {
+  for (size_t c = 0; c < t.columns.size(); ++c)
+    if (t.columns[c].name == name) return c;
+  ADD_FAILURE() << "no column " << name << " in " << t.id;
+  return 0;
+}
+
 // The per-step columns of the summary against sums taken here from the raw
 // events: per_step_ms = category time / (steps x devices); pct_of_step = that
 // over the mean XLA Modules execution; tflops_s = recorded flops / mean time.
@@ -318,12 +325,7 @@ TEST(XlaSynth, SummaryPerStepColumnsFromRawEvents) {
   ASSERT_EQ(modules, 2.0 * st.steps);
   const double step_ms = module_ps / modules / 1e9;
   Table t = XlaSummaryTable(0, b);
-  auto col = [&](std::string_view name) {
-    for (size_t c = 0; c < t.columns.size(); ++c)
-      if (t.columns[c].name == name) return c;
-    ADD_FAILURE() << name;
-    return size_t{0};
-  };
+  auto col = [&](std::string_view name) { return ColumnOf(t, name); };
   ASSERT_FALSE(t.rows.empty());
   double pct_sum = 0;
   for (const auto& row : t.rows) {
@@ -339,12 +341,7 @@ TEST(XlaSynth, SummaryPerStepColumnsFromRawEvents) {
   // tflops_s of the heaviest op: its recorded flops over its mean duration.
   Table ops = XlaTopOpsTable(0, *r, x, 1, 80);
   ASSERT_EQ(ops.rows.size(), 1u);
-  auto ocol = [&](std::string_view name) {
-    for (size_t c = 0; c < ops.columns.size(); ++c)
-      if (ops.columns[c].name == name) return c;
-    ADD_FAILURE() << name;
-    return size_t{0};
-  };
+  auto ocol = [&](std::string_view name) { return ColumnOf(ops, name); };
   const std::string& name = std::get<std::string>(ops.rows[0][ocol("hlo_op")].value);
   double ps = 0, n = 0, flops = 0;
   for (size_t i = 0; i < r->ops.size(); ++i) {

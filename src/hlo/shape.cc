@@ -8,13 +8,6 @@
 namespace mlprof::hlo {
 
 namespace {
-// Locale-free (std::isalnum is a library call per character).
-inline bool IsAsciiAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-}  // namespace
-
-namespace {
 
 struct TypeInfo {
   std::string_view name;

@@ -15,6 +15,12 @@
 
 namespace mlprof::hlo {
 
+// Locale-free ASCII letter/digit test for the HLO readers (std::isalnum is a
+// library call per character).
+inline bool IsAsciiAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
 enum class ElementType : uint8_t {
   kInvalid,
   kPred,
