@@ -136,6 +136,13 @@ TEST(HloCost, ConvolutionValidPairsMatchBruteForce) {
     // 2 * Cin(2) * Cout(3) * batch(1) * valid pairs
     EXPECT_DOUBLE_EQ(CostOf(m, "c").flops, 2.0 * 2 * 3 * static_cast<double>(brute)) << text;
   }
+  // Absurd windows are costed without overflow (UBSan) or a long loop:
+  // every pair counts, saturated.
+  hlo::Module huge = Parse(
+      "HloModule c\nENTRY e {\n  x = f32[1,1000000,2]{2,1,0} parameter(0)\n  k = f32[3,2,3]{2,1,0} parameter(1)\n"
+      "  ROOT c = f32[1,1000000,3]{2,1,0} convolution(x, k), window={size=3 stride=4611686018427387904 "
+      "lhs_dilate=4611686018427387904 rhs_dilate=4611686018427387904}, dim_labels=b0f_0io->b0f\n}\n");
+  EXPECT_DOUBLE_EQ(CostOf(huge, "c").flops, 2.0 * 2 * 3 * 1000000 * 3);
 }
 
 TEST(XlaNames, PassesAndScopes) {

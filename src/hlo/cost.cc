@@ -86,9 +86,18 @@ int64_t ValidPositions(int64_t in_size, int64_t out_size, const WindowDim& w) {
   if (in_size <= 0 || out_size <= 0 || w.size <= 0) return 0;
   const int64_t bd = std::max<int64_t>(1, w.base_dilation), stride = std::max<int64_t>(1, w.stride),
                 wd = std::max<int64_t>(1, w.window_dilation);
-  const int64_t dilated_in = (in_size - 1) * bd + 1;
-  // Absurd windows (no real module has them): every pair counts.
-  if (w.size > (int64_t{1} << 20)) return std::min(out_size * std::min(w.size, dilated_in), Shape::kMaxElements);
+  // Absurd windows (no real module has them) count every pair, saturated;
+  // the bounds keep the arithmetic below inside int64.
+  constexpr int64_t kBig = int64_t{1} << 30;
+  int64_t dilated_in;
+  if (w.size > (int64_t{1} << 20) || bd > kBig || stride > kBig || wd > kBig || w.pad_lo > kBig ||
+      w.pad_lo < -kBig || __builtin_mul_overflow(in_size - 1, bd, &dilated_in) || dilated_in > Shape::kMaxElements) {
+    int64_t all;
+    if (__builtin_mul_overflow(out_size, std::min(w.size, kBig), &all) || all > Shape::kMaxElements)
+      return Shape::kMaxElements;
+    return all;
+  }
+  dilated_in += 1;
   auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
   int64_t count = 0;
   for (int64_t k = 0; k < w.size; ++k) {
@@ -97,6 +106,7 @@ int64_t ValidPositions(int64_t in_size, int64_t out_size, const WindowDim& w) {
     int64_t lo = std::max<int64_t>(0, floor_div(-c + stride - 1, stride));
     int64_t hi = std::min<int64_t>(out_size - 1, floor_div(dilated_in - 1 - c, stride));
     if (hi < lo) continue;
+    if (count >= Shape::kMaxElements) return Shape::kMaxElements;
     if (bd == 1) {
       count += hi - lo + 1;
     } else if (hi - lo < (int64_t{1} << 16)) {
