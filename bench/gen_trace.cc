@@ -2,6 +2,7 @@
 // a synthetic JAX TPU XSpace / a large HLO text module (bench/xla_synth.h).
 //   mlprof_gen --out DIR [--ranks 2] [--steps 4] [--layers 4] [--size-mb N] [--gzip] [--seed 1]
 //   mlprof_gen --xplane FILE [--size-mb N] [--devices 4] [--seed 1]
+//   mlprof_gen --trace-json FILE[.gz] [--size-mb N] [--devices 4] [--seed 1]
 //   mlprof_gen --hlo FILE [--size-mb N]
 #include <zlib.h>
 
@@ -20,9 +21,11 @@ int Usage() {
   std::fprintf(stderr,
                "usage: mlprof_gen --out DIR [--ranks N] [--steps N] [--layers N] [--size-mb N] [--gzip] [--seed N]\n"
                "       mlprof_gen --xplane FILE [--size-mb N] [--devices N] [--seed N]\n"
+               "       mlprof_gen --trace-json FILE[.gz] [--size-mb N] [--devices N] [--seed N]\n"
                "       mlprof_gen --hlo FILE [--size-mb N]\n"
                "Writes DIR/rank-<r>.json (or .json.gz): deterministic synthetic PyTorch profiler traces;\n"
-               "or a synthetic JAX TPU profile (.xplane.pb) or after-optimisation HLO text module.\n");
+               "or a synthetic JAX TPU profile (.xplane.pb), the same profile as xprof's trace viewer\n"
+               "exports it (trace.json; --size-mb sizes the XSpace), or an after-optimisation HLO text module.\n");
   return 1;
 }
 
@@ -48,7 +51,7 @@ bool WriteFile(const std::string& path, const std::string& data, bool gzip) {
 
 int main(int argc, char** argv) {
   mlprof::synth::SynthOptions o;
-  std::string out, xplane, hlo;
+  std::string out, xplane, trace_json, hlo;
   int ranks = 2, devices = 4;
   bool gzip = false;
   for (int i = 1; i < argc; ++i) {
@@ -61,6 +64,8 @@ int main(int argc, char** argv) {
       out = v;
     else if (a == "--xplane" && (v = next()))
       xplane = v;
+    else if (a == "--trace-json" && (v = next()))
+      trace_json = v;
     else if (a == "--hlo" && (v = next()))
       hlo = v;
     else if (a == "--devices" && (v = next()))
@@ -78,7 +83,7 @@ int main(int argc, char** argv) {
     else
       return Usage();
   }
-  if (!xplane.empty() || !hlo.empty()) {
+  if (!xplane.empty() || !trace_json.empty() || !hlo.empty()) {
     const uint64_t bytes = o.target_bytes ? o.target_bytes : uint64_t{64} << 20;
     if (!xplane.empty()) {
       if (devices < 1) return Usage();
@@ -91,6 +96,21 @@ int main(int argc, char** argv) {
       if (!WriteFile(xplane, data, false)) return std::fprintf(stderr, "mlprof_gen: cannot write %s\n", xplane.c_str()), 2;
       std::printf("%s: %zu bytes, %d steps, %llu XLA Ops events, %llu host events\n", xplane.c_str(), data.size(),
                   st.steps, static_cast<unsigned long long>(st.xla_op_events),
+                  static_cast<unsigned long long>(st.host_events));
+    }
+    if (!trace_json.empty()) {
+      if (devices < 1) return Usage();
+      mlprof::synth::XSpaceOptions x;
+      x.target_bytes = bytes;
+      x.devices = devices;
+      x.seed = o.seed;
+      mlprof::synth::XSpaceStats st;
+      std::string data = mlprof::synth::MakeTraceViewerJson(x, &st);
+      const bool gz = gzip || (trace_json.size() > 3 && trace_json.substr(trace_json.size() - 3) == ".gz");
+      if (!WriteFile(trace_json, data, gz))
+        return std::fprintf(stderr, "mlprof_gen: cannot write %s\n", trace_json.c_str()), 2;
+      std::printf("%s: %zu bytes of JSON, %d steps, %llu XLA Ops events, %llu host events\n", trace_json.c_str(),
+                  data.size(), st.steps, static_cast<unsigned long long>(st.xla_op_events),
                   static_cast<unsigned long long>(st.host_events));
     }
     if (!hlo.empty()) {

@@ -121,19 +121,31 @@ void EventMetadata(std::string* plane, uint64_t id, std::string_view name, std::
   BytesField(plane, 4, entry);
 }
 
+// One event as both encodings need it: the per-event stats are a group id
+// and, optionally, a run id (module executions) or a correlation id (host).
+struct Ev {
+  uint64_t meta, offset_ps, dur_ps;
+  int64_t group = -1, correlation = -1;
+  uint64_t run = 0;
+};
+
 struct Line {
   std::string bytes;  // encoded events so far
   uint64_t id;
   std::string name;
+  std::vector<Ev> events;
 };
 
-void Event(Line* line, uint64_t meta, uint64_t offset_ps, uint64_t dur_ps, const std::vector<std::string>& stats) {
+void Event(Line* line, const Ev& e) {
   std::string ev;
-  VarintField(&ev, 1, meta);
-  VarintField(&ev, 2, offset_ps);
-  VarintField(&ev, 3, dur_ps);
-  for (const auto& s : stats) BytesField(&ev, 4, s);
+  VarintField(&ev, 1, e.meta);
+  VarintField(&ev, 2, e.offset_ps);
+  VarintField(&ev, 3, e.dur_ps);
+  if (e.run) BytesField(&ev, 4, Stat(kRunId, e.run));
+  if (e.group >= 0) BytesField(&ev, 4, StatInt(kGroupId, e.group));
+  if (e.correlation >= 0) BytesField(&ev, 4, StatInt(kCorrelationId, e.correlation));
   BytesField(&line->bytes, 4, ev);
+  line->events.push_back(e);
 }
 
 std::string EncodeLine(const Line& l, uint64_t timestamp_ns) {
@@ -151,19 +163,32 @@ constexpr std::string_view kCategories[] = {"convolution fusion", "loop fusion",
 
 }  // namespace
 
-std::string MakeXSpace(const XSpaceOptions& opt, XSpaceStats* stats) {
-  Rng rng{opt.seed * 0x9e3779b97f4a7c15ull + 1};
-  XSpaceStats st;
-  constexpr uint64_t kStartNs = 1'700'000'000'000'000'000ull;
-  const uint64_t program_id = 2041036616644817336ull;
-  // The program's ops, shared by every device plane.
+namespace {
+
+// The synthetic profile before encoding.
+struct Synth {
   struct Op {
     std::string text, display, category, tf_op;
     uint64_t flops, bytes, dur_ps;
   };
   std::vector<Op> ops;
+  std::vector<std::vector<Line>> dev_lines;  // per device: XLA Modules, XLA Ops, Steps
+  std::vector<Line> host_lines;
+  uint64_t host_meta_count = 64;
+  XSpaceStats st;
+  static constexpr uint64_t kStartNs = 1'700'000'000'000'000'000ull;
+  static constexpr uint64_t kProgramId = 2041036616644817336ull;
+  static std::string HostName(uint64_t m) { return fmt::format("PjitFunction(train_step)::Execute#{}", m); }
+  std::string Source(size_t i) const { return fmt::format("/app/model.py:{}", 100 + i % 50); }
+};
+
+Synth Build(const XSpaceOptions& opt) {
+  Rng rng{opt.seed * 0x9e3779b97f4a7c15ull + 1};
+  Synth y;
+  XSpaceStats& st = y.st;
+  // The program's ops, shared by every device plane.
   for (int i = 0; i < opt.ops_per_step; ++i) {
-    Op op;
+    Synth::Op op;
     const int kind = static_cast<int>(rng.Below(std::size(kCategories)));
     const int layer = i / 20;
     op.display = fmt::format("fusion.{}", i);
@@ -177,68 +202,90 @@ std::string MakeXSpace(const XSpaceOptions& opt, XSpaceStats* stats) {
     op.flops = kind == 0 ? 2ull * 2048 * 2048 * static_cast<uint64_t>(d) : 2048ull * static_cast<uint64_t>(d);
     op.bytes = 2ull * 2048 * static_cast<uint64_t>(d) * 3;
     op.dur_ps = 1'000'000 + rng.Below(50'000'000);
-    ops.push_back(std::move(op));
+    y.ops.push_back(std::move(op));
   }
-
-  std::string space;
-  // Device planes and the host plane grow step by step until the target
-  // size; each plane is encoded at the end.
-  std::vector<std::vector<Line>> dev_lines(static_cast<size_t>(opt.devices));
-  for (auto& l : dev_lines) l = {{{}, 1, "XLA Modules"}, {{}, 2, "XLA Ops"}, {{}, 3, "Steps"}};
-  std::vector<Line> host_lines;
+  // Device planes and the host plane grow step by step until the target size.
+  y.dev_lines.resize(static_cast<size_t>(opt.devices));
+  for (auto& l : y.dev_lines) l = {{{}, 1, "XLA Modules", {}}, {{}, 2, "XLA Ops", {}}, {{}, 3, "Steps", {}}};
   for (int t = 0; t < opt.host_threads; ++t)
-    host_lines.push_back({{}, static_cast<uint64_t>(1000 + t), fmt::format("python3/{}", 1000 + t)});
+    y.host_lines.push_back({{}, static_cast<uint64_t>(1000 + t), fmt::format("python3/{}", 1000 + t), {}});
   uint64_t size = 0, t_ps = 0;
-  const uint64_t host_meta_count = 64;
   while (size < opt.target_bytes || st.steps == 0) {
     const uint64_t step_start = t_ps;
     for (int dvc = 0; dvc < opt.devices; ++dvc) {
-      auto& lines = dev_lines[static_cast<size_t>(dvc)];
+      auto& lines = y.dev_lines[static_cast<size_t>(dvc)];
       uint64_t t = step_start;
-      for (size_t i = 0; i < ops.size(); ++i) {
+      for (size_t i = 0; i < y.ops.size(); ++i) {
         // Op events carry only the group id; costs live on the metadata.
-        Event(&lines[1], 100 + i, t, ops[i].dur_ps, {StatInt(kGroupId, st.steps)});
-        t += ops[i].dur_ps + 10'000;
+        Event(&lines[1], {100 + i, t, y.ops[i].dur_ps, st.steps});
+        t += y.ops[i].dur_ps + 10'000;
         ++st.xla_op_events;
         ++st.device_events;
       }
-      Event(&lines[0], 10, step_start, t - step_start, {Stat(kRunId, 7), StatInt(kGroupId, st.steps)});
-      Event(&lines[2], 11, step_start, t - step_start, {StatInt(kGroupId, st.steps)});
+      Event(&lines[0], {10, step_start, t - step_start, st.steps, -1, 7});
+      Event(&lines[2], {11, step_start, t - step_start, st.steps});
       st.device_events += 2;
       if (dvc == 0) t_ps = t + 5'000'000;
     }
-    for (size_t th = 0; th < host_lines.size(); ++th) {
+    for (size_t th = 0; th < y.host_lines.size(); ++th) {
       uint64_t t = step_start;
       for (int k = 0; k < 200; ++k) {
         uint64_t dur = 100'000 + rng.Below(5'000'000);
-        std::vector<std::string> s;
-        if (k % 4 == 0) s.push_back(StatInt(kCorrelationId, static_cast<int64_t>(st.host_events)));
-        Event(&host_lines[th], 1 + rng.Below(host_meta_count), t, dur, s);
+        Ev e{1 + rng.Below(y.host_meta_count), t, dur};
+        if (k % 4 == 0) e.correlation = static_cast<int64_t>(st.host_events);
+        Event(&y.host_lines[th], e);
         t += dur + 1000;
         ++st.host_events;
       }
     }
     ++st.steps;
     size = 0;
-    for (const auto& lines : dev_lines)
+    for (const auto& lines : y.dev_lines)
       for (const auto& l : lines) size += l.bytes.size();
-    for (const auto& l : host_lines) size += l.bytes.size();
+    for (const auto& l : y.host_lines) size += l.bytes.size();
   }
+  return y;
+}
 
+// JSON string literal of `s` (quotes, backslashes and control bytes escaped).
+void JsonString(std::string* o, std::string_view s) {
+  o->push_back('"');
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      o->push_back('\\');
+      o->push_back(c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      *o += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+    } else {
+      o->push_back(c);
+    }
+  }
+  o->push_back('"');
+}
+
+// Picoseconds as microseconds with all six decimals, the way the trace
+// viewer writes them ("ts":1700000000000000.123456).
+std::string Micros(uint64_t ps) { return fmt::format("{}.{:06}", ps / 1'000'000, ps % 1'000'000); }
+
+}  // namespace
+
+std::string MakeXSpace(const XSpaceOptions& opt, XSpaceStats* stats) {
+  Synth y = Build(opt);
+  std::string space;
   for (int dvc = 0; dvc < opt.devices; ++dvc) {
     std::string plane;
     VarintField(&plane, 1, static_cast<uint64_t>(dvc));
     BytesField(&plane, 2, fmt::format("/device:TPU:{}", dvc));
-    for (const Line& l : dev_lines[static_cast<size_t>(dvc)]) BytesField(&plane, 3, EncodeLine(l, kStartNs / 1000));
-    EventMetadata(&plane, 10, "jit_train_step(2041036616644817336)", "jit_train_step",
-                  {Stat(kProgramId, program_id)});
+    for (const Line& l : y.dev_lines[static_cast<size_t>(dvc)])
+      BytesField(&plane, 3, EncodeLine(l, Synth::kStartNs / 1000));
+    EventMetadata(&plane, 10, fmt::format("jit_train_step({})", Synth::kProgramId), "jit_train_step",
+                  {Stat(kProgramId, Synth::kProgramId)});
     EventMetadata(&plane, 11, "step", "", {});
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const Op& op = ops[i];
+    for (size_t i = 0; i < y.ops.size(); ++i) {
+      const Synth::Op& op = y.ops[i];
       EventMetadata(&plane, 100 + i, op.text, op.display,
-                    {StatStr(kHloCategory, op.category), Stat(kProgramId, program_id), Stat(kFlops, op.flops),
-                     Stat(kBytesAccessed, op.bytes), StatStr(kTfOp, op.tf_op),
-                     StatStr(kSource, fmt::format("/app/model.py:{}", 100 + i % 50))});
+                    {StatStr(kHloCategory, op.category), Stat(kProgramId, Synth::kProgramId), Stat(kFlops, op.flops),
+                     Stat(kBytesAccessed, op.bytes), StatStr(kTfOp, op.tf_op), StatStr(kSource, y.Source(i))});
     }
     StatMetadata(&plane);
     BytesField(&plane, 6, StatDouble(kPeakTflops, 918));
@@ -250,14 +297,86 @@ std::string MakeXSpace(const XSpaceOptions& opt, XSpaceStats* stats) {
     std::string plane;
     VarintField(&plane, 1, 1000);
     BytesField(&plane, 2, "/host:CPU");
-    for (const Line& l : host_lines) BytesField(&plane, 3, EncodeLine(l, kStartNs / 1000));
-    for (uint64_t m = 1; m <= host_meta_count; ++m)
-      EventMetadata(&plane, m, fmt::format("PjitFunction(train_step)::Execute#{}", m), "", {});
+    for (const Line& l : y.host_lines) BytesField(&plane, 3, EncodeLine(l, Synth::kStartNs / 1000));
+    for (uint64_t m = 1; m <= y.host_meta_count; ++m) EventMetadata(&plane, m, Synth::HostName(m), "", {});
     StatMetadata(&plane);
     BytesField(&space, 1, plane);
   }
-  if (stats) *stats = st;
+  if (stats) *stats = y.st;
   return space;
+}
+
+std::string MakeTraceViewerJson(const XSpaceOptions& opt, XSpaceStats* stats) {
+  Synth y = Build(opt);
+  constexpr int kHostPid = 701;  // tsl's kHostThreadsDeviceId; devices are 1 + plane id
+  std::string o = R"({"displayTimeUnit":"ns","metadata":{"highres-ticks":true},"traceEvents":[)";
+  o += "\n";
+  auto metadata = [&](int pid, int64_t tid, std::string_view what, std::string_view name) {
+    o += fmt::format(R"({{"ph":"M","pid":{},)", pid);
+    if (tid >= 0) o += fmt::format(R"("tid":{},)", tid);
+    o += fmt::format(R"("name":"{}","args":{{"name":)", what);
+    JsonString(&o, name);
+    o += "}},\n";
+  };
+  auto complete = [&](int pid, const Line& l, const Ev& e, std::string_view name) {
+    o += fmt::format(R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":)", pid, l.id,
+                     Micros(Synth::kStartNs / 1000 * 1000 + e.offset_ps), Micros(e.dur_ps));
+    JsonString(&o, name);
+  };
+  bool first_arg = true;
+  auto arg = [&](std::string_view key, std::string_view value) {
+    o += first_arg ? R"(,"args":{)" : ",";
+    first_arg = false;
+    JsonString(&o, key);
+    o += ':';
+    JsonString(&o, value);
+  };
+  for (int dvc = 0; dvc < opt.devices; ++dvc) {
+    const int pid = 1 + dvc;
+    metadata(pid, -1, "process_name", fmt::format("/device:TPU:{}", dvc));
+    for (const Line& l : y.dev_lines[static_cast<size_t>(dvc)])
+      metadata(pid, static_cast<int64_t>(l.id), "thread_name", l.name);
+  }
+  metadata(kHostPid, -1, "process_name", "/host:CPU");
+  for (const Line& l : y.host_lines) metadata(kHostPid, static_cast<int64_t>(l.id), "thread_name", l.name);
+  // Events with their metadata stats and then their own; flops and
+  // program_id are internal stats the viewer leaves out.
+  for (int dvc = 0; dvc < opt.devices; ++dvc) {
+    const int pid = 1 + dvc;
+    for (const Line& l : y.dev_lines[static_cast<size_t>(dvc)]) {
+      for (const Ev& e : l.events) {
+        first_arg = true;
+        if (e.meta >= 100) {
+          const size_t i = e.meta - 100;
+          const Synth::Op& op = y.ops[i];
+          complete(pid, l, e, op.display);
+          arg("long_name", op.text);
+          arg("hlo_category", op.category);
+          arg("bytes_accessed", fmt::format("{}", op.bytes));
+          arg("tf_op", op.tf_op);
+          arg("source", y.Source(i));
+        } else if (e.meta == 10) {
+          complete(pid, l, e, "jit_train_step");
+          arg("long_name", fmt::format("jit_train_step({})", Synth::kProgramId));
+          arg("run_id", fmt::format("{}", e.run));
+        } else {
+          complete(pid, l, e, "step");
+        }
+        arg("group_id", fmt::format("{}", e.group));
+        o += "}},\n";
+      }
+    }
+  }
+  for (const Line& l : y.host_lines) {
+    for (const Ev& e : l.events) {
+      complete(kHostPid, l, e, Synth::HostName(e.meta));
+      if (e.correlation >= 0) o += fmt::format(R"(,"args":{{"correlation_id":"{}"}})", e.correlation);
+      o += "},\n";
+    }
+  }
+  o += "{}]}\n";
+  if (stats) *stats = y.st;
+  return o;
 }
 
 std::string MakeHloText(const HloTextOptions& opt, HloTextStats* stats) {

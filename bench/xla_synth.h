@@ -36,6 +36,13 @@ struct XSpaceStats {
 
 std::string MakeXSpace(const XSpaceOptions& opt, XSpaceStats* stats = nullptr);
 
+// The same profile (same options, same events) as xprof's trace viewer
+// exports it to `*.trace.json`: pid 1 + plane id for devices and 701 for the
+// host, tid = line id, name = display name with the HLO text in
+// args.long_name, every stat a string arg, the internal stats (flops,
+// program_id) left out, and no Async XLA Ops line.
+std::string MakeTraceViewerJson(const XSpaceOptions& opt, XSpaceStats* stats = nullptr);
+
 struct HloTextOptions {
   uint64_t target_bytes = 8 << 20;
 };

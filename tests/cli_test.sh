@@ -135,5 +135,21 @@ check "hlo not hlo" run 2 "$BIN" hlo "$EX/rank-0.json.gz"
 check "scopes on a PyTorch trace" run 0 "$BIN" scopes "$EX"
 check "scopes says why" has "no XLA ops in these inputs" err
 
+# JAX trace-viewer JSON: the same synthetic profile as an XSpace and as the
+# trace.json.gz the exporter writes for it gives the same breakdown (but for
+# the flops, which the JSON leaves out, and says so).
+check "gen xplane" run 0 "$GEN" --xplane "$TMP/s.xplane.pb" --size-mb 1 --devices 2
+check "gen trace.json.gz" run 0 "$GEN" --trace-json "$TMP/s.trace.json.gz" --size-mb 1 --devices 2
+check "trace.json info" run 0 "$BIN" info "$TMP/s.trace.json.gz" --format csv
+check "trace.json format" has ",xprof-trace-json,gzip," out
+xla_rows() { sed -n '/^# xla_breakdown/,/^$/p' "$TMP/out" | cut -d, -f1-12; }
+check "xplane summary" run 0 "$BIN" summary "$TMP/s.xplane.pb" --format csv
+xla_rows >"$TMP/xplane_rows"
+check "trace.json summary" run 0 "$BIN" summary "$TMP/s.trace.json.gz" --format csv
+xla_rows >"$TMP/json_rows"
+check "trace.json rows as xplane" diff -u "$TMP/xplane_rows" "$TMP/json_rows"
+check "trace.json rows present" test "$(wc -l <"$TMP/json_rows")" -ge 4
+check "trace.json says why no flops" has "leaves out the runtime's flops" err
+
 echo "cli_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,6 +1,7 @@
 // HLO cost model on hand-computed cases; XLA profile analysis against the
 // costs the TPU runtime recorded and counts in the corpus.
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
 #include <gtest/gtest.h>
 
@@ -359,6 +360,80 @@ TEST(XlaSynth, SummaryPerStepColumnsFromRawEvents) {
   }
   ASSERT_GT(n, 0);
   EXPECT_NEAR(std::get<double>(ops.rows[0][ocol("tflops_s")].value), flops / (ps / n / 1e12) / 1e12, 1e-6);
+}
+
+// The same synthetic profile read from its XSpace and from the trace-viewer
+// JSON the exporter would write for it: the two readers must agree on every
+// op, category time, byte count, step and launch; only the flops, an
+// internal stat the JSON leaves out, are missing from the JSON.
+TEST(XlaSynth, TraceViewerJsonAgreesWithXSpace) {
+  synth::XSpaceOptions o;
+  o.devices = 2;
+  o.ops_per_step = 60;
+  o.target_bytes = 150 << 10;
+  synth::XSpaceStats sx, sj;
+  auto x = LoadTraceBytes(synth::MakeXSpace(o, &sx), "synth.xplane.pb");
+  auto j = LoadTraceBytes(synth::MakeTraceViewerJson(o, &sj), "synth.trace.json");
+  ASSERT_TRUE(x.ok()) << x.status().message();
+  ASSERT_TRUE(j.ok()) << j.status().message();
+  ASSERT_EQ(sx.steps, sj.steps);
+  EXPECT_EQ(j->format, "xprof-trace-json");
+  EXPECT_EQ(j->ops.size(), x->ops.size());
+  EXPECT_EQ(j->xla_ops.size(), x->xla_ops.size());
+  auto count_kind = [](const RankProfile& r, OpKind k) {
+    return std::count(r.ops.kind.begin(), r.ops.kind.end(), k);
+  };
+  EXPECT_EQ(count_kind(*j, OpKind::kRuntime), count_kind(*x, OpKind::kRuntime));
+  EXPECT_EQ(count_kind(*j, OpKind::kRuntime), static_cast<long>(sx.host_events / 4));
+  XlaOps xo = ResolveXlaOps(*x), jo = ResolveXlaOps(*j);
+  EXPECT_TRUE(xo.problems.empty());
+  ASSERT_EQ(jo.problems.size(), 1u);  // says why the flops are missing
+  EXPECT_NE(jo.problems[0].find("xplane.pb"), std::string::npos);
+  XlaBreakdown bx = BreakdownXla(*x, xo), bj = BreakdownXla(*j, jo);
+  EXPECT_EQ(bj.devices, 2);
+  EXPECT_EQ(bj.steps, sx.steps);
+  EXPECT_EQ(bj.step_time, bx.step_time);
+  EXPECT_EQ(bj.total, bx.total);
+  EXPECT_EQ(bj.main_module, "jit_train_step");
+  ASSERT_EQ(bj.rows.size(), bx.rows.size());
+  for (size_t k = 0; k < bx.rows.size(); ++k) {
+    EXPECT_EQ(bj.rows[k].group, bx.rows[k].group);
+    EXPECT_EQ(bj.rows[k].time, bx.rows[k].time);
+    EXPECT_EQ(bj.rows[k].count, bx.rows[k].count);
+    EXPECT_EQ(bj.rows[k].bytes, bx.rows[k].bytes);
+    EXPECT_GT(bx.rows[k].flops, 0);
+    EXPECT_EQ(bj.rows[k].flops, 0);
+  }
+  // Scopes come from tf_op in both.
+  auto sj_rows = XlaScopes(*j, ResolveXlaOps(*j), 3), sx_rows = XlaScopes(*x, ResolveXlaOps(*x), 3);
+  ASSERT_EQ(sj_rows.size(), sx_rows.size());
+  for (size_t k = 0; k < sx_rows.size(); ++k) {
+    EXPECT_EQ(sj_rows[k].path, sx_rows[k].path);
+    EXPECT_EQ(sj_rows[k].time, sx_rows[k].time);
+  }
+}
+
+// The exporter keeps the earliest `cap` events: a JSON with exactly a cap's
+// worth of complete events is reported as probably cut.
+TEST(XlaSynth, TraceViewerJsonAtTheEventCapIsReported) {
+  synth::XSpaceOptions o;
+  o.devices = 1;
+  o.ops_per_step = 20;
+  o.target_bytes = 20 << 10;
+  synth::XSpaceStats st;
+  const std::string json = synth::MakeTraceViewerJson(o, &st);
+  const uint64_t complete = st.device_events + st.host_events;
+  ReadOptions at_cap, below_cap;
+  at_cap.trace_viewer_caps = {complete};
+  below_cap.trace_viewer_caps = {complete + 1};
+  auto a = LoadTraceBytes(json, "t.trace.json", at_cap);
+  auto b = LoadTraceBytes(json, "t.trace.json", below_cap);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->ops.size(), complete);
+  EXPECT_EQ(a->stats.Get(ImportStat::trace_viewer_cap), 1u);
+  EXPECT_EQ(b->stats.Get(ImportStat::trace_viewer_cap), 0u);
+  // The default caps are the exporter's: 1 M and 5 M.
+  EXPECT_EQ(ReadOptions{}.trace_viewer_caps, (std::vector<uint64_t>{1'000'000, 5'000'000}));
 }
 
 TEST(XlaSynth, HloTextParsesWithTheGeneratedCounts) {

@@ -366,7 +366,7 @@ int RunMain(int argc, char** argv) {
         }
         if (!any)
           r.warnings.push_back(
-              "no XLA ops in these inputs: `mlprof scopes` reads JAX/XLA profiles (*.xplane.pb); for PyTorch "
+              "no XLA ops in these inputs: `mlprof scopes` reads JAX/XLA profiles (*.xplane.pb, *.trace.json.gz); for PyTorch "
               "traces use `mlprof ops`");
       });
     if (subs["info"]->parsed()) {

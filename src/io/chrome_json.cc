@@ -22,10 +22,12 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <charconv>
 #include <cassert>
 #include <cfloat>
 #include <cinttypes>
 #include <climits>
+#include <cmath>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -346,6 +348,10 @@ struct ReaderState {
     double value;
   };
   std::vector<NumArg> num_args;
+  // XLA op args of the current event (JAX trace-viewer JSON).
+  XlaOp xla;
+  bool xla_any = false;     // some XLA arg was read
+  bool xla_anchor = false;  // hlo_op, hlo_module, hlo_category or an HLO long_name
   std::string scratch;
   InternCache cache;
   StringId Intern(std::string_view s) { return cache.Intern(b->strings(), s); }
@@ -433,9 +439,72 @@ constexpr ArgSlot kArgSlots[] = {
     {"grid", nullptr, &EventRecord::grid},
     {"block", nullptr, &EventRecord::block},
     {"external id", &EventRecord::external_id, nullptr},  // 2021 schema
+    {"correlation_id", &EventRecord::correlation, nullptr},  // xprof trace viewer
 };
 
-error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* meta_name, bool collect_numbers) {
+// The args xprof's trace viewer writes for an XLA op (from the XPlane stats;
+// every value a string). Returns false for other keys.
+bool ReadXlaArg(ReaderState& st, const char* k, od::raw_json_string key, od::value& val, uint64_t offset) {
+  XlaOp& op = st.xla;
+  auto text = [&](StringId* field) {
+    std::string_view s;
+    if (ReadString(val, &s) == simdjson::SUCCESS && !s.empty()) *field = st.Intern(s);
+    st.xla_any = true;
+    return true;
+  };
+  auto number = [&](double* field) {
+    std::string_view tok = TrimRight(val.raw_json_token());
+    if (tok.size() >= 2 && tok.front() == '"') tok = tok.substr(1, tok.size() - 2);
+    double d = 0;
+    auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+    if (ec == std::errc() && end == tok.data() + tok.size() && d >= 0 && std::isfinite(d))
+      *field = d;
+    else
+      st.b->Warn(ImportStat::bad_field_type, offset);
+    st.xla_any = true;
+    return true;
+  };
+  switch (k[0]) {
+    case 'l':
+      if (key == "long_name") {
+        std::string_view s;
+        if (ReadString(val, &s) == simdjson::SUCCESS && !s.empty() && s[0] == '%') {
+          op.expression = st.Intern(s);
+          st.xla_any = st.xla_anchor = true;
+        }
+        return true;
+      }
+      return false;
+    case 'h':
+      if (key == "hlo_op") return st.xla_anchor = true, text(&op.hlo_op);
+      if (key == "hlo_module") return st.xla_anchor = true, text(&op.module);
+      if (key == "hlo_category") return st.xla_anchor = true, text(&op.category);
+      return false;
+    case 't':
+      return key == "tf_op" && text(&op.tf_op);
+    case 's':
+      return key == "source" && text(&op.source);
+    case 'f':
+      return key == "flops" && number(&op.flops);
+    case 'm':
+      return key == "model_flops" && number(&op.model_flops);
+    case 'b':
+      return key == "bytes_accessed" && number(&op.bytes_accessed);
+    case 'p':
+      if (key == "program_id") {
+        int64_t n;
+        if (ParseIntToken(val.raw_json_token(), &n)) op.program_id = n;
+        st.xla_any = true;
+        return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* meta_name, bool collect_numbers,
+                    bool collect_xla) {
   od::object args;
   if (auto err = v.get_object().get(args)) {
     if (err == simdjson::INCORRECT_TYPE) {
@@ -464,6 +533,7 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
       break;
     }
     if (kept) continue;
+    if (collect_xla && ReadXlaArg(st, k, key, val, e.offset)) continue;
     if (meta_name && key == "name") {
       std::string_view s;
       if (ReadString(val, &s) == simdjson::SUCCESS) *meta_name = st.b->strings().Intern(s);
@@ -493,6 +563,10 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
   StringId meta_name = 0;
   bool bad_time = false, any_field = false;
   st.num_args.clear();
+  if (st.xla_any) {  // left by an event skipped after its args were read
+    st.xla = XlaOp{};
+    st.xla_any = st.xla_anchor = false;
+  }
   for (auto field_res : obj) {
     if (auto err = field_res.error()) return err;
     od::field& field = field_res.value_unsafe();
@@ -561,7 +635,8 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
         if (key == "args") {
           bool want_name = e.ph == 'M' || e.ph == 0;
           bool want_numbers = e.ph == 'C' || e.ph == 0;
-          if (auto err = ReadArgs(st, v, e, want_name ? &meta_name : nullptr, want_numbers)) return err;
+          bool want_xla = e.ph == 'X' || e.ph == 0;
+          if (auto err = ReadArgs(st, v, e, want_name ? &meta_name : nullptr, want_numbers, want_xla)) return err;
         }
         break;
       default:
@@ -589,6 +664,14 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
   if (e.ph == 'C') {
     for (const auto& a : st.num_args) st.b->AddCounter(e, st.b->strings().Intern(a.key), a.value);
     return simdjson::SUCCESS;
+  }
+  if (st.xla_any) {
+    if (st.xla_anchor && e.ph == 'X') {
+      if (st.xla.expression && !st.xla.hlo_op) st.xla.hlo_op = e.name;  // TPU: name is the short name
+      e.xla = st.b->AddXlaOp(st.xla);
+    }
+    st.xla = XlaOp{};
+    st.xla_any = st.xla_anchor = false;
   }
   st.b->AddEvent(e);
   return simdjson::SUCCESS;
@@ -767,7 +850,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
                         "a complete trace event before the end of the file");
   }
 
-  ReaderState st{&builder, data, size, &options, nullptr, 0, {}, {}, {}};
+  ReaderState st{&builder, data, size, &options, nullptr, 0, {}, {}, false, false, {}, {}};
   thread_local od::parser parser;
   bool found_events = false;
   std::vector<std::string> keys;
@@ -988,6 +1071,19 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   }
   // Every string is interned by now: give the text back before building.
   file.bytes = PaddedBuffer();
+  if (builder.AdoptXSpaceConventions()) {
+    out->format = "xprof-trace-json";
+    // The exporter keeps the earliest `cap` complete events and drops the
+    // rest without a mark: exactly a cap's worth means it probably did.
+    const uint64_t complete = out->phase_counts[static_cast<unsigned char>('X')];
+    for (uint64_t cap : options.trace_viewer_caps)
+      if (complete == cap) builder.Warn(ImportStat::trace_viewer_cap, size);
+  } else if (!out->xla_ops.empty()) {
+    // XLA args outside an XSpace export (a Kineto trace with such arg
+    // names): not XLA ops.
+    out->xla_ops.clear();
+    std::fill(out->ops.xla.begin(), out->ops.xla.end(), -1);
+  }
   return builder.Finish();
 }
 

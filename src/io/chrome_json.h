@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 #include <string>
 
 #include "base/file_loader.h"
@@ -22,6 +23,10 @@ struct ReadOptions {
   // both small to exercise the windowing on small traces).
   size_t windowed_min_bytes = size_t{64} << 20;
   size_t window_bytes = size_t{8} << 20;
+  // Event caps of xprof's trace-viewer export (GetTraceViewerMaxEvents: 1 M,
+  // 5 M in newer XLA): an XSpace JSON with exactly this many complete events
+  // was probably cut there, and is reported as such.
+  std::vector<uint64_t> trace_viewer_caps = {1'000'000, 5'000'000};
 };
 
 // Parses `file` (already decompressed; its buffer may be modified to repair

@@ -266,5 +266,92 @@ TEST(ChromeJson, ProfilerStepsAndStepMembership) {
   }
 }
 
+
+// A JAX GPU trace.json as xprof's trace viewer exports it: no categories;
+// planes and lines by name, every stat a string arg. Stream lines become GPU
+// streams, their events kernels or copies by name; host events with a
+// correlation_id are the launches; XLA op args count only on op lines.
+const std::string kJaxGpuJson = R"json({"displayTimeUnit":"ns","metadata":{"highres-ticks":true},"traceEvents":[
+ {"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:0"}},
+ {"ph":"M","pid":1,"tid":7,"name":"thread_name","args":{"name":"Stream #7(Kernel)"}},
+ {"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"XLA Modules"}},
+ {"ph":"M","pid":701,"name":"process_name","args":{"name":"/host:CPU"}},
+ {"ph":"M","pid":701,"tid":5,"name":"thread_name","args":{"name":"python3"}},
+ {"ph":"X","pid":701,"tid":5,"ts":1.000000,"dur":2.5,"name":"cuLaunchKernel","args":{"correlation_id":"41"}},
+ {"ph":"X","pid":701,"tid":5,"ts":4.000000,"dur":1.5,"name":"cuMemcpyAsync","args":{"correlation_id":"42"}},
+ {"ph":"X","pid":701,"tid":5,"ts":6.000000,"dur":1,"name":"PjitFunction(f)"},
+ {"ph":"X","pid":1,"tid":1,"ts":5.000000,"dur":20,"name":"jit_f","args":{"hlo_module":"jit_f","program_id":"12"}},
+ {"ph":"X","pid":1,"tid":7,"ts":5.000000,"dur":10.000001,"name":"loop_add_fusion","args":{"hlo_op":"add_fusion.1","hlo_module":"jit_f","correlation_id":"41","bytes_accessed":"4096"}},
+ {"ph":"X","pid":1,"tid":7,"ts":16.000000,"dur":3,"name":"Memcpy DtoD","args":{"hlo_op":"copy.2","hlo_module":"jit_f","correlation_id":"42"}},
+ {}]})json";
+
+TEST(ChromeJson, JaxTraceViewerGpuJson) {
+  auto r = Read(kJaxGpuJson);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const RankProfile& p = *r;
+  EXPECT_EQ(p.format, "xprof-trace-json");
+  ASSERT_EQ(p.ops.size(), 6u);
+  int kernels = 0, copies = 0, launches = 0, with_xla = 0;
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    const Track& t = p.track_of(i);
+    std::string_view name = p.str(p.ops.name[i]);
+    if (p.ops.kind[i] == OpKind::kKernel) {
+      ++kernels;
+      EXPECT_EQ(name, "loop_add_fusion");
+      EXPECT_EQ(t.kind, TrackKind::kGpuStream);
+      EXPECT_EQ(t.device, 0);
+      EXPECT_EQ(t.stream, 7);
+      EXPECT_EQ(p.ops.dur[i], 10'000'001);  // ps
+      ASSERT_GE(p.ops.launch[i], 0);
+      EXPECT_EQ(p.str(p.ops.name[static_cast<size_t>(p.ops.launch[i])]), "cuLaunchKernel");
+    }
+    if (p.ops.kind[i] == OpKind::kMemcpy) {
+      ++copies;
+      EXPECT_EQ(name, "Memcpy DtoD");
+      ASSERT_GE(p.ops.launch[i], 0);
+      EXPECT_EQ(p.str(p.ops.name[static_cast<size_t>(p.ops.launch[i])]), "cuMemcpyAsync");
+    }
+    if (p.ops.kind[i] == OpKind::kRuntime) ++launches;
+    if (p.ops.xla[i] >= 0) {
+      ++with_xla;
+      const XlaOp& x = p.xla_ops[static_cast<size_t>(p.ops.xla[i])];
+      EXPECT_EQ(p.str(x.module), "jit_f");
+      if (name == "loop_add_fusion") {
+        EXPECT_EQ(p.str(x.hlo_op), "add_fusion.1");
+        EXPECT_EQ(x.bytes_accessed, 4096);
+      } else {
+        EXPECT_EQ(p.str(x.hlo_op), "copy.2");
+        EXPECT_EQ(x.bytes_accessed, -1);
+      }
+    }
+  }
+  EXPECT_EQ(kernels, 1);
+  EXPECT_EQ(copies, 1);
+  EXPECT_EQ(launches, 2);  // PjitFunction has no correlation_id: not a launch
+  EXPECT_EQ(with_xla, 2);  // the XLA Modules event's args do not make it an op
+}
+
+// The same args in a trace that is not an XSpace export are not XLA ops.
+TEST(ChromeJson, XlaArgsOutsideXSpaceExportIgnored) {
+  auto r = Read(R"({"traceEvents":[
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":10,"tid":11,"ts":1,"dur":2,"args":{"hlo_op":"dot.1","flops":128}}]})");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->xla_ops.empty());
+  EXPECT_EQ(r->ops.xla[0], -1);
+  EXPECT_EQ(r->ops.kind[0], OpKind::kCpuOp);
+}
+
+// A bad number in an XLA arg is counted, and the rest of the event kept.
+TEST(ChromeJson, JaxTraceViewerBadNumberCounted) {
+  std::string json = kJaxGpuJson;
+  json.replace(json.find("\"4096\""), 6, "\"4k\"");
+  auto r = Read(json);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->stats.Get(ImportStat::bad_field_type), 1u);
+  int with_xla = 0;
+  for (size_t i = 0; i < r->ops.size(); ++i) with_xla += r->ops.xla[i] >= 0;
+  EXPECT_EQ(with_xla, 2);
+}
+
 }  // namespace
 }  // namespace mlprof

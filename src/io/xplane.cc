@@ -9,6 +9,7 @@
 
 #include "base/proto_wire.h"
 #include "model/builder.h"
+#include "model/xprof_names.h"
 
 namespace mlprof {
 
@@ -235,16 +236,7 @@ class XPlaneReader {
     }
     if (!host_plane_) RETURN_IF_ERROR(ReadPlaneStats(name, plane_stats));
 
-    // Device index from "/device:GPU:<n>".
-    gpu_device_ = -1;
-    constexpr std::string_view kGpu = "/device:GPU:";
-    if (name.substr(0, kGpu.size()) == kGpu) {
-      int64_t n = 0;
-      std::string_view digits = name.substr(kGpu.size());
-      size_t k = 0;
-      while (k < digits.size() && digits[k] >= '0' && digits[k] <= '9') n = n * 10 + (digits[k++] - '0');
-      if (k > 0) gpu_device_ = n;
-    }
+    gpu_device_ = GpuPlaneIndex(name);
     pid_ = index;
     b_.SetProcessName(pid_, b_.strings().Intern(name));
     for (std::string_view line : lines) RETURN_IF_ERROR(ReadLine(line));
@@ -298,7 +290,8 @@ class XPlaneReader {
     b_.SetThreadName(pid_, tid, b_.strings().Intern(line_name));
 
     // What the line's events are.
-    bool gpu_stream = gpu_device_ >= 0 && line_name.substr(0, 8) == "Stream #";
+    const int64_t stream_number = gpu_device_ >= 0 ? StreamLineNumber(line_name) : -1;
+    const bool gpu_stream = stream_number >= 0;
     // Lines whose events are HLO op executions (Async XLA Ops spans and
     // module executions overlap them and are not ops).
     const bool op_line = !host_plane_ && (gpu_stream || line_name == "XLA Ops");
@@ -309,13 +302,7 @@ class XPlaneReader {
     StringId cat_memcpy = b_.strings().Intern("gpu_memcpy");
     StringId cat_memset = b_.strings().Intern("gpu_memset");
     StringId cat_launch = b_.strings().Intern("cuda_runtime");
-    int64_t stream = tid;
-    if (gpu_stream) {  // "Stream #7(Kernel)": the stream id is the number
-      int64_t n = 0;
-      size_t k = 8;
-      while (k < line_name.size() && line_name[k] >= '0' && line_name[k] <= '9') n = n * 10 + (line_name[k++] - '0');
-      if (k > 8) stream = n;
-    }
+    const int64_t stream = gpu_stream ? stream_number : tid;  // "Stream #7(Kernel)": stream 7
     const uint32_t track = b_.TrackFor(pid_, tid);
     EventRecord tmpl;
     tmpl.ph = 'X';
@@ -411,10 +398,8 @@ class XPlaneReader {
         if (e.name >= gpu_name_kind_.size()) gpu_name_kind_.resize(e.name + 64, -1);
         int8_t& k = gpu_name_kind_[e.name];
         if (k < 0) {
-          std::string_view n = b_.strings().Get(e.name);
-          k = n.substr(0, 6) == "Memcpy" || n.find("memcpy") != std::string_view::npos   ? 1
-              : n.substr(0, 6) == "Memset" || n.find("memset") != std::string_view::npos ? 2
-                                                                                          : 0;
+          OpKind kind = GpuOpKindFromName(b_.strings().Get(e.name));
+          k = kind == OpKind::kMemcpy ? 1 : kind == OpKind::kMemset ? 2 : 0;
         }
         if (k == 1) e.cat = cat_memcpy;
         if (k == 2) e.cat = cat_memset;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "model/xprof_names.h"
+
 namespace mlprof {
 
 namespace {
@@ -215,6 +217,52 @@ void ProfileBuilder::SetProcessName(int64_t pid, StringId name) { process_names_
 
 void ProfileBuilder::SetThreadName(int64_t pid, int64_t tid, StringId name) {
   out_->tracks[TrackFor(pid, tid)].name = name;
+}
+
+bool ProfileBuilder::AdoptXSpaceConventions() {
+  RankProfile& p = *out_;
+  enum Role : uint8_t { kNone, kHost, kOpLine, kStream };
+  std::vector<uint8_t> role(p.tracks.size(), kNone);
+  bool any = false;
+  for (size_t t = 0; t < p.tracks.size(); ++t) {
+    Track& track = p.tracks[t];
+    auto it = process_names_.find(track.pid);
+    if (it == process_names_.end()) continue;
+    std::string_view plane = p.strings.Get(it->second);
+    if (!IsXSpacePlaneName(plane)) continue;
+    any = true;
+    if (!IsDevicePlane(plane)) {
+      role[t] = kHost;
+      continue;
+    }
+    std::string_view line = p.strings.Get(track.name);
+    const int64_t device = GpuPlaneIndex(plane), stream = device >= 0 ? StreamLineNumber(line) : -1;
+    if (stream >= 0) {
+      role[t] = kStream;
+      track.kind = TrackKind::kGpuStream;
+      track.device = static_cast<int32_t>(device);
+      track.stream = stream;
+    } else if (line == "XLA Ops") {
+      role[t] = kOpLine;
+    }
+  }
+  if (!any) return false;
+  const StringId cat_kernel = p.strings.Intern("kernel"), cat_memcpy = p.strings.Intern("gpu_memcpy"),
+                 cat_memset = p.strings.Intern("gpu_memset"), cat_launch = p.strings.Intern("cuda_runtime");
+  OpTable& o = p.ops;
+  for (size_t i = 0; i < o.size(); ++i) {
+    const uint8_t r = role[o.track[i]];
+    if (r != kOpLine && r != kStream) o.xla[i] = -1;
+    if (o.kind[i] != OpKind::kOther) continue;  // the trace said what it is
+    if (r == kStream) {
+      o.kind[i] = GpuOpKindFromName(p.strings.Get(o.name[i]));
+      o.cat[i] = o.kind[i] == OpKind::kMemcpy ? cat_memcpy : o.kind[i] == OpKind::kMemset ? cat_memset : cat_kernel;
+    } else if (r == kHost && o.correlation[i] >= 0) {
+      o.kind[i] = OpKind::kRuntime;
+      o.cat[i] = cat_launch;
+    }
+  }
+  return true;
 }
 
 Status ProfileBuilder::Finish() {

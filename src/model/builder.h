@@ -74,6 +74,15 @@ class ProfileBuilder {
     out_->hlo_protos.push_back({std::move(key), std::move(bytes)});
   }
 
+  // For trace-viewer JSON exported from an XSpace (JAX `*.trace.json.gz`),
+  // which has no categories: gives its tracks the meaning the XPlane reader
+  // gives the same lines. On "/device:GPU:<n>" planes, "Stream #<s>(...)"
+  // lines become GPU streams and their events kernels, copies or fills by
+  // name; host events with a correlation id become launches; XLA op
+  // descriptions are kept only on op lines ("XLA Ops", GPU streams). Returns
+  // false, changing nothing, when no process has an XSpace plane name.
+  bool AdoptXSpaceConventions();
+
   // Completes the profile. After this the builder must not be used.
   Status Finish();
 

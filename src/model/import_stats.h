@@ -32,6 +32,9 @@ enum class Severity : uint8_t { kInfo, kWarning, kError };
   X(bad_field_type, kWarning, "a field has an unexpected JSON type; the field was ignored")          \
   X(aggregated_event, kInfo,                                                                     \
     "XPlane event with num_occurrences instead of a start time (pre-aggregated); skipped")         \
+  X(trace_viewer_cap, kWarning,                                                                      \
+    "the trace-viewer JSON holds exactly xprof's export cap of complete events, so later events were " \
+    "probably dropped (TF_PROFILER_TRACE_VIEWER_MAX_EVENTS); read the .xplane.pb for the whole profile")  \
   X(flow_without_id, kInfo, "flow event (s/t/f) without an id; skipped")                             \
   X(gpu_op_without_launch, kInfo, "GPU op whose correlation matches no launch on the host")          \
   X(duplicate_correlation, kInfo, "several host launches share one correlation id; first kept")
