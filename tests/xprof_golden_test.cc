@@ -152,7 +152,6 @@ class ModuleBuilder {
     top->is_root = true;
     entry.instructions.push_back(std::move(top).value());
     m_.computations.push_back(std::move(entry));
-    Index();
     Status st = m_.Link();
     if (!st.ok()) {
       *why = st.message();
@@ -163,20 +162,6 @@ class ModuleBuilder {
   }
 
  private:
-  void Index() {
-    m_.index.clear();
-    for (size_t c = 0; c < m_.computations.size(); ++c) {
-      auto& comp = m_.computations[c];
-      m_.index[comp.name] = static_cast<int32_t>(c);
-      comp.index.clear();
-      for (size_t i = 0; i < comp.instructions.size(); ++i) {
-        comp.index[comp.instructions[i].name] = static_cast<int32_t>(i);
-        if (comp.instructions[i].is_root) comp.root = static_cast<int32_t>(i);
-      }
-      if (comp.is_entry) m_.entry = static_cast<int32_t>(c);
-    }
-  }
-
   // Adds the computations `in` calls: a fusion body from the node's
   // children, a one-flop stand-in for reducers and comparators.
   bool AddCallees(const hlo::Instruction& in, const GoldenNode& node,

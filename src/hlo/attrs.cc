@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <numeric>
 
 namespace mlprof::hlo {
@@ -389,6 +390,13 @@ bool ParseConvDimLabels(std::string_view text, ConvDims* out) {
 bool Unquote(std::string_view text, std::string* out) {
   out->clear();
   if (text.size() < 2 || text.front() != '"' || text.back() != '"') return false;
+  // Runs without escapes are copied whole.
+  const std::string_view inner = text.substr(1, text.size() - 2);
+  if (std::memchr(inner.data(), '\\', inner.size()) == nullptr) {
+    out->assign(inner);
+    return true;
+  }
+  out->reserve(inner.size());
   for (size_t i = 1; i + 1 < text.size(); ++i) {
     char c = text[i];
     if (c != '\\') {

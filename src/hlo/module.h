@@ -19,6 +19,59 @@
 
 namespace mlprof::hlo {
 
+// Name -> position for names stored elsewhere (the instructions' or the
+// computations' own `name`): an open-addressing table of positions with
+// their hashes, so that building it copies no name and allocates once, and
+// a lookup by string_view allocates nothing. Holds positions only, so a
+// copied module's index stays right.
+class NameIndex {
+ public:
+  // Indexes names(0..n-1); on a repeated name returns false with its second
+  // position in *dup.
+  template <class Names>
+  bool Build(size_t n, const Names& names, size_t* dup) {
+    size_t cap = 8;
+    while (cap < n * 2) cap <<= 1;
+    slots_.assign(cap, Slot{});
+    for (size_t i = 0; i < n; ++i) {
+      const std::string_view key = names(i);
+      const uint32_t h = Hash(key);
+      size_t at = h & (cap - 1);
+      for (; slots_[at].pos >= 0; at = (at + 1) & (cap - 1)) {
+        if (slots_[at].hash == h && names(static_cast<size_t>(slots_[at].pos)) == key) {
+          if (dup) *dup = i;
+          return false;
+        }
+      }
+      slots_[at] = {h, static_cast<int32_t>(i)};
+    }
+    return true;
+  }
+  // Position of `key`, or -1.
+  template <class Names>
+  int32_t Find(std::string_view key, const Names& names) const {
+    if (slots_.empty()) return -1;
+    const uint32_t h = Hash(key);
+    const size_t mask = slots_.size() - 1;
+    for (size_t at = h & mask; slots_[at].pos >= 0; at = (at + 1) & mask)
+      if (slots_[at].hash == h && names(static_cast<size_t>(slots_[at].pos)) == key) return slots_[at].pos;
+    return -1;
+  }
+  void clear() { slots_.clear(); }
+
+ private:
+  struct Slot {
+    uint32_t hash = 0;
+    int32_t pos = -1;
+  };
+  static uint32_t Hash(std::string_view s) {  // FNV-1a, folded
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    return static_cast<uint32_t>(h ^ (h >> 32));
+  }
+  std::vector<Slot> slots_;
+};
+
 struct OpMetadata {
   std::string op_type;
   std::string op_name;  // JAX name stack: "jit(train_step)/jvp(model)/layer/dot_general"
@@ -57,15 +110,19 @@ struct Computation {
   std::string execution_thread;
   std::vector<Instruction> instructions;
   int32_t root = -1;
-  std::unordered_map<std::string, int32_t> index;  // instruction name -> position
+  NameIndex index;  // instruction name -> position (Module::Link)
   // How the computation is used, filled by Module::Link(): a fusion body,
   // a reducer (to_apply), a while body/condition, ...
   bool is_fusion = false;
   int32_t caller_count = 0;
 
+  // Position of the instruction named `n`, or -1.
+  int32_t IndexOf(std::string_view n) const {
+    return index.Find(n, [this](size_t i) { return std::string_view(instructions[i].name); });
+  }
   const Instruction* Find(std::string_view n) const {
-    auto it = index.find(std::string(n));
-    return it == index.end() ? nullptr : &instructions[static_cast<size_t>(it->second)];
+    int32_t i = IndexOf(n);
+    return i < 0 ? nullptr : &instructions[static_cast<size_t>(i)];
   }
   const Instruction& root_instruction() const { return instructions[static_cast<size_t>(root)]; }
 };
@@ -79,11 +136,15 @@ struct Module {
   bool is_scheduled = false;
   std::vector<Computation> computations;
   int32_t entry = -1;
-  std::unordered_map<std::string, int32_t> index;  // computation name -> position
+  NameIndex index;  // computation name -> position (Link)
 
+  // Position of the computation named `n`, or -1.
+  int32_t IndexOf(std::string_view n) const {
+    return index.Find(n, [this](size_t i) { return std::string_view(computations[i].name); });
+  }
   const Computation* Find(std::string_view n) const {
-    auto it = index.find(std::string(n));
-    return it == index.end() ? nullptr : &computations[static_cast<size_t>(it->second)];
+    int32_t i = IndexOf(n);
+    return i < 0 ? nullptr : &computations[static_cast<size_t>(i)];
   }
   const Computation* entry_computation() const {
     return entry >= 0 ? &computations[static_cast<size_t>(entry)] : nullptr;

@@ -268,8 +268,12 @@ class ProtoReader {
       if (d < 0 && !shape->is_tuple()) return Err(static_cast<uint64_t>(msg.data() - all_.data()), "dimension sizes >= 0");
     if (!shape->size_ok())
       return Err(static_cast<uint64_t>(msg.data() - all_.data()), "a shape of at most 2^48 elements");
-    shape->dynamic.assign(shape->dims.size(), false);
-    for (size_t i = 0; i < dynamic.size() && i < shape->dims.size(); ++i) shape->dynamic[i] = dynamic[i] != 0;
+    shape->dynamic.clear();
+    for (size_t i = 0; i < dynamic.size() && i < shape->dims.size(); ++i) {
+      if (dynamic[i] == 0) continue;
+      shape->dynamic.resize(shape->dims.size(), false);
+      shape->dynamic[i] = true;
+    }
     if (shape->type == ElementType::kInvalid)
       return Err(static_cast<uint64_t>(msg.data() - all_.data()), "a known element type in ShapeProto");
     return OkStatus();

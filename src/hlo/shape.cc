@@ -75,7 +75,10 @@ class Parser {
     std::string_view name = s_.substr(start, pos_ - start);
     Shape shape;
     for (const auto& t : kTypes)
-      if (t.name == name) shape.type = t.type;
+      if (t.name == name) {
+        shape.type = t.type;
+        break;
+      }
     if (shape.type == ElementType::kInvalid)
       return Error(start, name.empty() ? "an element type (f32, bf16, s32, pred, ...)"
                                        : fmt::format("a known element type, not '{}'", name));
@@ -94,7 +97,10 @@ class Parser {
           if (!ParseInt(&bound) || bound < 0) return Error(pos_, "a dimension size");
         }
         shape.dims.push_back(bound);
-        shape.dynamic.push_back(dynamic);
+        if (dynamic) {  // the flags are kept only for shapes with a dynamic dim
+          shape.dynamic.resize(shape.dims.size(), false);
+          shape.dynamic.back() = true;
+        }
         if (Eat(']')) break;
         if (!Eat(',')) return Error(pos_, "',' or ']'");
       }
@@ -306,7 +312,7 @@ std::string Shape::ToString() const {
   }
   std::string s = std::string(ElementTypeName(type)) + "[";
   for (size_t i = 0; i < dims.size(); ++i)
-    s += (i ? "," : "") + std::string(dynamic[i] ? "<=" : "") + std::to_string(dims[i]);
+    s += (i ? "," : "") + std::string(is_dynamic(i) ? "<=" : "") + std::to_string(dims[i]);
   s += "]";
   if (layout.present) {
     s += "{" + JoinInts(layout.minor_to_major);

@@ -75,7 +75,8 @@ struct Layout {
 struct Shape {
   ElementType type = ElementType::kInvalid;
   std::vector<int64_t> dims;  // bound for dynamic dims
-  std::vector<bool> dynamic;  // '<=' or '?' dims
+  std::vector<bool> dynamic;  // '<=' or '?' dims; empty when no dim is dynamic
+  bool is_dynamic(size_t i) const { return i < dynamic.size() && dynamic[i]; }
   Layout layout;
   std::vector<Shape> tuple;  // for kTuple
 

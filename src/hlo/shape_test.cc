@@ -68,7 +68,10 @@ TEST(HloShape, TuplesDynamicDimsAndTokens) {
   Shape t = P("(s32[], f32[<=10,4]{1,0}, token[], (bf16[8], u8[?]), /*index=4*/f16[2,2])");
   ASSERT_TRUE(t.is_tuple());
   ASSERT_EQ(t.tuple.size(), 5u);
-  EXPECT_TRUE(t.tuple[1].dynamic[0]);
+  EXPECT_TRUE(t.tuple[1].is_dynamic(0));
+  EXPECT_FALSE(t.tuple[1].is_dynamic(1));
+  EXPECT_TRUE(t.tuple[3].tuple[1].is_dynamic(0));
+  EXPECT_FALSE(t.tuple[3].tuple[0].is_dynamic(0));
   EXPECT_EQ(t.tuple[1].dims[0], 10);
   EXPECT_EQ(t.tuple[2].type, ElementType::kToken);
   EXPECT_TRUE(t.tuple[3].is_tuple());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "hlo/attrs.h"
 
@@ -21,7 +22,7 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-std::string StripSigil(std::string_view s) { return std::string(!s.empty() && s[0] == '%' ? s.substr(1) : s); }
+std::string_view StripSigil(std::string_view s) { return !s.empty() && s[0] == '%' ? s.substr(1) : s; }
 
 // Removes /* ... */ comments (they appear inside long operand lists).
 std::string_view StripComments(std::string_view s, std::string* buf) {
@@ -242,7 +243,10 @@ class TextParser {
     return false;
   }
 
-  Status ParseAttrs(std::vector<std::pair<std::string, std::string>>* attrs) {
+  // ", key=value" pairs; each is handed to on_attr(key, value, position),
+  // which returns an error status to stop.
+  template <class OnAttr>
+  Status ScanAttrs(const OnAttr& on_attr) {
     for (;;) {
       size_t save = p_;
       SkipWs();
@@ -257,8 +261,14 @@ class TextParser {
       if (!Eat('=')) return Err(p_, fmt::format("'=' after attribute '{}'", key));
       at = p_;
       if (!ScanValue(&value)) return Err(at, fmt::format("a value for attribute '{}'", key));
-      attrs->emplace_back(std::string(key), std::string(value));
+      RETURN_IF_ERROR(on_attr(key, value, at));
     }
+  }
+  Status ParseAttrs(std::vector<std::pair<std::string, std::string>>* attrs) {
+    return ScanAttrs([attrs](std::string_view key, std::string_view value, size_t) {
+      attrs->emplace_back(std::string(key), std::string(value));
+      return OkStatus();
+    });
   }
 
   Status ParseModule(Module* m) {
@@ -404,8 +414,8 @@ class TextParser {
           return Err(at + 1, "a parameter number");
       }
     } else {
-      std::string buf;
-      std::string_view list = StripComments(ops, &buf);
+      std::string_view list = StripComments(ops, &comment_buf_);
+      names_.clear();
       int depth = 0;
       size_t start = 0;
       for (size_t i = 0; i <= list.size(); ++i) {
@@ -423,12 +433,19 @@ class TextParser {
           if (piece.empty()) continue;
           size_t sp = piece.find_last_of(" \t\n");
           std::string_view opname = sp == std::string_view::npos ? piece : piece.substr(sp + 1);
-          in->operand_names.push_back(StripSigil(opname));
+          names_.push_back(StripSigil(opname));
         }
       }
+      in->operand_names.assign(names_.begin(), names_.end());
     }
-    RETURN_IF_ERROR(ParseAttrs(&in->attrs));
-    for (const auto& [k, v] : in->attrs) {
+    // Metadata is decoded into in->metadata, not kept as text; callees
+    // are listed by name.
+    return ScanAttrs([&](std::string_view k, std::string_view v, size_t) -> Status {
+      if (k == "metadata") {
+        if (!ParseMetadata(v, &in->metadata))
+          return Err(at, fmt::format("a metadata record {{op_name=\"...\" ...}} on '{}'", name));
+        return OkStatus();
+      }
       if (IsCallAttr(k)) {
         std::string_view t = Trim(v);
         if (!t.empty() && t.front() == '{') t = t.substr(1, t.size() >= 2 ? t.size() - 2 : 0);
@@ -436,21 +453,22 @@ class TextParser {
         for (size_t i = 0; i <= t.size(); ++i) {
           if (i == t.size() || t[i] == ',') {
             std::string_view n = Trim(t.substr(s, i - s));
-            if (!n.empty()) in->called.push_back(StripSigil(n));
+            if (!n.empty()) in->called.emplace_back(StripSigil(n));
             s = i + 1;
           }
         }
-      } else if (k == "metadata") {
-        if (!ParseMetadata(v, &in->metadata))
-          return Err(at, fmt::format("a metadata record {{op_name=\"...\" ...}} on '{}'", name));
       }
-    }
+      in->attrs.emplace_back(std::string(k), std::string(v));
+      return OkStatus();
+    });
     return OkStatus();
   }
 
   std::string_view s_;
   std::string_view path_;
   size_t p_ = 0;
+  std::string comment_buf_;             // operand lists with /* */ comments removed
+  std::vector<std::string_view> names_;  // operand names of the instruction being read
 };
 
 // Converts the byte offsets stored in Instruction::column to line:column.
@@ -461,8 +479,16 @@ void AssignLines(std::string_view text, std::vector<Module>* modules) {
       for (auto& in : c.instructions) {
         size_t off = in.column;
         if (off < pos) pos = 0, line = 1, line_start = 0;  // not monotonic: restart
-        for (; pos < off && pos < text.size(); ++pos)
-          if (text[pos] == '\n') ++line, line_start = pos + 1;
+        const size_t stop = std::min(off, text.size());
+        while (pos < stop) {
+          const void* nl = std::memchr(text.data() + pos, '\n', stop - pos);
+          if (!nl) {
+            pos = stop;
+            break;
+          }
+          pos = static_cast<size_t>(static_cast<const char*>(nl) - text.data()) + 1;
+          ++line, line_start = pos;
+        }
         in.line = static_cast<uint32_t>(line);
         in.column = static_cast<uint32_t>(off - line_start + 1);
       }
@@ -471,20 +497,19 @@ void AssignLines(std::string_view text, std::vector<Module>* modules) {
 }  // namespace
 
 Status Module::Link() {
-  index.clear();
   entry = -1;
+  size_t dup = 0;
+  if (!index.Build(computations.size(), [this](size_t i) { return std::string_view(computations[i].name); }, &dup))
+    return DataLoss(fmt::format("two computations are named '{}'", computations[dup].name));
   for (size_t i = 0; i < computations.size(); ++i) {
     Computation& c = computations[i];
-    if (!index.emplace(c.name, static_cast<int32_t>(i)).second)
-      return DataLoss(fmt::format("two computations are named '{}'", c.name));
     if (c.is_entry) entry = static_cast<int32_t>(i);
-    c.index.clear();
     c.root = -1;
-    for (size_t j = 0; j < c.instructions.size(); ++j) {
-      if (!c.index.emplace(c.instructions[j].name, static_cast<int32_t>(j)).second)
-        return DataLoss(fmt::format("computation '{}' has two instructions named '{}'", c.name, c.instructions[j].name));
+    if (!c.index.Build(c.instructions.size(), [&c](size_t j) { return std::string_view(c.instructions[j].name); },
+                       &dup))
+      return DataLoss(fmt::format("computation '{}' has two instructions named '{}'", c.name, c.instructions[dup].name));
+    for (size_t j = 0; j < c.instructions.size(); ++j)
       if (c.instructions[j].is_root) c.root = static_cast<int32_t>(j);
-    }
     if (c.root < 0 && !c.instructions.empty()) {
       c.root = static_cast<int32_t>(c.instructions.size() - 1);
       c.instructions.back().is_root = true;
@@ -497,10 +522,8 @@ Status Module::Link() {
   for (auto& c : computations) {
     for (auto& in : c.instructions) {
       in.operands.clear();
-      for (const auto& n : in.operand_names) {
-        auto it = c.index.find(n);
-        in.operands.push_back(it == c.index.end() ? -1 : it->second);
-      }
+      in.operands.reserve(in.operand_names.size());
+      for (const auto& n : in.operand_names) in.operands.push_back(c.IndexOf(n));
       // Shapes left out in the text: get-tuple-element takes its element.
       if (in.shape.type == ElementType::kInvalid && in.opcode == "get-tuple-element" && in.operands.size() == 1 &&
           in.operands[0] >= 0) {
@@ -511,11 +534,10 @@ Status Module::Link() {
       }
       in.called_ids.clear();
       for (const auto& n : in.called) {
-        auto it = index.find(n);
-        if (it == index.end())
-          return DataLoss(fmt::format("instruction '{}' calls unknown computation '{}'", in.name, n));
-        in.called_ids.push_back(it->second);
-        Computation& callee = computations[static_cast<size_t>(it->second)];
+        const int32_t id = IndexOf(n);
+        if (id < 0) return DataLoss(fmt::format("instruction '{}' calls unknown computation '{}'", in.name, n));
+        in.called_ids.push_back(id);
+        Computation& callee = computations[static_cast<size_t>(id)];
         ++callee.caller_count;
         if (in.opcode == "fusion") callee.is_fusion = true;
       }

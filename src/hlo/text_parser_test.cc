@@ -281,3 +281,22 @@ TEST(HloCorpus, EveryTpuInstructionLineParses) {
 
 }  // namespace
 }  // namespace mlprof::hlo
+
+namespace mlprof::hlo {
+namespace {
+
+// C escapes in quoted attribute values; plain runs take the fast path.
+TEST(HloAttrs, Unquote) {
+  std::string out;
+  EXPECT_TRUE(Unquote(R"("jit(f)/dot_general")", &out));
+  EXPECT_EQ(out, "jit(f)/dot_general");
+  EXPECT_TRUE(Unquote(R"("a\"b\n\101\x42\\")", &out));
+  EXPECT_EQ(out, "a\"b\nAB\\");
+  EXPECT_TRUE(Unquote(R"("")", &out));
+  EXPECT_EQ(out, "");
+  EXPECT_FALSE(Unquote("abc", &out));
+  EXPECT_FALSE(Unquote(R"("dangling\")", &out));
+}
+
+}  // namespace
+}  // namespace mlprof::hlo
