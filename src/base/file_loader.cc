@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/huge_pages.h"
+
 namespace mlprof {
 
 const char* CompressionName(Compression c) {
@@ -57,6 +59,7 @@ bool PaddedBuffer::MapFile(int fd, size_t size, PaddedBuffer* out) {
 
 PaddedBuffer::PaddedBuffer(size_t capacity)
     : data_(new char[capacity + kBufferPadding]), size_(0), capacity_(capacity) {
+  AdviseHugePages(data_.get(), capacity);
   std::memset(data_.get(), 0, kBufferPadding < capacity ? kBufferPadding : capacity);
   std::memset(data_.get() + capacity, 0, kBufferPadding);
 }
@@ -66,6 +69,7 @@ void PaddedBuffer::Resize(size_t size) {
     size_t cap = capacity_ ? capacity_ : 4096;
     while (cap < size) cap += cap / 2 + 4096;
     std::unique_ptr<char[], BufferFree> next(new char[cap + kBufferPadding]);
+    AdviseHugePages(next.get(), cap);
     // Copy the whole old capacity: callers fill the buffer before setting its
     // size, so bytes past size_ can be live.
     if (capacity_) std::memcpy(next.get(), data_.get(), capacity_);

@@ -1,5 +1,7 @@
 #include "model/profile.h"
 
+#include "base/huge_pages.h"
+
 namespace mlprof {
 
 const char* OpKindName(OpKind k) {
@@ -41,7 +43,9 @@ const char* OpKindName(OpKind k) {
 }
 
 void OpTable::Reserve(size_t n) {
-#define MLPROF_X(type, col, desc) col.reserve(n);
+#define MLPROF_X(type, col, desc) \
+  col.reserve(n);                 \
+  AdviseHugePages(col.data(), col.capacity() * sizeof(type));
   MLPROF_OP_COLUMNS(MLPROF_X)
 #undef MLPROF_X
 }
