@@ -85,12 +85,12 @@ int main(int argc, char** argv) {
   }
   if (!xplane.empty() || !trace_json.empty() || !hlo.empty()) {
     const uint64_t bytes = o.target_bytes ? o.target_bytes : uint64_t{64} << 20;
+    if ((!xplane.empty() || !trace_json.empty()) && devices < 1) return Usage();
+    mlprof::synth::XSpaceOptions x;  // one profile, written as XSpace and/or trace-viewer JSON
+    x.target_bytes = bytes;
+    x.devices = devices;
+    x.seed = o.seed;
     if (!xplane.empty()) {
-      if (devices < 1) return Usage();
-      mlprof::synth::XSpaceOptions x;
-      x.target_bytes = bytes;
-      x.devices = devices;
-      x.seed = o.seed;
       mlprof::synth::XSpaceStats st;
       std::string data = mlprof::synth::MakeXSpace(x, &st);
       if (!WriteFile(xplane, data, false)) return std::fprintf(stderr, "mlprof_gen: cannot write %s\n", xplane.c_str()), 2;
@@ -99,11 +99,6 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(st.host_events));
     }
     if (!trace_json.empty()) {
-      if (devices < 1) return Usage();
-      mlprof::synth::XSpaceOptions x;
-      x.target_bytes = bytes;
-      x.devices = devices;
-      x.seed = o.seed;
       mlprof::synth::XSpaceStats st;
       std::string data = mlprof::synth::MakeTraceViewerJson(x, &st);
       const bool gz = gzip || (trace_json.size() > 3 && trace_json.substr(trace_json.size() - 3) == ".gz");
