@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/table.h"
+
 namespace mlprof::synth {
 
 namespace {
@@ -247,22 +249,6 @@ Synth Build(const XSpaceOptions& opt) {
   return y;
 }
 
-// JSON string literal of `s` (quotes, backslashes and control bytes escaped).
-void JsonString(std::string* o, std::string_view s) {
-  o->push_back('"');
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      o->push_back('\\');
-      o->push_back(c);
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      *o += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-    } else {
-      o->push_back(c);
-    }
-  }
-  o->push_back('"');
-}
-
 // Picoseconds as microseconds with all six decimals, the way the trace
 // viewer writes them ("ts":1700000000000000.123456).
 std::string Micros(uint64_t ps) { return fmt::format("{}.{:06}", ps / 1'000'000, ps % 1'000'000); }
@@ -315,21 +301,21 @@ std::string MakeTraceViewerJson(const XSpaceOptions& opt, XSpaceStats* stats) {
     o += fmt::format(R"({{"ph":"M","pid":{},)", pid);
     if (tid >= 0) o += fmt::format(R"("tid":{},)", tid);
     o += fmt::format(R"("name":"{}","args":{{"name":)", what);
-    JsonString(&o, name);
+    o += JsonEscape(name);
     o += "}},\n";
   };
   auto complete = [&](int pid, const Line& l, const Ev& e, std::string_view name) {
     o += fmt::format(R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":)", pid, l.id,
                      Micros(Synth::kStartNs / 1000 * 1000 + e.offset_ps), Micros(e.dur_ps));
-    JsonString(&o, name);
+    o += JsonEscape(name);
   };
   bool first_arg = true;
   auto arg = [&](std::string_view key, std::string_view value) {
     o += first_arg ? R"(,"args":{)" : ",";
     first_arg = false;
-    JsonString(&o, key);
+    o += JsonEscape(key);
     o += ':';
-    JsonString(&o, value);
+    o += JsonEscape(value);
   };
   for (int dvc = 0; dvc < opt.devices; ++dvc) {
     const int pid = 1 + dvc;

@@ -5,7 +5,8 @@
 //
 // Attributes are kept as their text (`dimensions={1}`, `window={size=3x3}`)
 // in the order written; the few the analyses need are decoded on demand by
-// hlo/attrs.h. The proto reader writes the same text forms.
+// hlo/attrs.h. The proto reader writes the same text forms. Metadata is the
+// exception: both readers decode it once into Instruction::metadata.
 #pragma once
 
 #include <cstdint>
@@ -57,7 +58,6 @@ class NameIndex {
       if (slots_[at].hash == h && names(static_cast<size_t>(slots_[at].pos)) == key) return slots_[at].pos;
     return -1;
   }
-  void clear() { slots_.clear(); }
 
  private:
   struct Slot {

@@ -461,7 +461,6 @@ class TextParser {
       in->attrs.emplace_back(std::string(k), std::string(v));
       return OkStatus();
     });
-    return OkStatus();
   }
 
   std::string_view s_;

@@ -635,7 +635,9 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
         if (key == "args") {
           bool want_name = e.ph == 'M' || e.ph == 0;
           bool want_numbers = e.ph == 'C' || e.ph == 0;
-          bool want_xla = e.ph == 'X' || e.ph == 0;
+          // Only once "ph" says X: a counter's args read before its "ph" must
+          // stay counter series even when named like an XLA stat.
+          bool want_xla = e.ph == 'X';
           if (auto err = ReadArgs(st, v, e, want_name ? &meta_name : nullptr, want_numbers, want_xla)) return err;
         }
         break;
@@ -1078,11 +1080,6 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     const uint64_t complete = out->phase_counts[static_cast<unsigned char>('X')];
     for (uint64_t cap : options.trace_viewer_caps)
       if (complete == cap) builder.Warn(ImportStat::trace_viewer_cap, size);
-  } else if (!out->xla_ops.empty()) {
-    // XLA args outside an XSpace export (a Kineto trace with such arg
-    // names): not XLA ops.
-    out->xla_ops.clear();
-    std::fill(out->ops.xla.begin(), out->ops.xla.end(), -1);
   }
   return builder.Finish();
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "../tests/test_util.h"
@@ -339,6 +340,20 @@ TEST(ChromeJson, XlaArgsOutsideXSpaceExportIgnored) {
   EXPECT_TRUE(r->xla_ops.empty());
   EXPECT_EQ(r->ops.xla[0], -1);
   EXPECT_EQ(r->ops.kind[0], OpKind::kCpuOp);
+}
+
+// A counter whose args come before its "ph" keeps every series, even one
+// named like an XLA stat.
+TEST(ChromeJson, CounterArgsBeforePhaseNamedLikeXlaStats) {
+  auto r = Read(R"({"traceEvents":[
+ {"name":"work","args":{"flops":5,"bytes_accessed":7},"ph":"C","pid":1,"tid":1,"ts":1}]})");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->counters.size(), 2u);
+  std::map<std::string, double> series;
+  for (const auto& c : r->counters) series[std::string(r->str(c.series))] = c.value;
+  EXPECT_EQ(series["flops"], 5);
+  EXPECT_EQ(series["bytes_accessed"], 7);
+  EXPECT_TRUE(r->xla_ops.empty());
 }
 
 // A bad number in an XLA arg is counted, and the rest of the event kept.

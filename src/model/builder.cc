@@ -246,7 +246,12 @@ bool ProfileBuilder::AdoptXSpaceConventions() {
       role[t] = kOpLine;
     }
   }
-  if (!any) return false;
+  if (!any) {
+    p.xla_ops.clear();
+    xla_index_.clear();
+    std::fill(p.ops.xla.begin(), p.ops.xla.end(), -1);
+    return false;
+  }
   const StringId cat_kernel = p.strings.Intern("kernel"), cat_memcpy = p.strings.Intern("gpu_memcpy"),
                  cat_memset = p.strings.Intern("gpu_memset"), cat_launch = p.strings.Intern("cuda_runtime");
   OpTable& o = p.ops;

@@ -79,8 +79,10 @@ class ProfileBuilder {
   // gives the same lines. On "/device:GPU:<n>" planes, "Stream #<s>(...)"
   // lines become GPU streams and their events kernels, copies or fills by
   // name; host events with a correlation id become launches; XLA op
-  // descriptions are kept only on op lines ("XLA Ops", GPU streams). Returns
-  // false, changing nothing, when no process has an XSpace plane name.
+  // descriptions are kept only on op lines ("XLA Ops", GPU streams). When no
+  // process has an XSpace plane name, it drops every XLA op description
+  // (XLA-named args in another trace, such as Kineto's "flops") and returns
+  // false.
   bool AdoptXSpaceConventions();
 
   // Completes the profile. After this the builder must not be used.

@@ -380,7 +380,7 @@ StatusOr<Table> HloExplainTable(const std::vector<hlo::Module>& modules, std::st
       }
       for (const auto& callee : in->called) add("calls", "%" + callee);
       for (const auto& [key, value] : in->attrs)
-        if (key != "metadata" && key != "backend_config") add("attr " + key, value.substr(0, 200));
+        if (key != "backend_config") add("attr " + key, value.substr(0, 200));
       add("flops", fmt::format("{:.0f}", k.flops));
       if (k.transcendentals > 0) add("transcendentals", fmt::format("{:.0f}", k.transcendentals));
       add("bytes accessed", fmt::format("{:.0f} (read {:.0f}, written {:.0f})", k.bytes_accessed, k.bytes_read,
