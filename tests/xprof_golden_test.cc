@@ -126,7 +126,7 @@ class ModuleBuilder {
   bool Build(const GoldenNode& node, hlo::Module* out, std::string* why) {
     m_ = hlo::Module{};
     m_.name = "golden";
-    auto top = hlo::ParseHloInstruction(node.expression);
+    auto top = hlo::ParseHloInstruction(Keep(node.expression), m_.strings.get());
     if (!top.ok()) {
       *why = top.status().message();
       return false;
@@ -136,7 +136,7 @@ class ModuleBuilder {
     entry.is_entry = true;
     auto ops = InlineOperands(node.expression, top->opcode);
     for (size_t i = 0; i < top->operand_names.size(); ++i) {
-      const std::string& name = top->operand_names[i];
+      const std::string_view name = top->operand_names[i];
       bool dup = false;
       for (const auto& in : entry.instructions) dup = dup || in.name == name;
       if (dup) continue;
@@ -167,9 +167,9 @@ class ModuleBuilder {
   bool AddCallees(const hlo::Instruction& in, const GoldenNode& node,
                   const std::vector<std::pair<std::string, hlo::Shape>>& operand_shapes, std::string* why) {
     for (size_t k = 0; k < in.called.size(); ++k) {
-      const std::string& callee = in.called[k];
+      const std::string_view callee = in.called[k];
       if (done_.count(callee)) continue;
-      done_.insert(callee);
+      done_.insert(std::string(callee));
       if (in.opcode == "fusion" && k == 0) {
         if (!AddFusionBody(callee, in, node, operand_shapes, why)) return false;
       } else {
@@ -179,12 +179,12 @@ class ModuleBuilder {
     return true;
   }
 
-  void AddStandIn(const std::string& name) {
+  void AddStandIn(std::string_view name) {
     hlo::Computation c;
     c.name = name;
     for (int i = 0; i < 2; ++i) {
       hlo::Instruction p;
-      p.name = fmt::format("p{}", i);
+      p.name = Keep(fmt::format("p{}", i));
       p.opcode = "parameter";
       p.parameter_number = i;
       p.shape.type = hlo::ElementType::kF32;
@@ -200,30 +200,30 @@ class ModuleBuilder {
     m_.computations.push_back(std::move(c));
   }
 
-  bool AddFusionBody(const std::string& name, const hlo::Instruction& fusion, const GoldenNode& node,
+  bool AddFusionBody(std::string_view name, const hlo::Instruction& fusion, const GoldenNode& node,
                      const std::vector<std::pair<std::string, hlo::Shape>>& fusion_operands, std::string* why) {
     hlo::Computation c;
     c.name = name;
     std::vector<std::pair<const GoldenNode*, hlo::Instruction>> body;
     for (const GoldenNode& k : node.children) {
-      auto in = hlo::ParseHloInstruction(k.expression);
+      auto in = hlo::ParseHloInstruction(Keep(k.expression), m_.strings.get());
       if (!in.ok()) {
         *why = in.status().message();
         return false;
       }
       body.emplace_back(&k, std::move(in).value());
     }
-    std::set<std::string> defined, used;
-    for (const auto& [k, in] : body) defined.insert(in.name);
+    std::set<std::string, std::less<>> defined, used;
+    for (const auto& [k, in] : body) defined.insert(std::string(in.name));
     // Operands defined nowhere in the body are the fusion's parameters.
     std::vector<bool> taken(fusion.operand_names.size(), false);
     std::vector<hlo::Instruction> params;
     for (const auto& [k, in] : body) {
       auto shapes = InlineOperands(k->expression, in.opcode);
-      for (const std::string& o : in.operand_names) {
-        used.insert(o);
+      for (const std::string_view o : in.operand_names) {
+        used.insert(std::string(o));
         if (defined.count(o)) continue;
-        defined.insert(o);
+        defined.insert(std::string(o));
         hlo::Instruction p;
         p.name = o;
         p.opcode = "parameter";
@@ -231,7 +231,7 @@ class ModuleBuilder {
           if (n == o) p.shape = s;
         // XLA names fused parameters param_N.M after their operand number.
         int64_t number = -1;
-        if (o.rfind("param_", 0) == 0) number = std::atoll(o.c_str() + 6);
+        if (o.rfind("param_", 0) == 0) number = std::atoll(std::string(o.substr(6)).c_str());
         if (number < 0 || static_cast<size_t>(number) >= taken.size() || taken[static_cast<size_t>(number)]) {
           number = -1;
           for (size_t j = 0; j < fusion.operand_names.size() && number < 0; ++j) {
@@ -253,7 +253,7 @@ class ModuleBuilder {
       if (root < 0 || body[i].second.opcode == "tuple") root = static_cast<int>(i);
     }
     if (root < 0) {
-      *why = "no root in the fusion body of " + fusion.name;
+      *why = "no root in the fusion body of " + std::string(fusion.name);
       return false;
     }
     // xprof leaves the root tuple of a multi-output fusion out of the
@@ -279,7 +279,7 @@ class ModuleBuilder {
           // Not among the children (TPU sync flags, pass-through values):
           // a stand-in of the element's shape, so the bytes written count it.
           hlo::Instruction out;
-          out.name = fmt::format("rebuilt_output_{}", tuple->operand_names.size());
+          out.name = Keep(fmt::format("rebuilt_output_{}", tuple->operand_names.size()));
           out.opcode = "constant";
           out.shape = e;
           tuple->operand_names.push_back(out.name);
@@ -304,7 +304,9 @@ class ModuleBuilder {
   }
 
   hlo::Module m_;
-  std::set<std::string> done_;
+  std::set<std::string, std::less<>> done_;
+  // A copy of `s` in the module's arena: instruction strings are views.
+  std::string_view Keep(std::string_view s) { return m_.strings->Copy(s); }
 };
 
 // Every instruction node with its own numbers: top-level ops and the members

@@ -173,11 +173,11 @@ XlaGroup GroupFromCategory(std::string_view cat, std::string_view name) {
 }
 
 std::string XprofCategory(const hlo::Module& m, const hlo::Instruction& in) {
-  const std::string& op = in.opcode;
+  const std::string_view op = in.opcode;
   if (op == "fusion") {
     for (int32_t id : in.called_ids)
       if (id >= 0 && ContainsDot(m, m.computations[static_cast<size_t>(id)])) return "convolution fusion";
-    const std::string* kind = in.Attr("kind");
+    const std::string_view* kind = in.Attr("kind");
     if (kind && *kind == "kLoop") return "loop fusion";
     if (kind && *kind == "kInput") return "input fusion";
     if (kind && *kind == "kOutput") return "output fusion";
@@ -186,7 +186,7 @@ std::string XprofCategory(const hlo::Module& m, const hlo::Instruction& in) {
   if (op == "convolution") return "convolution";
   if (op == "transpose" || op == "copy" || op == "reshape" || op == "dynamic-reshape") return "data formatting";
   if (hlo::IsElementwise(op)) return "non-fusion elementwise";
-  return op;
+  return std::string(op);
 }
 
 XlaOps ResolveXlaOps(const RankProfile& r) {

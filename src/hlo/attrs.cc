@@ -184,8 +184,14 @@ bool ParseAliasing(std::string_view text, std::vector<Aliasing>* out) {
 
 std::vector<int64_t> IntListAttr(const Instruction& in, std::string_view key) {
   std::vector<int64_t> v;
-  if (const std::string* t = in.Attr(key)) ParseIntList(*t, &v);
+  if (const std::string_view* t = in.Attr(key)) ParseIntList(*t, &v);
   return v;
+}
+
+int64_t Instruction::IntAttr(std::string_view key, int64_t def) const {
+  int64_t v = 0;
+  const std::string_view* t = Attr(key);
+  return t && ToInt(*t, &v) ? v : def;
 }
 
 int64_t ReplicaGroups::max_group_size() const {
@@ -441,7 +447,20 @@ bool Unquote(std::string_view text, std::string* out) {
   return true;
 }
 
-bool ParseMetadata(std::string_view text, OpMetadata* out) {
+bool UnquoteInto(std::string_view text, StringArena* arena, std::string_view* out) {
+  if (text.size() < 2 || text.front() != '"' || text.back() != '"') return false;
+  const std::string_view inner = text.substr(1, text.size() - 2);
+  if (std::memchr(inner.data(), '\\', inner.size()) == nullptr) {
+    *out = inner;  // no escapes: a view of the text itself
+    return true;
+  }
+  std::string decoded;
+  if (!Unquote(text, &decoded)) return false;
+  *out = arena->Copy(decoded);
+  return true;
+}
+
+bool ParseMetadata(std::string_view text, StringArena* arena, OpMetadata* out) {
   *out = OpMetadata{};
   text = Trim(text);
   if (text.size() < 2 || text.front() != '{' || text.back() != '}') return false;
@@ -472,13 +491,12 @@ bool ParseMetadata(std::string_view text, OpMetadata* out) {
     }
     std::string_view val = text.substr(v, end - v);
     i = end;
-    std::string s;
     if (key == "op_type") {
-      if (!Unquote(val, &out->op_type)) return false;
+      if (!UnquoteInto(val, arena, &out->op_type)) return false;
     } else if (key == "op_name") {
-      if (!Unquote(val, &out->op_name)) return false;
+      if (!UnquoteInto(val, arena, &out->op_name)) return false;
     } else if (key == "source_file") {
-      if (!Unquote(val, &out->source_file)) return false;
+      if (!UnquoteInto(val, arena, &out->source_file)) return false;
     } else if (key == "source_line") {
       if (!ToInt(val, &out->source_line)) return false;
     }

@@ -65,9 +65,14 @@ struct Aliasing {
 bool ParseAliasing(std::string_view text, std::vector<Aliasing>* out);
 
 // metadata={op_type="dot_general" op_name="jit(f)/dot" source_file="a.py" source_line=3 ...}
-bool ParseMetadata(std::string_view text, OpMetadata* out);
+// The strings are views of `text` where they hold no escapes, else decoded
+// copies in `arena`.
+bool ParseMetadata(std::string_view text, StringArena* arena, OpMetadata* out);
 
 // A C-escaped quoted string "..." (quotes included) -> its value.
 bool Unquote(std::string_view text, std::string* out);
+// The same as a view: of `text` when there is no escape to decode, else of a
+// decoded copy in `arena`.
+bool UnquoteInto(std::string_view text, StringArena* arena, std::string_view* out);
 
 }  // namespace mlprof::hlo

@@ -160,7 +160,7 @@ double CostModel::ReducerFlops(const Instruction& in) {
 
 int64_t CostModel::GroupSize(const Instruction& in) const {
   ReplicaGroups g;
-  const std::string* text = in.Attr("replica_groups");
+  const std::string_view* text = in.Attr("replica_groups");
   if (text && ParseReplicaGroups(*text, &g) && !g.all && g.max_group_size() > 0) return g.max_group_size();
   if (in.opcode.rfind("collective-permute", 0) == 0) return 2;
   if (o_.default_group > 0) return o_.default_group;
@@ -214,8 +214,8 @@ Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
   // TPU async collective fusions (kind=kCustom) alias their buffers too but
   // are recorded with every byte of the collective, so they keep them.
   std::vector<Aliasing> aliases;
-  const std::string* kind = in.Attr("kind");
-  if (const std::string* a = in.Attr("output_to_operand_aliasing"); a && !(kind && *kind == "kCustom"))
+  const std::string_view* kind = in.Attr("kind");
+  if (const std::string_view* a = in.Attr("output_to_operand_aliasing"); a && !(kind && *kind == "kCustom"))
     ParseAliasing(*a, &aliases);
   std::set<int64_t> aliased_outputs, aliased_operands;
   for (const auto& a : aliases) {
@@ -268,7 +268,7 @@ Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
 
 Cost CostModel::Of(const Computation& c, const Instruction& in) {
   Cost cost;
-  const std::string& op = in.opcode;
+  const std::string_view op = in.opcode;
   const double out_elems = static_cast<double>(Elements(in.shape));
   // A tuple result is its pointer table (HloCostAnalysis sizes tuples so).
   auto result_bytes = [&](const Shape& s) {
@@ -322,13 +322,13 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
     for (size_t i = 0; i < in.operands.size(); ++i) cost.bytes_read += static_cast<double>(OperandBytes(c, in, i));
     ConvDims d;
     std::vector<WindowDim> w;
-    const std::string* labels = in.Attr("dim_labels");
-    const std::string* window = in.Attr("window");
+    const std::string_view* labels = in.Attr("dim_labels");
+    const std::string_view* window = in.Attr("window");
     if (lhs && rhs && labels && ParseConvDimLabels(*labels, &d)) {
       if (!window || !ParseWindow(*window, &w)) w.assign(d.input_spatial.size(), WindowDim{});
       int64_t fgc = 1, bgc = 1;
-      if (const std::string* f = in.Attr("feature_group_count")) fgc = std::max<int64_t>(1, std::atoll(f->c_str()));
-      if (const std::string* b = in.Attr("batch_group_count")) bgc = std::max<int64_t>(1, std::atoll(b->c_str()));
+      fgc = std::max<int64_t>(1, in.IntAttr("feature_group_count", 1));
+      bgc = std::max<int64_t>(1, in.IntAttr("batch_group_count", 1));
       auto dim = [](const Shape& s, int64_t i) {
         return i >= 0 && static_cast<size_t>(i) < s.dims.size() ? s.dims[static_cast<size_t>(i)] : int64_t{1};
       };
@@ -343,12 +343,12 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
     return finish();
   }
   if (op == "custom-call") {
-    const std::string* target = in.Attr("custom_call_target");
+    const std::string_view* target = in.Attr("custom_call_target");
     // Bookkeeping calls the compiler turns into nothing (buffer allocation,
     // 64-bit splits on TPU, sharding annotations): no memory traffic.
     std::string unquoted;
     if (target && Unquote(*target, &unquoted) && IsFreeCustomCall(unquoted)) return cost;
-    const std::string* cfg = in.Attr("backend_config");
+    const std::string_view* cfg = in.Attr("backend_config");
     if (target && (target->find("__cublas$gemm") != std::string::npos ||
                    target->find("__cublas$lt$matmul") != std::string::npos) &&
         cfg) {
@@ -374,7 +374,7 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
     default_bytes();
     std::vector<WindowDim> w;
     double window_elems = 1;
-    if (const std::string* t = in.Attr("window"); t && ParseWindow(*t, &w))
+    if (const std::string_view* t = in.Attr("window"); t && ParseWindow(*t, &w))
       for (const auto& d : w) window_elems *= static_cast<double>(d.size);
     cost.flops = (window_elems - 1) * static_cast<double>(Elements(FirstArray(in.shape))) * ReducerFlops(in);
     return finish();
@@ -440,7 +440,7 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
   // Collectives: HloCostAnalysis bytes = operands + result (the result of a
   // -start op is its last tuple element); ring network bytes per participant.
   const bool start = EndsWith(op, "-start");
-  const std::string base = start ? op.substr(0, op.size() - 6) : op;
+  const std::string_view base = start ? op.substr(0, op.size() - 6) : op;
   if (base == "all-reduce" || base == "all-gather" || base == "reduce-scatter" || base == "all-to-all" ||
       base == "collective-permute" || base == "ragged-all-to-all" || base == "collective-broadcast") {
     const Shape& result = start && in.shape.is_tuple() && in.shape.tuple.size() >= 2 ? in.shape.tuple[1] : in.shape;

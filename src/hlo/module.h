@@ -7,9 +7,19 @@
 // in the order written; the few the analyses need are decoded on demand by
 // hlo/attrs.h. The proto reader writes the same text forms. Metadata is the
 // exception: both readers decode it once into Instruction::metadata.
+//
+// Strings are views. Every name, opcode, attribute and metadata string of a
+// module points into the module's StringArena (`Module::strings`): the text
+// parser copies the whole text into it once and takes views of that copy; the
+// proto reader copies each string it reads or builds into it. The arena is
+// shared by the module and its copies (a shared_ptr), so a view stays valid
+// as long as any copy of the module lives. This keeps parsing free of a
+// malloc per string (a third of the time before).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -72,42 +82,89 @@ class NameIndex {
   std::vector<Slot> slots_;
 };
 
+// Append-only storage for the strings of a module: chunks that never move,
+// so the views handed out stay valid until the arena is destroyed.
+class StringArena {
+ public:
+  StringArena() = default;
+  StringArena(const StringArena&) = delete;
+  StringArena& operator=(const StringArena&) = delete;
+  // A stable copy of `s`.
+  std::string_view Copy(std::string_view s) {
+    if (s.empty()) return {};
+    char* p = Allocate(s.size());
+    std::memcpy(p, s.data(), s.size());
+    return {p, s.size()};
+  }
+  // n bytes that stay put.
+  char* Allocate(size_t n) {
+    if (n > left_) {
+      const size_t size = n > kChunk / 4 ? n : kChunk;
+      chunks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+      if (n > kChunk / 4) {  // a large piece gets a chunk of its own
+        bytes_ += n;
+        return chunks_.back().get();
+      }
+      cur_ = chunks_.back().get();
+      left_ = size;
+    }
+    char* p = cur_;
+    cur_ += n;
+    left_ -= n;
+    bytes_ += n;
+    return p;
+  }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  static constexpr size_t kChunk = 64 * 1024;
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  char* cur_ = nullptr;
+  size_t left_ = 0;
+  size_t bytes_ = 0;
+};
+
+// All string_views below point into the owning Module's `strings` arena (or,
+// for ParseHloInstruction, into the text it was given).
 struct OpMetadata {
-  std::string op_type;
-  std::string op_name;  // JAX name stack: "jit(train_step)/jvp(model)/layer/dot_general"
-  std::string source_file;
+  std::string_view op_type;
+  std::string_view op_name;  // JAX name stack: "jit(train_step)/jvp(model)/layer/dot_general"
+  std::string_view source_file;
   int64_t source_line = -1;
 };
 
 struct Instruction {
-  std::string name;  // without the '%'
-  std::string opcode;
+  std::string_view name;  // without the '%'
+  std::string_view opcode;
   Shape shape;
-  std::vector<std::string> operand_names;
+  std::vector<std::string_view> operand_names;
   std::vector<int32_t> operands;  // indices into the computation (-1: not found there)
   // The text inside the parentheses for constant(...), parameter(N), iota etc.
-  std::string literal;
+  std::string_view literal;
   int64_t parameter_number = -1;
-  std::vector<std::pair<std::string, std::string>> attrs;  // key, value text, as written
-  std::vector<std::string> called;                         // computations it calls
-  std::vector<int32_t> called_ids;                         // indices into Module::computations (-1 unknown)
+  std::vector<std::pair<std::string_view, std::string_view>> attrs;  // key, value text, as written
+  std::vector<std::string_view> called;                              // computations it calls
+  std::vector<int32_t> called_ids;  // indices into Module::computations (-1 unknown)
   OpMetadata metadata;
   bool is_root = false;
   uint32_t line = 0;  // 1-based position in the text (0 for protos)
   uint32_t column = 0;
 
   // Value text of an attribute, or nullptr.
-  const std::string* Attr(std::string_view key) const {
+  const std::string_view* Attr(std::string_view key) const {
     for (const auto& [k, v] : attrs)
       if (k == key) return &v;
     return nullptr;
   }
+  // An integer attribute (index=2, feature_group_count=4), or `def` when it
+  // is absent or not a whole number.
+  int64_t IntAttr(std::string_view key, int64_t def) const;
 };
 
 struct Computation {
-  std::string name;
+  std::string_view name;
   bool is_entry = false;
-  std::string execution_thread;
+  std::string_view execution_thread;
   std::vector<Instruction> instructions;
   int32_t root = -1;
   NameIndex index;  // instruction name -> position (Module::Link)
@@ -130,6 +187,8 @@ struct Computation {
 struct Module {
   std::string name;
   std::string source;  // file path (or "<metadata plane>") for messages
+  // Owns the text every view in the module points into; shared by copies.
+  std::shared_ptr<StringArena> strings = std::make_shared<StringArena>();
   std::vector<std::pair<std::string, std::string>> attrs;  // header attributes
   int64_t num_partitions = 1;
   int64_t replica_count = 1;

@@ -111,6 +111,7 @@ class ProtoReader {
   StatusOr<Module> ReadModule(std::string_view msg) {
     Module m;
     m.source = std::string(path_);
+    arena_ = m.strings.get();
     std::string entry_name;
     int64_t entry_id = -1;
     std::vector<std::vector<RawInstruction>> raw;
@@ -152,7 +153,7 @@ class ProtoReader {
     for (size_t i = 0; i < m.computations.size(); ++i) {
       Computation& c = m.computations[i];
       c.is_entry = (entry_id >= 0 && comp_ids[i] == entry_id) || (entry_id < 0 && c.name == entry_name);
-      std::unordered_map<int64_t, std::string> names;
+      std::unordered_map<int64_t, std::string_view> names;
       for (const auto& r : raw[i]) names[r.id] = r.in.name;
       for (auto& r : raw[i]) {
         for (int64_t op : r.operand_ids) {
@@ -163,7 +164,7 @@ class ProtoReader {
           r.in.operand_names.push_back(it->second);
         }
         // Called computations, named after the attribute the text form uses.
-        std::vector<std::string> callee;
+        std::vector<std::string_view> callee;
         for (int64_t id : r.called_ids) {
           auto it = comp_by_id.find(id);
           if (it == comp_by_id.end())
@@ -172,14 +173,14 @@ class ProtoReader {
           callee.push_back(m.computations[it->second].name);
         }
         if (!callee.empty()) {
-          const std::string& op = r.in.opcode;
+          const std::string_view op = r.in.opcode;
           if (op == "while" && callee.size() == 2) {
             r.in.attrs.emplace_back("condition", callee[0]);
             r.in.attrs.emplace_back("body", callee[1]);
           } else if (op == "conditional") {
             std::string list = "{";
             for (size_t k = 0; k < callee.size(); ++k) list += fmt::format("{}{}", k ? ", " : "", callee[k]);
-            r.in.attrs.emplace_back("branch_computations", list + "}");
+            r.in.attrs.emplace_back("branch_computations", Keep(list + "}"));
           } else if (op == "fusion" || op == "call" || op == "async-start" || op == "custom-call") {
             r.in.attrs.emplace_back(op == "call" || op == "custom-call" ? "to_apply" : "calls", callee[0]);
           } else {
@@ -212,7 +213,7 @@ class ProtoReader {
       uint64_t v = 0;
       bool ok = true;
       if (f == 1 && t == kLen) {
-        ok = w.Bytes(&s), c->name = std::string(s);
+        ok = w.Bytes(&s), c->name = Keep(s);
       } else if (f == 2 && t == kLen) {
         ok = w.Bytes(&s);
         if (ok) {
@@ -224,7 +225,7 @@ class ProtoReader {
       } else if (f == 6 && t == kVarint) {
         ok = w.Varint(&v), *root = static_cast<int64_t>(v);
       } else if (f == 8 && t == kLen) {
-        ok = w.Bytes(&s), c->execution_thread = std::string(s);
+        ok = w.Bytes(&s), c->execution_thread = Keep(s);
       } else {
         ok = w.Skip(t);
       }
@@ -360,6 +361,7 @@ class ProtoReader {
     Wire w(all_.data(), msg);
     std::vector<std::vector<int64_t>> groups;
     std::string iota_groups;
+    std::string slice;  // slice={[0:4:1], [2:8:1]}, one field per dim
     while (!w.done()) {
       uint32_t f, t;
       uint64_t at = w.offset();
@@ -370,10 +372,10 @@ class ProtoReader {
       std::unordered_map<uint32_t, std::vector<int64_t>> fields;
       switch (t == kLen ? f : (t == kVarint ? f + 1000 : 0)) {
         case 1:
-          ok = w.Bytes(&s), in.name = std::string(s);
+          ok = w.Bytes(&s), in.name = Keep(s);
           break;
         case 2:
-          ok = w.Bytes(&s), in.opcode = std::string(s);
+          ok = w.Bytes(&s), in.opcode = Keep(s);
           break;
         case 3:
           ok = w.Bytes(&s);
@@ -386,15 +388,15 @@ class ProtoReader {
           ok = w.Varint(&v), in.parameter_number = static_cast<int64_t>(v);
           break;
         case 11:
-          ok = w.Bytes(&s), in.attrs.emplace_back("kind", std::string(s));
+          ok = w.Bytes(&s), in.attrs.emplace_back("kind", Keep(s));
           break;
         case 1013:
-          ok = w.Varint(&v), in.attrs.emplace_back("index", std::to_string(v));
+          ok = w.Varint(&v), in.attrs.emplace_back("index", Keep(std::to_string(v)));
           break;
         case 14: {
           std::vector<int64_t> d;
           ok = ReadRepeatedVarint(w, t, &d);
-          in.attrs.emplace_back("dimensions", fmt::format("{{{}}}", JoinInts(d)));
+          in.attrs.emplace_back("dimensions", Keep(fmt::format("{{{}}}", JoinInts(d))));
           break;
         }
         case 15:
@@ -405,19 +407,19 @@ class ProtoReader {
           break;
         case 17:  // slice_dimensions, one message per dim
           ok = w.Bytes(&s) && ReadIntFields(s, &fields);
-          if (ok) AppendSlice(fields, &in);
+          if (ok) AppendSlice(fields, &slice);
           break;
         case 20: {
           std::vector<int64_t> d;
           ok = ReadRepeatedVarint(w, t, &d);
-          in.attrs.emplace_back("dynamic_slice_sizes", fmt::format("{{{}}}", JoinInts(d)));
+          in.attrs.emplace_back("dynamic_slice_sizes", Keep(fmt::format("{{{}}}", JoinInts(d))));
           break;
         }
         case 1026:
-          ok = w.Varint(&v), in.attrs.emplace_back("channel_id", std::to_string(v));
+          ok = w.Varint(&v), in.attrs.emplace_back("channel_id", Keep(std::to_string(v)));
           break;
         case 28:
-          ok = w.Bytes(&s), in.attrs.emplace_back("custom_call_target", Quote(s));
+          ok = w.Bytes(&s), in.attrs.emplace_back("custom_call_target", Keep(Quote(s)));
           break;
         case 30:
           ok = w.Bytes(&s) && ReadIntFields(s, &fields);
@@ -425,8 +427,9 @@ class ProtoReader {
             const char* names[] = {"", "lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
                                    "rhs_batch_dims"};
             for (uint32_t k = 3; k <= 4; ++k)
-              if (!fields[k].empty()) in.attrs.emplace_back(names[k], fmt::format("{{{}}}", JoinInts(fields[k])));
-            for (uint32_t k = 1; k <= 2; ++k) in.attrs.emplace_back(names[k], fmt::format("{{{}}}", JoinInts(fields[k])));
+              if (!fields[k].empty()) in.attrs.emplace_back(names[k], Keep(fmt::format("{{{}}}", JoinInts(fields[k]))));
+            for (uint32_t k = 1; k <= 2; ++k)
+              in.attrs.emplace_back(names[k], Keep(fmt::format("{{{}}}", JoinInts(fields[k]))));
           }
           break;
         case 1035:
@@ -442,17 +445,17 @@ class ProtoReader {
           break;
         case 43:
           ok = w.Bytes(&s);
-          if (ok && !s.empty()) in.attrs.emplace_back("backend_config", std::string(s));
+          if (ok && !s.empty()) in.attrs.emplace_back("backend_config", Keep(s));
           break;
         case 49:
           ok = w.Bytes(&s) && ReadIntFields(s, &fields);
           if (ok) groups.push_back(fields[1]);
           break;
         case 1050:
-          ok = w.Varint(&v), in.attrs.emplace_back("feature_group_count", std::to_string(v));
+          ok = w.Varint(&v), in.attrs.emplace_back("feature_group_count", Keep(std::to_string(v)));
           break;
         case 1058:
-          ok = w.Varint(&v), in.attrs.emplace_back("batch_group_count", std::to_string(v));
+          ok = w.Varint(&v), in.attrs.emplace_back("batch_group_count", Keep(std::to_string(v)));
           break;
         case 1071:
           ok = w.Varint(&v);
@@ -491,10 +494,11 @@ class ProtoReader {
     }
     if (in.name.empty() || in.opcode.empty())
       return Err(static_cast<uint64_t>(msg.data() - all_.data()), "an instruction with a name and an opcode");
+    if (!slice.empty()) in.attrs.emplace_back("slice", Keep("{" + slice + "}"));
     if (!iota_groups.empty())
-      in.attrs.emplace_back("replica_groups", iota_groups);
+      in.attrs.emplace_back("replica_groups", Keep(iota_groups));
     else if (!groups.empty())
-      in.attrs.emplace_back("replica_groups", GroupsText(groups));
+      in.attrs.emplace_back("replica_groups", Keep(GroupsText(groups)));
     return OkStatus();
   }
 
@@ -508,7 +512,7 @@ class ProtoReader {
       bool ok;
       if (t == kLen && (f == 1 || f == 2 || f == 3)) {
         ok = w.Bytes(&s);
-        (f == 1 ? md->op_type : f == 2 ? md->op_name : md->source_file) = std::string(s);
+        (f == 1 ? md->op_type : f == 2 ? md->op_name : md->source_file) = Keep(s);
       } else if (f == 4 && t == kVarint) {
         ok = w.Varint(&v), md->source_line = static_cast<int64_t>(v);
       } else {
@@ -546,12 +550,12 @@ class ProtoReader {
       rhs += fmt::format("{}{}", x, get(dims[i], 5, 1));
       lhs += fmt::format("{}{}", x, get(dims[i], 6, 1));
     }
-    in->attrs.emplace_back("window", fmt::format("{{size={} stride={} pad={} lhs_dilate={} rhs_dilate={}}}", size,
-                                                 stride, pad, lhs, rhs));
+    in->attrs.emplace_back("window", Keep(fmt::format("{{size={} stride={} pad={} lhs_dilate={} rhs_dilate={}}}",
+                                                      size, stride, pad, lhs, rhs)));
     return true;
   }
 
-  static bool AddConvDims(std::unordered_map<uint32_t, std::vector<int64_t>>& f, Instruction* in) {
+  bool AddConvDims(std::unordered_map<uint32_t, std::vector<int64_t>>& f, Instruction* in) {
     auto labels = [](int64_t a, char ca, int64_t b, char cb, const std::vector<int64_t>& sp) -> std::string {
       size_t rank = 2 + sp.size();
       std::string s(rank, '?');
@@ -566,22 +570,22 @@ class ProtoReader {
     auto one = [&](uint32_t k) { return f[k].empty() ? int64_t{0} : f[k].back(); };
     std::string text = labels(one(7), 'b', one(8), 'f', f[11]) + "_" + labels(one(3), 'i', one(4), 'o', f[6]) +
                        "->" + labels(one(9), 'b', one(10), 'f', f[12]);
-    in->attrs.emplace_back("dim_labels", text);
+    in->attrs.emplace_back("dim_labels", Keep(text));
     return true;
   }
 
-  static void AppendSlice(std::unordered_map<uint32_t, std::vector<int64_t>>& f, Instruction* in) {
+  static void AppendSlice(std::unordered_map<uint32_t, std::vector<int64_t>>& f, std::string* slice) {
     auto get = [&](uint32_t k, int64_t def) { return f[k].empty() ? def : f[k].back(); };
-    std::string dim = fmt::format("[{}:{}:{}]", get(1, 0), get(2, 0), get(3, 1));
-    for (auto& [k, v] : in->attrs)
-      if (k == "slice") {
-        v.insert(v.size() - 1, ", " + dim);
-        return;
-      }
-    in->attrs.emplace_back("slice", "{" + dim + "}");
+    if (!slice->empty()) *slice += ", ";
+    *slice += fmt::format("[{}:{}:{}]", get(1, 0), get(2, 0), get(3, 1));
   }
 
+  // A copy of `s` in the module's arena (the bytes being read may not
+  // outlive the module).
+  std::string_view Keep(std::string_view s) { return arena_->Copy(s); }
+
   std::string_view all_;
+  StringArena* arena_ = nullptr;
   std::string_view path_;
 };
 

@@ -53,7 +53,7 @@ TEST(HloProto, HandBuiltModule) {
   const Instruction& dot = e->root_instruction();
   EXPECT_EQ(dot.name, "dot.1");
   EXPECT_EQ(dot.shape.ToString(), "f32[2,4]{1,0}");
-  EXPECT_EQ(dot.operand_names, (std::vector<std::string>{"p0", "p1"}));
+  EXPECT_EQ(dot.operand_names, (std::vector<std::string_view>{"p0", "p1"}));
   EXPECT_EQ(dot.operands, (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(*dot.Attr("lhs_contracting_dims"), "{1}");
   EXPECT_EQ(*dot.Attr("rhs_contracting_dims"), "{0}");
@@ -111,9 +111,9 @@ TEST(HloProtoCorpus, PaxFsdpAfterOptimizations) {
   int gemms = 0;
   for (const auto& c : m->computations)
     for (const auto& in : c.instructions) {
-      ++ops[in.opcode];
-      if (in.opcode == "fusion") ++kinds[*in.Attr("kind")];
-      if (const std::string* t = in.Attr("custom_call_target"); t && *t == "\"__cublas$gemm\"") ++gemms;
+      ++ops[std::string(in.opcode)];
+      if (in.opcode == "fusion") ++kinds[std::string(*in.Attr("kind"))];
+      if (const std::string_view* t = in.Attr("custom_call_target"); t && *t == "\"__cublas$gemm\"") ++gemms;
     }
   EXPECT_EQ(ops["fusion"], 2315);
   EXPECT_EQ(kinds["kInput"], 1215);

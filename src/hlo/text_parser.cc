@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstring>
 
 #include "hlo/attrs.h"
@@ -49,7 +50,10 @@ bool IsCallAttr(std::string_view k) {
 
 class TextParser {
  public:
-  TextParser(std::string_view text, std::string_view path) : s_(text), path_(path) {}
+  // `text` must outlive the instructions read (ParseHloText hands it a copy
+  // in the modules' arena); decoded strings go to `arena`.
+  TextParser(std::string_view text, std::string_view path, std::shared_ptr<StringArena> arena)
+      : s_(text), path_(path), arena_(std::move(arena)) {}
 
   StatusOr<std::vector<Module>> ParseFile() {
     std::vector<Module> modules;
@@ -63,6 +67,7 @@ class TextParser {
     bool first = true;
     while (!AtEnd()) {
       Module m;
+      m.strings = arena_;
       if (PeekWord() != "HloModule") {
         // XLA's parser also takes bare computations without a header (the
         // multihost runner's inputs); the module is named after nothing.
@@ -332,7 +337,7 @@ class TextParser {
     std::string_view name;
     size_t at = p_;
     if (!Name(&name)) return Err(at, "a computation name or 'HloModule'");
-    c->name = std::string(name);
+    c->name = name;
     SkipWs();
     if (Peek() == '(') {  // (p0: f32[4], ...) -> f32[4]
       std::string_view params;
@@ -357,11 +362,10 @@ class TextParser {
       RETURN_IF_ERROR(ParseInstruction(&in));
       c->instructions.push_back(std::move(in));
     }
-    std::vector<std::pair<std::string, std::string>> attrs;
-    RETURN_IF_ERROR(ParseAttrs(&attrs));
-    for (auto& [k, v] : attrs)
-      if (k == "execution_thread") Unquote(v, &c->execution_thread);
-    return OkStatus();
+    return ScanAttrs([&](std::string_view k, std::string_view v, size_t) -> Status {
+      if (k == "execution_thread" && !UnquoteInto(v, arena_.get(), &c->execution_thread)) c->execution_thread = v;
+      return OkStatus();
+    });
   }
 
   Status ParseInstruction(Instruction* in) {
@@ -374,7 +378,7 @@ class TextParser {
     std::string_view name;
     size_t at = p_;
     if (!Name(&name)) return Err(at, "an instruction name or '}'");
-    in->name = std::string(name);
+    in->name = name;
     SkipWs();
     if (!Eat('=')) return Err(p_, fmt::format("'=' after instruction name '{}'", name));
     SkipWs();
@@ -400,21 +404,23 @@ class TextParser {
     std::string_view opcode;
     at = p_;
     if (!Name(&opcode)) return Err(at, fmt::format("an opcode for '{}'", name));
-    in->opcode = std::string(opcode);
+    in->opcode = opcode;
     std::string_view ops;
     at = p_;
     if (!Balanced('(', ')', &ops)) return Err(at, fmt::format("'(' and the operands of '{}', closed by ')'", name));
     if (in->opcode == "parameter" || in->opcode == "constant" || in->opcode == "iota" ||
         in->opcode == "rng-get-and-update-state") {
-      in->literal = std::string(Trim(ops));
+      in->literal = Trim(ops);
       if (in->opcode == "parameter") {
-        char* end = nullptr;
-        in->parameter_number = std::strtoll(in->literal.c_str(), &end, 10);
-        if (in->literal.empty() || *end != '\0' || in->parameter_number < 0)
+        const char* b = in->literal.data();
+        const char* e = b + in->literal.size();
+        auto [end, ec] = std::from_chars(b, e, in->parameter_number);
+        if (in->literal.empty() || ec != std::errc() || end != e || in->parameter_number < 0)
           return Err(at + 1, "a parameter number");
       }
     } else {
       std::string_view list = StripComments(ops, &comment_buf_);
+      if (list.data() != ops.data()) list = arena_->Copy(list);  // the names must outlive comment_buf_
       names_.clear();
       int depth = 0;
       size_t start = 0;
@@ -442,7 +448,7 @@ class TextParser {
     // are listed by name.
     return ScanAttrs([&](std::string_view k, std::string_view v, size_t) -> Status {
       if (k == "metadata") {
-        if (!ParseMetadata(v, &in->metadata))
+        if (!ParseMetadata(v, arena_.get(), &in->metadata))
           return Err(at, fmt::format("a metadata record {{op_name=\"...\" ...}} on '{}'", name));
         return OkStatus();
       }
@@ -458,13 +464,14 @@ class TextParser {
           }
         }
       }
-      in->attrs.emplace_back(std::string(k), std::string(v));
+      in->attrs.emplace_back(k, v);
       return OkStatus();
     });
   }
 
   std::string_view s_;
   std::string_view path_;
+  std::shared_ptr<StringArena> arena_;
   size_t p_ = 0;
   std::string comment_buf_;             // operand lists with /* */ comments removed
   std::vector<std::string_view> names_;  // operand names of the instruction being read
@@ -527,8 +534,7 @@ Status Module::Link() {
       if (in.shape.type == ElementType::kInvalid && in.opcode == "get-tuple-element" && in.operands.size() == 1 &&
           in.operands[0] >= 0) {
         const Shape& t = c.instructions[static_cast<size_t>(in.operands[0])].shape;
-        int64_t idx = 0;
-        if (const std::string* v = in.Attr("index")) idx = std::atoll(v->c_str());
+        const int64_t idx = in.IntAttr("index", 0);
         if (t.is_tuple() && idx >= 0 && static_cast<size_t>(idx) < t.tuple.size()) in.shape = t.tuple[idx];
       }
       in.called_ids.clear();
@@ -546,14 +552,18 @@ Status Module::Link() {
 }
 
 StatusOr<std::vector<Module>> ParseHloText(std::string_view text, std::string_view path) {
-  TextParser p(text, path);
+  // One copy of the text that every view of the modules points into.
+  auto arena = std::make_shared<StringArena>();
+  const std::string_view own = arena->Copy(text);
+  TextParser p(own, path, arena);
   auto modules = p.ParseFile();
-  if (modules.ok()) AssignLines(text, &modules.value());
+  if (modules.ok()) AssignLines(own, &modules.value());
   return modules;
 }
 
-StatusOr<Instruction> ParseHloInstruction(std::string_view text) {
-  TextParser p(text, "<instruction>");
+StatusOr<Instruction> ParseHloInstruction(std::string_view text, StringArena* arena) {
+  // A non-owning handle: the caller keeps `arena` (and `text`) alive.
+  TextParser p(text, "<instruction>", std::shared_ptr<StringArena>(std::shared_ptr<StringArena>{}, arena));
   Instruction in;
   RETURN_IF_ERROR(p.ParseOneInstruction(&in));
   in.line = 1;

@@ -22,8 +22,10 @@ StatusOr<std::vector<Module>> ParseHloText(std::string_view text, std::string_vi
 
 // Parses one instruction line, e.g. an xprof/TPU op expression
 // "%fusion.1 = bf16[8]{0} fusion(bf16[8]{0} %p), kind=kLoop, calls=%f".
-// Operand names are kept; nothing is resolved.
-StatusOr<Instruction> ParseHloInstruction(std::string_view text);
+// Operand names are kept; nothing is resolved. The instruction's strings are
+// views of `text`, or of `arena` where they had to be decoded: both must
+// outlive it.
+StatusOr<Instruction> ParseHloInstruction(std::string_view text, StringArena* arena);
 
 // True if the bytes look like HLO text (an "HloModule" header near the start).
 bool LooksLikeHloText(std::string_view head);

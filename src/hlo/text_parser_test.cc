@@ -67,7 +67,7 @@ TEST(HloText, ParsesModulesComputationsAndAttributes) {
 
   const Instruction* t = entry->Find("t");
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->operand_names, (std::vector<std::string>{"ar", "c"}));
+  EXPECT_EQ(t->operand_names, (std::vector<std::string_view>{"ar", "c"}));
   EXPECT_EQ(t->operands, (std::vector<int32_t>{3, 2}));
   EXPECT_EQ(t->shape.tuple.size(), 2u);
 
@@ -173,15 +173,17 @@ TEST(HloText, SyntaxErrorsNameLineColumnAndExpectedToken) {
 }
 
 TEST(HloText, SingleInstructionLikeXprofExpressions) {
+  StringArena arena;
   auto in = ParseHloInstruction(
       "%all-reduce = f32[5,1024,1024,256]{3,2,1,0:T(8,128)} all-reduce(f32[5,1024,1024,256]{3,2,1,0:T(8,128)} "
       "%bitcast), channel_id=1, replica_groups=[4,2]<=[2,4]T(1,0), use_global_device_ids=true, "
-      "to_apply=%region_0.3.clone");
+      "to_apply=%region_0.3.clone",
+      &arena);
   ASSERT_TRUE(in.ok()) << in.status().message();
   EXPECT_EQ(in->opcode, "all-reduce");
-  EXPECT_EQ(in->operand_names, (std::vector<std::string>{"bitcast"}));
-  EXPECT_EQ(in->called, (std::vector<std::string>{"region_0.3.clone"}));
-  EXPECT_FALSE(ParseHloInstruction("%x = f32[] add(%a, %b) trailing").ok());
+  EXPECT_EQ(in->operand_names, (std::vector<std::string_view>{"bitcast"}));
+  EXPECT_EQ(in->called, (std::vector<std::string_view>{"region_0.3.clone"}));
+  EXPECT_FALSE(ParseHloInstruction("%x = f32[] add(%a, %b) trailing", &arena).ok());
 }
 
 std::string ReadFile(const std::string& path) {
@@ -195,7 +197,7 @@ std::map<std::string, int> CountOpcodes(const std::vector<Module>& ms) {
   std::map<std::string, int> n;
   for (const auto& m : ms)
     for (const auto& c : m.computations)
-      for (const auto& in : c.instructions) ++n[in.opcode];
+      for (const auto& in : c.instructions) ++n[std::string(in.opcode)];
   return n;
 }
 
@@ -266,10 +268,11 @@ TEST(HloCorpus, EveryTpuInstructionLineParses) {
   std::ifstream f(path);
   std::string line;
   int n = 0, bad = 0;
+  StringArena arena;
   while (std::getline(f, line)) {
     if (line.empty()) continue;
     ++n;
-    auto in = ParseHloInstruction(line);
+    auto in = ParseHloInstruction(line, &arena);
     if (!in.ok()) {
       ++bad;
       ADD_FAILURE() << in.status().message() << "\n" << line.substr(0, 300);

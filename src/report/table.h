@@ -18,6 +18,8 @@ struct Cell {
   static Cell Int(int64_t v) { return {v, 0}; }
   static Cell Real(double v, int precision = 2) { return {v, precision}; }
   static Cell Text(std::string v) { return {std::move(v), 0}; }
+  static Cell Text(std::string_view v) { return {std::string(v), 0}; }
+  static Cell Text(const char* v) { return {std::string(v), 0}; }
 };
 
 struct Column {

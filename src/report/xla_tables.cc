@@ -218,7 +218,7 @@ Table HloCategoryTable(const std::vector<hlo::Module>& modules) {
           continue;
         std::string cat = XprofCategory(m, in);
         std::string_view gname = in.name;
-        if (const std::string* tgt = in.Attr("custom_call_target")) gname = *tgt;
+        if (const std::string_view* tgt = in.Attr("custom_call_target")) gname = *tgt;
         auto& a = by[{XlaGroupName(GroupFromCategory(cat, gname)), cat}];
         hlo::Cost k = cm.Of(*c, in);
         ++a.count;
@@ -250,9 +250,9 @@ struct GroupView {
 };
 GroupView ReadGroups(const hlo::Module& m, const hlo::Instruction& in) {
   GroupView g;
-  const std::string* rg = in.Attr("replica_groups");
+  const std::string_view* rg = in.Attr("replica_groups");
   if (!rg) {
-    if (const std::string* st = in.Attr("source_target_pairs")) g.text = *st;
+    if (const std::string_view* st = in.Attr("source_target_pairs")) g.text = *st;
     return g;
   }
   g.text = *rg;
@@ -285,7 +285,7 @@ Table HloCollectivesTable(const std::vector<hlo::Module>& modules, int top) {
     hlo::CostModel cm(m);
     for (const auto& c : m.computations)
       for (const auto& in : c.instructions) {
-        std::string base = in.opcode;
+        std::string base(in.opcode);
         if (base.size() > 6 && base.substr(base.size() - 6) == "-start") base.resize(base.size() - 6);
         if (base != "all-reduce" && base != "all-gather" && base != "reduce-scatter" && base != "all-to-all" &&
             base != "collective-permute" && base != "ragged-all-to-all")
@@ -339,14 +339,14 @@ StatusOr<Table> HloExplainTable(const std::vector<hlo::Module>& modules, std::st
       t.id = "hlo_op";
       t.title = fmt::format("HLO instruction %{}", in->name);
       t.AddColumn("field", false).AddColumn("value", false);
-      auto add = [&](std::string f, std::string v) { t.rows.push_back({Cell::Text(std::move(f)), Cell::Text(std::move(v))}); };
+      auto add = [&](std::string f, std::string_view v) { t.rows.push_back({Cell::Text(std::move(f)), Cell::Text(std::string(v))}); };
       add("module", m.name);
-      add("computation", c.name + (c.is_fusion ? " (fusion body)" : c.is_entry ? " (entry)" : ""));
+      add("computation", std::string(c.name) + (c.is_fusion ? " (fusion body)" : c.is_entry ? " (entry)" : ""));
       if (in->line) add("position", fmt::format("{}:{}:{}", m.source, in->line, in->column));
       add("opcode", in->opcode);
       add("category", XprofCategory(m, *in));
-      std::string gname = in->name;
-      if (const std::string* tgt = in->Attr("custom_call_target")) gname = *tgt;
+      std::string gname(in->name);
+      if (const std::string_view* tgt = in->Attr("custom_call_target")) gname = *tgt;
       add("mlprof category", XlaGroupName(GroupFromCategory(XprofCategory(m, *in), gname)));
       std::vector<const hlo::Shape*> leaves;
       std::function<void(const hlo::Shape&)> collect = [&](const hlo::Shape& s) {
@@ -376,11 +376,11 @@ StatusOr<Table> HloExplainTable(const std::vector<hlo::Module>& modules, std::st
         const hlo::Shape* s =
             in->operands.size() > i && in->operands[i] >= 0 ? &c.instructions[static_cast<size_t>(in->operands[i])].shape
                                                             : nullptr;
-        add(fmt::format("operand {}", i), "%" + in->operand_names[i] + (s ? " " + s->ToString() : ""));
+        add(fmt::format("operand {}", i), "%" + std::string(in->operand_names[i]) + (s ? " " + s->ToString() : ""));
       }
-      for (const auto& callee : in->called) add("calls", "%" + callee);
+      for (const auto& callee : in->called) add("calls", "%" + std::string(callee));
       for (const auto& [key, value] : in->attrs)
-        if (key != "backend_config") add("attr " + key, value.substr(0, 200));
+        if (key != "backend_config") add("attr " + std::string(key), value.substr(0, 200));
       add("flops", fmt::format("{:.0f}", k.flops));
       if (k.transcendentals > 0) add("transcendentals", fmt::format("{:.0f}", k.transcendentals));
       add("bytes accessed", fmt::format("{:.0f} (read {:.0f}, written {:.0f})", k.bytes_accessed, k.bytes_read,
@@ -409,7 +409,7 @@ StatusOr<Table> HloExplainTable(const std::vector<hlo::Module>& modules, std::st
   for (const auto& m : modules)
     for (const auto& c : m.computations)
       for (const auto& in : c.instructions)
-        if (near.size() < 8 && in.name.find(want) != std::string::npos) near.push_back(in.name);
+        if (near.size() < 8 && in.name.find(want) != std::string::npos) near.push_back(std::string(in.name));
   return NotFound(fmt::format("--op {}: no such instruction in the module(s){}", want,
                               near.empty() ? std::string() : " (names containing it: " + [&] {
                                 std::string s;
