@@ -81,7 +81,9 @@ class Wire {
 
 // A repeated integer field, packed (one length-delimited run of varints) or
 // not (one varint per occurrence); appends to *out.
-inline bool ReadRepeatedVarint(Wire& w, uint32_t type, std::vector<int64_t>* out) {
+// `Vec` is any vector of int64_t (std::vector, absl::InlinedVector).
+template <class Vec>
+bool ReadRepeatedVarint(Wire& w, uint32_t type, Vec* out) {
   if (type == kVarint) {
     uint64_t v;
     if (!w.Varint(&v)) return false;

@@ -295,7 +295,7 @@ class ProtoReader {
       } else if (f == 6 && t == kLen) {
         ok = w.Bytes(&s);
         if (ok) {
-          std::vector<int64_t> tile;
+          Tile tile;
           Wire tw(all_.data(), s);
           while (ok && !tw.done()) {
             uint32_t tf, tt;

@@ -160,7 +160,7 @@ class Parser {
         ++pos_;
         while (Peek() == '(') {
           ++pos_;
-          std::vector<int64_t> tile;
+          Tile tile;
           for (;;) {
             int64_t v;
             if (Eat('*'))
@@ -206,10 +206,18 @@ class Parser {
   Status CheckMinorToMajor(const Layout& l, size_t rank) {
     if (l.minor_to_major.empty()) return OkStatus();  // {:T(128)} on scalars, or no order
     if (l.minor_to_major.size() != rank) return Error(pos_, fmt::format("a layout listing all {} dimensions", rank));
-    std::vector<bool> seen(rank, false);
+    // Dimension numbers were checked to be below the rank; a bit set per
+    // 64 dims (no allocation for the usual rank <= 64).
+    uint64_t small = 0;
+    std::vector<bool> seen(rank > 64 ? rank : 0, false);
     for (int64_t d : l.minor_to_major) {
-      if (seen[d]) return Error(pos_, fmt::format("each dimension once in the layout (dimension {} twice)", d));
-      seen[d] = true;
+      bool dup;
+      if (rank <= 64) {
+        dup = (small >> d) & 1, small |= uint64_t{1} << d;
+      } else {
+        dup = seen[static_cast<size_t>(d)], seen[static_cast<size_t>(d)] = true;
+      }
+      if (dup) return Error(pos_, fmt::format("each dimension once in the layout (dimension {} twice)", d));
     }
     return OkStatus();
   }
@@ -249,7 +257,7 @@ class Parser {
   size_t pos_ = 0;
 };
 
-std::string JoinInts(const std::vector<int64_t>& v) {
+std::string JoinInts(std::span<const int64_t> v) {
   std::string s;
   for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + (v[i] < 0 ? std::string("*") : std::to_string(v[i]));
   return s;
@@ -358,7 +366,7 @@ PhysicalShape Physical(const Shape& s) {
   }
   p.padded_major_to_minor = p.logical_major_to_minor;
   if (!s.layout.tiles.empty()) {
-    std::vector<int64_t> tile = s.layout.tiles.front();
+    std::vector<int64_t> tile(s.layout.tiles.front().begin(), s.layout.tiles.front().end());
     // Later tiles tile the tile: round its minor dims up likewise.
     for (size_t t = 1; t < s.layout.tiles.size(); ++t) {
       const auto& sub = s.layout.tiles[t];

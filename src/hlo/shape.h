@@ -6,7 +6,10 @@
 // section 3.4 (xla/layout.cc, xla/shape.cc).
 #pragma once
 
+#include <absl/container/inlined_vector.h>
+
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,17 +67,22 @@ int ElementStorageBits(ElementType t);
 // Bits of information (4 for s4, 16 for bf16).
 int ElementBits(ElementType t);
 
+// Dimension lists: inline up to rank 6, so that reading a shape (a few per
+// HLO instruction) allocates nothing for ordinary tensors.
+using DimVector = absl::InlinedVector<int64_t, 6>;
+using Tile = absl::InlinedVector<int64_t, 2>;
+
 struct Layout {
   bool present = false;  // a {...} followed the dims
-  std::vector<int64_t> minor_to_major;
-  std::vector<std::vector<int64_t>> tiles;  // T(a,b)(c,d): outer tile first; -1 = '*' (combined dim)
+  DimVector minor_to_major;
+  absl::InlinedVector<Tile, 2> tiles;  // T(a,b)(c,d): outer tile first; -1 = '*' (combined dim)
   int64_t element_size_bits = 0;            // E(n); 0 = not given
   int64_t memory_space = 0;                 // S(n)
 };
 
 struct Shape {
   ElementType type = ElementType::kInvalid;
-  std::vector<int64_t> dims;  // bound for dynamic dims
+  DimVector dims;             // bound for dynamic dims
   std::vector<bool> dynamic;  // '<=' or '?' dims; empty when no dim is dynamic
   bool is_dynamic(size_t i) const { return i < dynamic.size() && dynamic[i]; }
   Layout layout;

@@ -15,8 +15,8 @@ Shape P(std::string_view text) {
 TEST(HloShape, TilingPadsToTheTile) {
   Shape s = P("f32[3,5]{1,0:T(2,2)}");
   EXPECT_EQ(s.type, ElementType::kF32);
-  EXPECT_EQ(s.dims, (std::vector<int64_t>{3, 5}));
-  EXPECT_EQ(s.layout.minor_to_major, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(std::vector<int64_t>(s.dims.begin(), s.dims.end()), (std::vector<int64_t>{3, 5}));
+  EXPECT_EQ(std::vector<int64_t>(s.layout.minor_to_major.begin(), s.layout.minor_to_major.end()), (std::vector<int64_t>{1, 0}));
   ASSERT_EQ(s.layout.tiles.size(), 1u);
   PhysicalShape p = Physical(s);
   EXPECT_EQ(p.logical_major_to_minor, (std::vector<int64_t>{3, 5}));
@@ -36,8 +36,8 @@ TEST(HloShape, MemorySpaceAndSubTiles) {
   EXPECT_EQ(s.layout.memory_space, 1);
   EXPECT_EQ(MemorySpaceName(s.layout.memory_space), "VMEM");
   ASSERT_EQ(s.layout.tiles.size(), 2u);
-  EXPECT_EQ(s.layout.tiles[0], (std::vector<int64_t>{8, 128}));
-  EXPECT_EQ(s.layout.tiles[1], (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(std::vector<int64_t>(s.layout.tiles[0].begin(), s.layout.tiles[0].end()), (std::vector<int64_t>{8, 128}));
+  EXPECT_EQ(std::vector<int64_t>(s.layout.tiles[1].begin(), s.layout.tiles[1].end()), (std::vector<int64_t>{2, 1}));
   PhysicalShape p = Physical(s);
   EXPECT_EQ(p.tile, (std::vector<int64_t>{8, 128}));
   EXPECT_EQ(p.padded_major_to_minor, (std::vector<int64_t>{32, 32, 8192}));

@@ -354,18 +354,38 @@ class TextParser {
       SkipWs();
     }
     if (!Eat('{')) return Err(p_, fmt::format("'{{' to open computation '{}'", c->name));
+    c->instructions.reserve(EstimateInstructions());
     for (;;) {
       SkipWs();
       if (AtEnd()) return Err(p_, fmt::format("'}}' to close computation '{}'", c->name));
       if (Eat('}')) break;
-      Instruction in;
-      RETURN_IF_ERROR(ParseInstruction(&in));
-      c->instructions.push_back(std::move(in));
+      // Parsed in place: an Instruction is a few hundred bytes.
+      RETURN_IF_ERROR(ParseInstruction(&c->instructions.emplace_back()));
     }
     return ScanAttrs([&](std::string_view k, std::string_view v, size_t) -> Status {
       if (k == "execution_thread" && !UnquoteInto(v, arena_.get(), &c->execution_thread)) c->execution_thread = v;
       return OkStatus();
     });
+  }
+
+  // Lines up to the computation's closing "\n}" (a guess for reserve(): one
+  // instruction per line is the printer's layout). Keeps the vector from
+  // growing, and growing a large vector costs a copy and a malloc that
+  // makes glibc consolidate every freed chunk.
+  size_t EstimateInstructions() const {
+    const char* b = s_.data() + p_;
+    const char* e = s_.data() + s_.size();
+    size_t lines = 0;
+    for (const char* q = b; q < e;) {
+      const void* nl = std::memchr(q, '\n', static_cast<size_t>(e - q));
+      if (!nl) break;
+      q = static_cast<const char*>(nl) + 1;
+      if (q < e && *q == '}') break;
+      ++lines;
+    }
+    // No instruction is shorter than about 12 bytes ("a=f32[] b()\n"): blank
+    // lines must not make a small file reserve a large vector.
+    return std::min(lines, static_cast<size_t>(e - b) / 12 + 1);
   }
 
   Status ParseInstruction(Instruction* in) {

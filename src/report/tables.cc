@@ -338,7 +338,7 @@ std::vector<Table> InfoTables(const Profile& p) {
 }
 
 namespace {
-std::string Dims(const std::vector<int64_t>& v) {
+std::string Dims(std::span<const int64_t> v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
   return s + "]";

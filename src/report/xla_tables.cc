@@ -18,7 +18,7 @@ double Us(Ps p) { return static_cast<double>(p) / 1e6; }
 double Pct(Ps part, Ps whole) { return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0; }
 Cell Gflop(double f) { return f > 0 ? Cell::Real(f / 1e9, 3) : Cell::Null(); }
 
-std::string Dims(const std::vector<int64_t>& d) {
+std::string Dims(std::span<const int64_t> d) {
   std::string s = "[";
   for (size_t i = 0; i < d.size(); ++i) s += fmt::format("{}{}", i ? "," : "", d[i]);
   return s + "]";
