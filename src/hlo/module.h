@@ -44,18 +44,26 @@ class NameIndex {
     size_t cap = 8;
     while (cap < n * 2) cap <<= 1;
     slots_.assign(cap, Slot{});
-    for (size_t i = 0; i < n; ++i) {
-      const std::string_view key = names(i);
-      const uint32_t h = Hash(key);
-      size_t at = h & (cap - 1);
-      for (; slots_[at].pos >= 0; at = (at + 1) & (cap - 1)) {
-        if (slots_[at].hash == h && names(static_cast<size_t>(slots_[at].pos)) == key) {
-          if (dup) *dup = i;
-          return false;
-        }
+    count_ = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (!Insert(i, names(i), names)) {
+        if (dup) *dup = i;
+        return false;
       }
-      slots_[at] = {h, static_cast<int32_t>(i)};
-    }
+    return true;
+  }
+  // Adds position i under `key` (= names(i)), growing the table as needed;
+  // false if the name is there already (nothing is added then).
+  template <class Names>
+  bool Insert(size_t i, std::string_view key, const Names& names) {
+    if ((count_ + 1) * 2 > slots_.size()) Grow();
+    const uint32_t h = Hash(key);
+    const size_t mask = slots_.size() - 1;
+    size_t at = h & mask;
+    for (; slots_[at].pos >= 0; at = (at + 1) & mask)
+      if (slots_[at].hash == h && names(static_cast<size_t>(slots_[at].pos)) == key) return false;
+    slots_[at] = {h, static_cast<int32_t>(i)};
+    ++count_;
     return true;
   }
   // Position of `key`, or -1.
@@ -68,18 +76,50 @@ class NameIndex {
       if (slots_[at].hash == h && names(static_cast<size_t>(slots_[at].pos)) == key) return slots_[at].pos;
     return -1;
   }
+  size_t size() const { return count_; }
+
+  // 8 bytes at a time (names are short; a byte loop was a tenth of the HLO
+  // parse), folded to 32 bits.
+  static uint32_t Hash(std::string_view s) {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
+    const char* p = s.data();
+    size_t n = s.size();
+    auto mix = [&h](uint64_t w) {
+      h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+      h ^= h >> 31;
+    };
+    for (; n >= 8; p += 8, n -= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      mix(w);
+    }
+    if (n) {
+      uint64_t w = 0;
+      std::memcpy(&w, p, n);
+      mix(w);
+    }
+    h *= 0x94d049bb133111ebull;
+    return static_cast<uint32_t>(h ^ (h >> 32));
+  }
 
  private:
   struct Slot {
     uint32_t hash = 0;
     int32_t pos = -1;
   };
-  static uint32_t Hash(std::string_view s) {  // FNV-1a, folded
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-    return static_cast<uint32_t>(h ^ (h >> 32));
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    const size_t cap = old.empty() ? 8 : old.size() * 2;
+    slots_.assign(cap, Slot{});
+    for (const Slot& o : old) {
+      if (o.pos < 0) continue;
+      size_t at = o.hash & (cap - 1);
+      while (slots_[at].pos >= 0) at = (at + 1) & (cap - 1);
+      slots_[at] = o;
+    }
   }
   std::vector<Slot> slots_;
+  size_t count_ = 0;
 };
 
 // Append-only storage for the strings of a module: chunks that never move,
@@ -125,7 +165,7 @@ class StringArena {
 };
 
 // All string_views below point into the owning Module's `strings` arena (or,
-// for ParseHloInstruction, into the text it was given).
+// for ParseHloInstruction, into the text and arena it was given).
 struct OpMetadata {
   std::string_view op_type;
   std::string_view op_name;  // JAX name stack: "jit(train_step)/jvp(model)/layer/dot_general"
@@ -172,6 +212,10 @@ struct Computation {
   // a reducer (to_apply), a while body/condition, ...
   bool is_fusion = false;
   int32_t caller_count = 0;
+  // Set by the text parser, which fills `index` and resolves operands while
+  // it reads (the defining lines are still in cache then): Link() then only
+  // resolves the operands left at -1 (forward references).
+  bool indexed = false;
 
   // Position of the instruction named `n`, or -1.
   int32_t IndexOf(std::string_view n) const {

@@ -355,12 +355,19 @@ class TextParser {
     }
     if (!Eat('{')) return Err(p_, fmt::format("'{{' to open computation '{}'", c->name));
     c->instructions.reserve(EstimateInstructions());
+    c->indexed = true;
     for (;;) {
       SkipWs();
       if (AtEnd()) return Err(p_, fmt::format("'}}' to close computation '{}'", c->name));
       if (Eat('}')) break;
       // Parsed in place: an Instruction is a few hundred bytes.
-      RETURN_IF_ERROR(ParseInstruction(&c->instructions.emplace_back()));
+      Instruction* in = &c->instructions.emplace_back();
+      RETURN_IF_ERROR(ParseInstruction(in, c));
+      // A repeated name: Link() rebuilds the index and reports it.
+      if (c->indexed)
+        c->indexed = c->index.Insert(c->instructions.size() - 1, in->name, [c](size_t j) {
+          return std::string_view(c->instructions[j].name);
+        });
     }
     return ScanAttrs([&](std::string_view k, std::string_view v, size_t) -> Status {
       if (k == "execution_thread" && !UnquoteInto(v, arena_.get(), &c->execution_thread)) c->execution_thread = v;
@@ -388,7 +395,9 @@ class TextParser {
     return std::min(lines, static_cast<size_t>(e - b) / 12 + 1);
   }
 
-  Status ParseInstruction(Instruction* in) {
+  // `c` (null for a lone instruction) is the computation being read: operands
+  // already defined in it are resolved here.
+  Status ParseInstruction(Instruction* in, const Computation* c = nullptr) {
     in->column = static_cast<uint32_t>(p_);  // offset for now; Link-time pass turns it into line:col
     if (PeekWord() == "ROOT") {
       in->is_root = true;
@@ -463,6 +472,10 @@ class TextParser {
         }
       }
       in->operand_names.assign(names_.begin(), names_.end());
+      if (c && c->indexed) {
+        in->operands.resize(names_.size());
+        for (size_t k = 0; k < names_.size(); ++k) in->operands[k] = c->IndexOf(names_[k]);
+      }
     }
     // Metadata is decoded into in->metadata, not kept as text; callees
     // are listed by name.
@@ -531,7 +544,9 @@ Status Module::Link() {
     Computation& c = computations[i];
     if (c.is_entry) entry = static_cast<int32_t>(i);
     c.root = -1;
-    if (!c.index.Build(c.instructions.size(), [&c](size_t j) { return std::string_view(c.instructions[j].name); },
+    c.indexed = c.indexed && c.index.size() == c.instructions.size();
+    if (!c.indexed &&
+        !c.index.Build(c.instructions.size(), [&c](size_t j) { return std::string_view(c.instructions[j].name); },
                        &dup))
       return DataLoss(fmt::format("computation '{}' has two instructions named '{}'", c.name, c.instructions[dup].name));
     for (size_t j = 0; j < c.instructions.size(); ++j)
@@ -547,9 +562,14 @@ Status Module::Link() {
   }
   for (auto& c : computations) {
     for (auto& in : c.instructions) {
-      in.operands.clear();
-      in.operands.reserve(in.operand_names.size());
-      for (const auto& n : in.operand_names) in.operands.push_back(c.IndexOf(n));
+      if (c.indexed && in.operands.size() == in.operand_names.size()) {
+        for (size_t k = 0; k < in.operands.size(); ++k)  // forward references
+          if (in.operands[k] < 0) in.operands[k] = c.IndexOf(in.operand_names[k]);
+      } else {
+        in.operands.clear();
+        in.operands.reserve(in.operand_names.size());
+        for (const auto& n : in.operand_names) in.operands.push_back(c.IndexOf(n));
+      }
       // Shapes left out in the text: get-tuple-element takes its element.
       if (in.shape.type == ElementType::kInvalid && in.opcode == "get-tuple-element" && in.operands.size() == 1 &&
           in.operands[0] >= 0) {
