@@ -177,14 +177,15 @@ struct Instruction {
   std::string_view name;  // without the '%'
   std::string_view opcode;
   Shape shape;
-  std::vector<std::string_view> operand_names;
-  std::vector<int32_t> operands;  // indices into the computation (-1: not found there)
+  // The small lists hold their usual sizes inline (no malloc per instruction).
+  absl::InlinedVector<std::string_view, 3> operand_names;
+  absl::InlinedVector<int32_t, 4> operands;  // indices into the computation (-1: not found there)
   // The text inside the parentheses for constant(...), parameter(N), iota etc.
   std::string_view literal;
   int64_t parameter_number = -1;
-  std::vector<std::pair<std::string_view, std::string_view>> attrs;  // key, value text, as written
-  std::vector<std::string_view> called;                              // computations it calls
-  std::vector<int32_t> called_ids;  // indices into Module::computations (-1 unknown)
+  absl::InlinedVector<std::pair<std::string_view, std::string_view>, 2> attrs;  // key, value text, as written
+  absl::InlinedVector<std::string_view, 1> called;                              // computations it calls
+  absl::InlinedVector<int32_t, 2> called_ids;  // indices into Module::computations (-1 unknown)
   OpMetadata metadata;
   bool is_root = false;
   uint32_t line = 0;  // 1-based position in the text (0 for protos)

@@ -186,7 +186,7 @@ class ProtoReader {
           } else {
             r.in.attrs.emplace_back("to_apply", callee[0]);
           }
-          r.in.called = callee;
+          r.in.called.assign(callee.begin(), callee.end());
         }
         r.in.is_root = r.id == root_ids[i];
         c.instructions.push_back(std::move(r.in));

@@ -53,7 +53,7 @@ TEST(HloProto, HandBuiltModule) {
   const Instruction& dot = e->root_instruction();
   EXPECT_EQ(dot.name, "dot.1");
   EXPECT_EQ(dot.shape.ToString(), "f32[2,4]{1,0}");
-  EXPECT_EQ(dot.operand_names, (std::vector<std::string_view>{"p0", "p1"}));
+  EXPECT_EQ(std::vector<std::string_view>(dot.operand_names.begin(), dot.operand_names.end()), (std::vector<std::string_view>{"p0", "p1"}));
   EXPECT_EQ(dot.operands, (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(*dot.Attr("lhs_contracting_dims"), "{1}");
   EXPECT_EQ(*dot.Attr("rhs_contracting_dims"), "{0}");

@@ -67,7 +67,7 @@ TEST(HloText, ParsesModulesComputationsAndAttributes) {
 
   const Instruction* t = entry->Find("t");
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->operand_names, (std::vector<std::string_view>{"ar", "c"}));
+  EXPECT_EQ(std::vector<std::string_view>(t->operand_names.begin(), t->operand_names.end()), (std::vector<std::string_view>{"ar", "c"}));
   EXPECT_EQ(t->operands, (std::vector<int32_t>{3, 2}));
   EXPECT_EQ(t->shape.tuple.size(), 2u);
 
@@ -181,8 +181,8 @@ TEST(HloText, SingleInstructionLikeXprofExpressions) {
       &arena);
   ASSERT_TRUE(in.ok()) << in.status().message();
   EXPECT_EQ(in->opcode, "all-reduce");
-  EXPECT_EQ(in->operand_names, (std::vector<std::string_view>{"bitcast"}));
-  EXPECT_EQ(in->called, (std::vector<std::string_view>{"region_0.3.clone"}));
+  EXPECT_EQ(std::vector<std::string_view>(in->operand_names.begin(), in->operand_names.end()), (std::vector<std::string_view>{"bitcast"}));
+  EXPECT_EQ(std::vector<std::string_view>(in->called.begin(), in->called.end()), (std::vector<std::string_view>{"region_0.3.clone"}));
   EXPECT_FALSE(ParseHloInstruction("%x = f32[] add(%a, %b) trailing", &arena).ok());
 }
 
