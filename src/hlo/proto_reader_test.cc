@@ -54,7 +54,7 @@ TEST(HloProto, HandBuiltModule) {
   EXPECT_EQ(dot.name, "dot.1");
   EXPECT_EQ(dot.shape.ToString(), "f32[2,4]{1,0}");
   EXPECT_EQ(std::vector<std::string_view>(dot.operand_names.begin(), dot.operand_names.end()), (std::vector<std::string_view>{"p0", "p1"}));
-  EXPECT_EQ(dot.operands, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(std::vector<int32_t>(dot.operands.begin(), dot.operands.end()), (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(*dot.Attr("lhs_contracting_dims"), "{1}");
   EXPECT_EQ(*dot.Attr("rhs_contracting_dims"), "{0}");
   EXPECT_EQ(*dot.Attr("replica_groups"), "{{0,1},{2,3}}");

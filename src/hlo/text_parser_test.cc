@@ -68,7 +68,7 @@ TEST(HloText, ParsesModulesComputationsAndAttributes) {
   const Instruction* t = entry->Find("t");
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(std::vector<std::string_view>(t->operand_names.begin(), t->operand_names.end()), (std::vector<std::string_view>{"ar", "c"}));
-  EXPECT_EQ(t->operands, (std::vector<int32_t>{3, 2}));
+  EXPECT_EQ(std::vector<int32_t>(t->operands.begin(), t->operands.end()), (std::vector<int32_t>{3, 2}));
   EXPECT_EQ(t->shape.tuple.size(), 2u);
 
   const Instruction* c = entry->Find("c");
@@ -76,7 +76,8 @@ TEST(HloText, ParsesModulesComputationsAndAttributes) {
   EXPECT_EQ(entry->Find("x")->parameter_number, 0);
 
   // Verbose operands (shape then name) resolve the same way.
-  EXPECT_EQ(m.Find("add")->root_instruction().operands, (std::vector<int32_t>{0, 1}));
+  const auto& add_ops = m.Find("add")->root_instruction().operands;
+  EXPECT_EQ(std::vector<int32_t>(add_ops.begin(), add_ops.end()), (std::vector<int32_t>{0, 1}));
 
   const Instruction& neg = m.Find("fused")->root_instruction();
   EXPECT_EQ(neg.metadata.op_name, "jit(f)/jvp(g)/neg");
