@@ -14,14 +14,14 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
     // External id -> deepest cpu_op carrying it.
     std::unordered_map<int64_t, int32_t> by_ext;
     for (size_t i = 0; i < o.size(); ++i) {
-      if (o.kind[i] != OpKind::kCpuOp || o.external_id[i] < 0) continue;
-      auto [it, ins] = by_ext.emplace(o.external_id[i], static_cast<int32_t>(i));
+      if (o.kind[i] != OpKind::kCpuOp || o.external_id_of(i) < 0) continue;
+      auto [it, ins] = by_ext.emplace(o.external_id_of(i), static_cast<int32_t>(i));
       if (!ins && o.depth[i] > o.depth[it->second]) it->second = static_cast<int32_t>(i);
     }
     auto owner = [&](int32_t launch) -> int32_t {
       if (launch < 0) return -1;
-      if (o.external_id[launch] >= 0) {
-        auto it = by_ext.find(o.external_id[launch]);
+      if (o.external_id_of(launch) >= 0) {
+        auto it = by_ext.find(o.external_id_of(launch));
         if (it != by_ext.end()) return it->second;
       }
       for (int32_t q = o.parent[launch]; q >= 0; q = o.parent[q])
@@ -49,7 +49,7 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
         none.gpu_time += d;
         continue;
       }
-      Key key{o.name[op], opt.by_shape ? o.input_dims[op] : 0, opt.by_shape ? o.input_types[op] : 0};
+      Key key{o.name[op], opt.by_shape ? o.input_dims_of(op) : 0, opt.by_shape ? o.input_types_of(op) : 0};
       OpGpuTime& row = groups[key];
       if (row.calls == 0 && row.gpu_ops == 0) {
         row.rank = rv.rank;

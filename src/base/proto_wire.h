@@ -22,6 +22,10 @@ class Wire {
   uint64_t offset() const { return static_cast<uint64_t>(p_ - base_); }
 
   bool Varint(uint64_t* v) {
+    if (p_ < end_ && !(static_cast<uint8_t>(*p_) & 0x80)) {  // one byte: tags, small ids
+      *v = static_cast<uint8_t>(*p_++);
+      return true;
+    }
     uint64_t x = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (p_ >= end_) return false;

@@ -40,7 +40,7 @@ class XPlaneReader {
 
   Status Read() {
     std::string_view all = f_.bytes.view();
-    b_.ReserveOps(CountEvents(all));
+    b_.ReserveOps(CountEvents(all), /*kineto_columns=*/false);
     Wire w(all.data(), all);
     int plane_index = 0;
     while (!w.done()) {
@@ -302,16 +302,13 @@ class XPlaneReader {
     StringId cat_memcpy = b_.strings().Intern("gpu_memcpy");
     StringId cat_memset = b_.strings().Intern("gpu_memset");
     StringId cat_launch = b_.strings().Intern("cuda_runtime");
-    const int64_t stream = gpu_stream ? stream_number : tid;  // "Stream #7(Kernel)": stream 7
-    const uint32_t track = b_.TrackFor(pid_, tid);
-    EventRecord tmpl;
-    tmpl.ph = 'X';
-    tmpl.pid = pid_;
-    tmpl.tid = tid;
-    tmpl.has_cat = true;
-    tmpl.cat = cat_default;
-    tmpl.has_ts = tmpl.has_dur = true;
-    if (gpu_stream) tmpl.device = gpu_device_, tmpl.stream = stream;
+    const OpKind kind_memcpy = b_.KindOfCategory(cat_memcpy), kind_memset = b_.KindOfCategory(cat_memset),
+                 kind_launch = b_.KindOfCategory(cat_launch);
+    ProfileBuilder::LeanLine lean;
+    lean.track = b_.TrackFor(pid_, tid);
+    if (gpu_stream) lean.device = gpu_device_, lean.stream = stream_number;  // "Stream #7(Kernel)": stream 7
+    const Ps128 line_abs = static_cast<Ps128>(ts_ns) * kPsPerNs;
+    const OpKind kind_default = b_.KindOfCategory(cat_default);
     XlaOp event_op;  // per-event XLA stats; reset after each use
     Wire lw(f_.bytes.data(), line);
     while (!lw.done()) {
@@ -323,8 +320,10 @@ class XPlaneReader {
         continue;
       }
       if (!lw.Bytes(&ev)) break;
-      EventRecord e = tmpl;
-      e.offset = Offset(ev);
+      const uint64_t ev_offset = Offset(ev);
+      int64_t correlation = -1;
+      int32_t xla = -1;
+      StringId cat = cat_default;
       uint64_t meta = 0, offset_ps = 0, dur_ps = 0;
       bool aggregated = false;  // num_occurrences (field 5) replaces offset_ps
       bool event_xla = false;
@@ -349,7 +348,7 @@ class XPlaneReader {
           if (ok && want_stats) {
             if (!ReadStat(s, &st)) return Error(Offset(s), "a valid XStat");
             if (st.metadata_id == correlation_stat_)
-              e.correlation = st.kind == StatValue::kInt ? st.i : static_cast<int64_t>(st.u);
+              correlation = st.kind == StatValue::kInt ? st.i : static_cast<int64_t>(st.u);
             else if (op_line)
               event_xla |= ApplyStat(st, &event_op);
           }
@@ -359,14 +358,15 @@ class XPlaneReader {
         if (!ok) return Error(at, fmt::format("a valid value for XEvent field {}", field));
       }
       if (aggregated) {  // no start time: placing it at the line start would be wrong
-        b_.Warn(ImportStat::aggregated_event, e.offset);
+        b_.Warn(ImportStat::aggregated_event, ev_offset);
         continue;
       }
+      StringId name;
       if (meta < dense_names_.size()) {
-        e.name = dense_names_[meta];
+        name = dense_names_[meta];
       } else {
         auto it = event_names_.find(meta);
-        e.name = it != event_names_.end() ? it->second : 0;
+        name = it != event_names_.end() ? it->second : 0;
       }
       if (op_line) {
         if (!event_xla && meta < kDenseIds) {
@@ -377,36 +377,36 @@ class XPlaneReader {
             auto mx = meta_xla_.find(meta);
             cached = mx != meta_xla_.end() ? b_.AddXlaOp(mx->second) : -1;
           }
-          e.xla = cached;
+          xla = cached;
         } else {
           auto mx = meta_xla_.find(meta);
           if (mx != meta_xla_.end() || event_xla) {
             XlaOp op = mx != meta_xla_.end() ? mx->second : XlaOp{};
             if (event_xla) Overlay(event_op, &op), event_op = XlaOp{};
-            e.xla = b_.AddXlaOp(op);
+            xla = b_.AddXlaOp(op);
           }
         }
       }
       if (static_cast<int64_t>(offset_ps) < 0 || static_cast<int64_t>(dur_ps) < 0) {
-        b_.Warn(ImportStat::number_out_of_range, e.offset);
+        b_.Warn(ImportStat::number_out_of_range, ev_offset);
         continue;
       }
-      e.ts = static_cast<Ps128>(ts_ns) * kPsPerNs + static_cast<Ps128>(offset_ps);
-      e.dur = static_cast<Ps128>(dur_ps);
+      OpKind kind = kind_default;
       if (gpu_stream) {
         // Copies and fills by name, decided once per distinct name.
-        if (e.name >= gpu_name_kind_.size()) gpu_name_kind_.resize(e.name + 64, -1);
-        int8_t& k = gpu_name_kind_[e.name];
+        if (name >= gpu_name_kind_.size()) gpu_name_kind_.resize(name + 64, -1);
+        int8_t& k = gpu_name_kind_[name];
         if (k < 0) {
-          OpKind kind = GpuOpKindFromName(b_.strings().Get(e.name));
-          k = kind == OpKind::kMemcpy ? 1 : kind == OpKind::kMemset ? 2 : 0;
+          OpKind by_name = GpuOpKindFromName(b_.strings().Get(name));
+          k = by_name == OpKind::kMemcpy ? 1 : by_name == OpKind::kMemset ? 2 : 0;
         }
-        if (k == 1) e.cat = cat_memcpy;
-        if (k == 2) e.cat = cat_memset;
-      } else if (host_plane_ && e.correlation >= 0) {
-        e.cat = cat_launch;  // a runtime API call that launched device work
+        if (k == 1) cat = cat_memcpy, kind = kind_memcpy;
+        if (k == 2) cat = cat_memset, kind = kind_memset;
+      } else if (host_plane_ && correlation >= 0) {
+        cat = cat_launch, kind = kind_launch;  // a runtime API call that launched device work
       }
-      b_.AddComplete(e, track);
+      if (!lean.base_ok) b_.LineBase(line_abs, &lean);  // once the builder has its base
+      b_.AddLean(lean, line_abs, name, cat, kind, offset_ps, dur_ps, correlation, xla, ev_offset);
     }
     return OkStatus();
   }

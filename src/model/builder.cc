@@ -41,7 +41,9 @@ void ProfileBuilder::ReserveForInput(size_t bytes) {
   out_->flows.reserve(bytes / 512 + 16);
 }
 
-void ProfileBuilder::ReserveOps(size_t n) { out_->ops.Reserve(out_->ops.size() + n); }
+void ProfileBuilder::ReserveOps(size_t n, bool kineto_columns) {
+  out_->ops.Reserve(out_->ops.size() + n, kineto_columns);
+}
 
 uint32_t ProfileBuilder::TrackFor(int64_t pid, int64_t tid) {
   // Events of one thread tend to come in runs.
@@ -96,8 +98,82 @@ bool ProfileBuilder::ToRelative(Ps128 abs, uint64_t offset, Ps* out) {
   return true;
 }
 
+void ProfileBuilder::CatchUp(bool kineto_columns) {
+  OpTable& o = out_->ops;
+  const size_t n = o.size();
+  o.parent.resize(n, -1);
+  o.depth.resize(n, 0);
+  o.launch.resize(n, -1);
+  o.step.resize(n, -1);
+  if (kineto_columns) {
+    o.external_id.resize(n, -1);
+    o.input_dims.resize(n, 0);
+    o.input_types.resize(n, 0);
+    o.grid.resize(n, 0);
+    o.block.resize(n, 0);
+    o.bytes.resize(n, -1);
+  }
+  lagging_ = false;
+}
+
+bool ProfileBuilder::LineBase(Ps128 abs, LeanLine* line) {
+  line->base_ok = false;
+  if (!have_base_) return false;  // the first event sets the base (ToRelative)
+  const Ps128 rel = abs - base_;
+  constexpr Ps128 kLimit = Ps128{1} << 62;
+  if (rel > kLimit || rel < -kLimit) return false;
+  line->base = static_cast<Ps>(rel);
+  line->base_ok = true;
+  return true;
+}
+
+void ProfileBuilder::AddLean(const LeanLine& line, Ps128 line_abs, StringId name, StringId cat, OpKind kind,
+                             uint64_t offset_ps, uint64_t dur_ps, int64_t correlation, int32_t xla, uint64_t offset) {
+  // Counted as CountEvent counts an 'X' event with a category.
+  out_->phase_counts['X']++;
+  if (cat >= out_->cat_counts.size()) out_->cat_counts.resize(cat + 64, 0);
+  out_->cat_counts[cat]++;
+  Ps ts, end;
+  constexpr Ps kLimit = Ps{1} << 62;
+  if (line.base_ok && offset_ps <= static_cast<uint64_t>(kLimit) && dur_ps <= static_cast<uint64_t>(kLimit) &&
+      line.base + static_cast<Ps>(offset_ps) <= kLimit &&
+      line.base + static_cast<Ps>(offset_ps) + static_cast<Ps>(dur_ps) <= kLimit) {
+    // |base| <= 2^62 and both addends <= 2^62: no int64 overflow, and the
+    // same range check ToRelative makes.
+    ts = line.base + static_cast<Ps>(offset_ps);
+    end = ts + static_cast<Ps>(dur_ps);
+    if (!out_->meta.has_float_ts && ts % kPsPerUs != 0) out_->meta.has_float_ts = true;  // base_ is whole us
+  } else {
+    const Ps128 abs = line_abs + static_cast<Ps128>(offset_ps);
+    if (!out_->meta.has_float_ts && abs % kPsPerUs != 0) out_->meta.has_float_ts = true;
+    if (!ToRelative(abs, offset, &ts) || !ToRelative(abs + static_cast<Ps128>(dur_ps), offset, &end)) return;
+  }
+  if (IsGpuOp(kind)) {
+    if (kind == OpKind::kCudaSync && line.stream < 0) kind = OpKind::kDeviceSync;
+    Track& t = out_->tracks[line.track];
+    if (IsGpuOp(kind) && t.kind != TrackKind::kGpuStream) {
+      t.kind = TrackKind::kGpuStream;
+      const int64_t pid = track_keys_[line.track].first, tid = track_keys_[line.track].second;
+      t.device = static_cast<int32_t>(line.device >= 0 ? line.device : (pid < kStringIdBase ? pid : -1));
+      t.stream = line.stream >= 0 ? line.stream : tid;
+    }
+  }
+  OpTable& o = out_->ops;
+  o.ts.push_back(ts);
+  o.dur.push_back(end - ts);
+  o.name.push_back(name);
+  o.cat.push_back(cat);
+  o.kind.push_back(kind);
+  o.track.push_back(line.track);
+  o.correlation.push_back(correlation);
+  o.xla.push_back(xla);
+  o.offset.push_back(offset);
+  lagging_ = true;
+}
+
 void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps dur, OpKind kind) {
   OpTable& o = out_->ops;
+  if (lagging_) CatchUp(true);
   if (kind == OpKind::kCudaSync && e.stream < 0) kind = OpKind::kDeviceSync;
   if (IsGpuOp(kind)) {
     Track& t = out_->tracks[track];
@@ -143,14 +219,6 @@ void ProfileBuilder::CountEvent(const EventRecord& e) {
     if (e.cat >= out_->cat_counts.size()) out_->cat_counts.resize(e.cat + 64, 0);
     out_->cat_counts[e.cat]++;
   }
-}
-
-void ProfileBuilder::AddComplete(const EventRecord& e, uint32_t track) {
-  CountEvent(e);
-  if (e.dur < 0) return Warn(ImportStat::negative_duration, e.offset);
-  Ps ts, end;
-  if (!ToRelative(e.ts, e.offset, &ts) || !ToRelative(e.ts + e.dur, e.offset, &end)) return;
-  AppendOp(e, track, ts, end - ts, KindFor(e.cat, e.has_cat));
 }
 
 void ProfileBuilder::AddEvent(const EventRecord& e) {
@@ -280,6 +348,11 @@ Status ProfileBuilder::Finish() {
     auto it = process_names_.find(t.pid);
     if (it != process_names_.end()) t.process_name = it->second;
   }
+
+  // Columns AddLean left out: the derived ones get their defaults, the
+  // Kineto-only ones too unless they were never written (then they stay
+  // empty, meaning "all default").
+  CatchUp(!o.external_id.empty());
 
   // 1. Origin: the earliest time, floored to a whole microsecond, becomes 0.
   const size_t n = o.size();

@@ -52,16 +52,35 @@ class ProfileBuilder {
   // costs address space only: untouched pages are not resident.
   void ReserveForInput(size_t bytes);
   // Reserves room for exactly `n` more ops (readers that can count first).
-  void ReserveOps(size_t n);
+  // kineto_columns = false: not the Kineto-only columns (an XPlane has none).
+  void ReserveOps(size_t n, bool kineto_columns = true);
   TraceMetadata& meta() { return out_->meta; }
   void Warn(ImportStat s, uint64_t offset) { out_->stats.Add(s, offset); }
 
   // X, B, E, i/I and s/t/f events. Others are counted as unknown_phase.
   void AddEvent(const EventRecord& e);
-  // A complete ('X') event on a track the reader resolved once per line with
-  // TrackFor (binary readers' hot path); same checks and counts as AddEvent.
-  void AddComplete(const EventRecord& e, uint32_t track);
   uint32_t TrackFor(int64_t pid, int64_t tid);
+
+  // The binary readers' hot path (XPlane). A line's events share a track and
+  // a time base: the reader makes the base relative once (LineBase) and adds
+  // each event with AddLean, which writes only the columns such an event has
+  // (no EventRecord, no 128-bit arithmetic, no Kineto-only columns; those
+  // stay empty unless another path fills them, see OpTable). Same checks,
+  // counts and warnings as an 'X' event through AddEvent.
+  struct LeanLine {
+    uint32_t track = 0;
+    int64_t device = -1;  // for a GPU-stream track: device and stream
+    int64_t stream = -1;
+    bool base_ok = false;  // `base` is the line start relative to the builder's base
+    Ps base = 0;
+  };
+  // Makes `abs` (the line's start) relative; false if it cannot be, in which
+  // case AddLean falls back to exact 128-bit arithmetic per event.
+  bool LineBase(Ps128 abs, LeanLine* line);
+  void AddLean(const LeanLine& line, Ps128 line_abs, StringId name, StringId cat, OpKind kind, uint64_t offset_ps,
+               uint64_t dur_ps, int64_t correlation, int32_t xla, uint64_t offset);
+  // The kind a category string gives an op (cached per string).
+  OpKind KindOfCategory(StringId cat) { return KindFor(cat, true); }
   // Counts an event by phase and category (AddEvent does this itself; readers
   // call it for events they consume otherwise, like M and C).
   void CountEvent(const EventRecord& e);
@@ -96,8 +115,11 @@ class ProfileBuilder {
   OpKind KindFor(StringId cat, bool has_cat);
   bool ToRelative(Ps128 abs, uint64_t offset, Ps* out);
   void AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps dur, OpKind kind);
+  // Brings the columns AddLean leaves out up to the op count (defaults).
+  void CatchUp(bool kineto_columns);
 
   RankProfile* out_;
+  bool lagging_ = false;  // AddLean ran since the last CatchUp
   bool have_base_ = false;
   Ps128 base_ = 0;
   std::unordered_map<uint64_t, uint32_t> track_index_;  // hash of (pid, tid)

@@ -42,20 +42,27 @@ const char* OpKindName(OpKind k) {
   return "?";
 }
 
-void OpTable::Reserve(size_t n) {
-#define MLPROF_X(type, col, desc) \
-  col.reserve(n);                 \
-  AdviseHugePages(col.data(), col.capacity() * sizeof(type));
-  MLPROF_OP_COLUMNS(MLPROF_X)
+void OpTable::Reserve(size_t n, bool kineto_columns) {
+  auto one = [n](auto& col) {
+    col.reserve(n);
+    AdviseHugePages(col.data(), col.capacity() * sizeof(col[0]));
+  };
+  if (kineto_columns) {
+#define MLPROF_X(type, col, desc) one(col);
+    MLPROF_OP_COLUMNS(MLPROF_X)
 #undef MLPROF_X
+    return;
+  }
+  one(ts), one(dur), one(name), one(cat), one(kind), one(track), one(correlation), one(parent), one(depth);
+  one(launch), one(step), one(xla), one(offset);
 }
 
 void OpTable::Permute(const std::vector<uint32_t>& order) {
-#define MLPROF_X(type, col, desc)                                      \
-  {                                                                    \
-    std::vector<type> next(order.size());                              \
-    for (size_t i = 0; i < order.size(); ++i) next[i] = col[order[i]]; \
-    col.swap(next);                                                    \
+#define MLPROF_X(type, col, desc)                                        \
+  if (!col.empty()) {                                                    \
+    std::vector<type> next(order.size());                                \
+    for (size_t i = 0; i < order.size(); ++i) next[i] = col[order[i]];   \
+    col.swap(next);                                                      \
   }
   MLPROF_OP_COLUMNS(MLPROF_X)
 #undef MLPROF_X
