@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 
 namespace mlprof {
 
@@ -23,5 +25,46 @@ inline void AdviseHugePages(const void* p, size_t bytes) {
   (void)bytes;
 #endif
 }
+
+// An allocator for the model's columns: a buffer of 2 MiB or more gets a
+// mapping of its own, aligned to 2 MiB and advised for huge pages, so the
+// whole buffer (not just the aligned middle of a malloc'ed block, as
+// AdviseHugePages on such a block gives) is filled 2 MiB at a time. Smaller
+// buffers come from operator new. Stateless: all instances are equal.
+template <class T>
+struct HugePageAllocator {
+  using value_type = T;
+  HugePageAllocator() = default;
+  template <class U>
+  HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
+
+  static constexpr size_t kHuge = size_t{2} << 20;
+  static size_t MappedBytes(size_t n) { return (n * sizeof(T) + kHuge - 1) & ~(kHuge - 1); }
+
+  T* allocate(size_t n) {
+    if (n > SIZE_MAX / sizeof(T) / 2) throw std::bad_alloc();
+    if (n * sizeof(T) < kHuge) return std::allocator<T>().allocate(n);
+    const size_t len = MappedBytes(n);
+    // Over-map by 2 MiB, then cut the unaligned head and tail off.
+    void* raw = ::mmap(nullptr, len + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    const auto r = reinterpret_cast<uintptr_t>(raw);
+    const uintptr_t a = (r + kHuge - 1) & ~(uintptr_t{kHuge} - 1);
+    if (a > r) ::munmap(raw, a - r);
+    if (r + kHuge > a) ::munmap(reinterpret_cast<void*>(a + len), r + kHuge - a);
+#ifdef MADV_HUGEPAGE
+    ::madvise(reinterpret_cast<void*>(a), len, MADV_HUGEPAGE);
+#endif
+    return reinterpret_cast<T*>(a);
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    if (n * sizeof(T) < kHuge) return std::allocator<T>().deallocate(p, n);
+    ::munmap(p, MappedBytes(n));
+  }
+  template <class U>
+  bool operator==(const HugePageAllocator<U>&) const noexcept {
+    return true;
+  }
+};
 
 }  // namespace mlprof

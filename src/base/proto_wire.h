@@ -27,6 +27,18 @@ class Wire {
       return true;
     }
     uint64_t x = 0;
+    if (end_ - p_ >= 10) {  // room for the longest varint: no bounds check per byte
+      const auto* q = reinterpret_cast<const uint8_t*>(p_);
+      for (int i = 0; i < 10; ++i) {
+        x |= static_cast<uint64_t>(q[i] & 0x7f) << (7 * i);
+        if (!(q[i] & 0x80)) {
+          p_ += i + 1;
+          *v = x;
+          return true;
+        }
+      }
+      return false;  // more than 10 bytes
+    }
     for (int shift = 0; shift < 64; shift += 7) {
       if (p_ >= end_) return false;
       auto b = static_cast<uint8_t>(*p_++);

@@ -43,10 +43,7 @@ const char* OpKindName(OpKind k) {
 }
 
 void OpTable::Reserve(size_t n, bool kineto_columns) {
-  auto one = [n](auto& col) {
-    col.reserve(n);
-    AdviseHugePages(col.data(), col.capacity() * sizeof(col[0]));
-  };
+  auto one = [n](auto& col) { col.reserve(n); };
   if (kineto_columns) {
 #define MLPROF_X(type, col, desc) one(col);
     MLPROF_OP_COLUMNS(MLPROF_X)
@@ -60,7 +57,7 @@ void OpTable::Reserve(size_t n, bool kineto_columns) {
 void OpTable::Permute(const std::vector<uint32_t>& order) {
 #define MLPROF_X(type, col, desc)                                        \
   if (!col.empty()) {                                                    \
-    std::vector<type> next(order.size());                                \
+    OpColumn<type> next(order.size());                                    \
     for (size_t i = 0; i < order.size(); ++i) next[i] = col[order[i]];   \
     col.swap(next);                                                      \
   }

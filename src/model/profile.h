@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/huge_pages.h"
 #include "base/string_pool.h"
 #include "base/time.h"
 #include "model/import_stats.h"
@@ -66,8 +67,13 @@ inline bool IsLaunchOp(OpKind k) { return k == OpKind::kRuntime || k == OpKind::
   X(int32_t, xla, "index into RankProfile::xla_ops: the HLO op it ran (-1 none)")       \
   X(uint64_t, offset, "byte offset of the event in the decoded input")
 
+// OpColumn<T>: a vector whose large buffers are 2 MiB-aligned huge-page
+// mappings (base/huge_pages.h); filling the columns was mostly page faults.
+template <class T>
+using OpColumn = std::vector<T, HugePageAllocator<T>>;
+
 struct OpTable {
-#define MLPROF_X(type, col, desc) std::vector<type> col;
+#define MLPROF_X(type, col, desc) OpColumn<type> col;
   MLPROF_OP_COLUMNS(MLPROF_X)
 #undef MLPROF_X
   size_t size() const { return ts.size(); }
