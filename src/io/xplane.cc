@@ -40,7 +40,7 @@ class XPlaneReader {
 
   Status Read() {
     std::string_view all = f_.bytes.view();
-    b_.ReserveOps(CountEvents(all), /*kineto_columns=*/false);
+    b_.ReserveOps(ScanLines(all), /*kineto_columns=*/false);
     Wire w(all.data(), all);
     int plane_index = 0;
     while (!w.done()) {
@@ -61,10 +61,20 @@ class XPlaneReader {
   }
 
  private:
-  // Events in the file (XSpace.planes.lines.events), counted by skipping
-  // over length prefixes, so the op columns are allocated once. Malformed
-  // input just stops the count; Read() reports it.
-  static size_t CountEvents(std::string_view all) {
+  // The lines' own fields, read in the same walk that counts the events.
+  struct LineHeader {
+    const char* start = nullptr;  // the line message, to match it in ReadLine
+    uint64_t id = 0, ts_ns = 0;
+    std::string_view name, display;
+  };
+
+  // Walks XSpace.planes.lines once, skipping over the events by their length
+  // prefixes: counts the events (so the op columns are allocated once) and
+  // keeps each well-formed line's header fields (display_name, 11, comes
+  // after the events, so ReadLine would otherwise walk every line twice).
+  // Malformed input just stops the walk; ReadLine then reads the line
+  // itself and reports the problem.
+  size_t ScanLines(std::string_view all) {
     size_t n = 0;
     auto each = [](std::string_view msg, uint32_t want, auto&& f) {
       Wire w(msg.data(), msg);
@@ -81,7 +91,32 @@ class XPlaneReader {
       }
     };
     each(all, 1, [&](std::string_view plane) {
-      each(plane, 3, [&](std::string_view line) { each(line, 4, [&](std::string_view) { ++n; }); });
+      each(plane, 3, [&](std::string_view line) {
+        LineHeader h;
+        h.start = line.data();
+        Wire w(line.data(), line);
+        while (!w.done()) {
+          uint32_t field, type;
+          bool ok;
+          if (!w.Tag(&field, &type)) return;
+          if (field == 4 && type == kLen) {
+            std::string_view ev;
+            ok = w.Bytes(&ev), ++n;
+          } else if (field == 1 && type == kVarint) {
+            ok = w.Varint(&h.id);
+          } else if (field == 3 && type == kVarint) {
+            ok = w.Varint(&h.ts_ns);
+          } else if (field == 2 && type == kLen) {
+            ok = w.Bytes(&h.name);
+          } else if (field == 11 && type == kLen) {
+            ok = w.Bytes(&h.display);
+          } else {
+            ok = w.Skip(type);
+          }
+          if (!ok) return;
+        }
+        headers_.push_back(h);
+      });
     });
     return n;
   }
@@ -267,6 +302,11 @@ class XPlaneReader {
     uint64_t id = 0, ts_ns = 0;
     std::string_view name, display;
     Wire w(f_.bytes.data(), line);
+    if (next_header_ < headers_.size() && headers_[next_header_].start == line.data()) {
+      const LineHeader& h = headers_[next_header_++];  // ScanLines read it already
+      id = h.id, ts_ns = h.ts_ns, name = h.name, display = h.display;
+      w = Wire(f_.bytes.data(), std::string_view());
+    }
     while (!w.done()) {
       uint32_t field, type;
       uint64_t at = w.offset();
@@ -518,6 +558,8 @@ class XPlaneReader {
 
   LoadedFile& f_;
   ProfileBuilder b_;
+  std::vector<LineHeader> headers_;  // from ScanLines, in file order
+  size_t next_header_ = 0;
   StatIds ids_;
   std::unordered_map<uint64_t, XlaOp> meta_xla_;
   std::unordered_map<uint64_t, std::string_view> stat_names_;
