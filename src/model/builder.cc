@@ -159,6 +159,7 @@ void ProfileBuilder::AddLean(const LeanLine& line, Ps128 line_abs, StringId name
     }
   }
   OpTable& o = out_->ops;
+  NoteOrder(line.track, ts, end - ts);
   o.ts.push_back(ts);
   o.dur.push_back(end - ts);
   o.name.push_back(name);
@@ -183,6 +184,7 @@ void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps du
       t.stream = e.stream >= 0 ? e.stream : e.tid;
     }
   }
+  NoteOrder(track, ts, dur);
   o.ts.push_back(ts);
   o.dur.push_back(dur);
   o.name.push_back(e.name);
@@ -356,8 +358,7 @@ Status ProfileBuilder::Finish() {
 
   // 1. Origin: the earliest time, floored to a whole microsecond, becomes 0.
   const size_t n = o.size();
-  Ps min_ts = INT64_MAX;
-  for (size_t i = 0; i < n; ++i) min_ts = std::min(min_ts, o.ts[i]);
+  Ps min_ts = min_ts_;  // over the ops, kept by NoteOrder
   for (const Flow& f : p.flows) min_ts = std::min(min_ts, f.ts);
   for (const CounterSample& c : p.counters) min_ts = std::min(min_ts, c.ts);
   if (min_ts == INT64_MAX) min_ts = 0;
@@ -370,16 +371,8 @@ Status ProfileBuilder::Finish() {
   // 2. Group ops by track (counting sort), then order each track by
   //    (ts asc, dur desc) so that parents precede their children.
   // Readers usually write each track's ops together and in time order
-  // (XPlane lines): one check pass then skips the sort.
-  bool grouped = true;
-  for (size_t i = 1; i < n && grouped; ++i) {
-    if (o.track[i] != o.track[i - 1]) {
-      grouped = o.track[i] > o.track[i - 1];
-    } else {
-      grouped = o.ts[i] > o.ts[i - 1] || (o.ts[i] == o.ts[i - 1] && o.dur[i] <= o.dur[i - 1]);
-    }
-  }
-  if (!grouped) {
+  // (XPlane lines): NoteOrder saw whether they did, and the sort is skipped.
+  if (!in_order_) {
     std::vector<uint32_t> order(n);
     std::vector<uint32_t> start(p.tracks.size() + 1, 0);
     for (size_t i = 0; i < n; ++i) start[o.track[i] + 1]++;

@@ -120,6 +120,20 @@ class ProfileBuilder {
 
   RankProfile* out_;
   bool lagging_ = false;  // AddLean ran since the last CatchUp
+  // Kept as ops are appended, so that Finish needs no pass for them: the
+  // earliest start, and whether the ops come grouped by track in ascending
+  // order and in (ts asc, dur desc) order within a track.
+  void NoteOrder(uint32_t track, Ps ts, Ps dur) {
+    if (ts < min_ts_) min_ts_ = ts;
+    if (in_order_ && have_last_)
+      in_order_ = track != last_op_track_ ? track > last_op_track_
+                                          : ts > last_op_ts_ || (ts == last_op_ts_ && dur <= last_op_dur_);
+    have_last_ = true, last_op_track_ = track, last_op_ts_ = ts, last_op_dur_ = dur;
+  }
+  Ps min_ts_ = INT64_MAX;
+  bool in_order_ = true, have_last_ = false;
+  uint32_t last_op_track_ = 0;
+  Ps last_op_ts_ = 0, last_op_dur_ = 0;
   bool have_base_ = false;
   Ps128 base_ = 0;
   std::unordered_map<uint64_t, uint32_t> track_index_;  // hash of (pid, tid)
