@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include "../../tests/test_util.h"
@@ -39,6 +40,30 @@ std::string HandBuiltProto() {
   std::string comp = Len(1, "main") + Len(2, p0) + Len(2, p1) + Len(2, dot) + Int(5, 10) + Int(6, 3);
   std::string module = Len(1, "m") + Len(2, "main") + Len(3, comp) + Int(6, 10);
   return Len(1, module);
+}
+
+// A slice with two slice_dimensions (field 17, one message each): one
+// "slice" attribute in the text form, dims in order; the strings the reader
+// builds live in the module's arena and outlive the bytes read.
+TEST(HloProto, SliceDimensionsAndStringsOutliveTheBytes) {
+  std::string p0 = Len(1, "p0") + Len(2, "parameter") + Len(3, ShapeMsg(11, {8, 16})) + Int(9, 0) + Int(35, 1);
+  std::string sl = Len(1, "slice.2") + Len(2, "slice") + Len(3, ShapeMsg(11, {4, 6})) + Int(35, 2) +
+                   Packed(36, {1}) + Len(17, Int(1, 0) + Int(2, 4) + Int(3, 1)) +
+                   Len(17, Int(1, 2) + Int(2, 8) + Int(3, 1));
+  std::string comp = Len(1, "main") + Len(2, p0) + Len(2, sl) + Int(5, 1) + Int(6, 2);
+  auto bytes = std::make_unique<std::string>(Len(1, Len(1, "m") + Len(3, comp) + Int(6, 1)));
+  auto m = ReadHloProto(*bytes, "slice.pb");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  std::fill(bytes->begin(), bytes->end(), 'x');  // the views must not point here
+  bytes.reset();
+  const Module copy = *m;  // copies share the arena
+  m = Status(DataLoss("gone"));
+  const Instruction& s = copy.entry_computation()->root_instruction();
+  EXPECT_EQ(s.name, "slice.2");
+  EXPECT_EQ(s.opcode, "slice");
+  ASSERT_NE(s.Attr("slice"), nullptr);
+  EXPECT_EQ(*s.Attr("slice"), "{[0:4:1], [2:8:1]}");
+  EXPECT_EQ(copy.entry_computation()->name, "main");
 }
 
 TEST(HloProto, HandBuiltModule) {

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include "hlo/attrs.h"
@@ -171,6 +172,34 @@ TEST(HloText, SyntaxErrorsNameLineColumnAndExpectedToken) {
     ASSERT_FALSE(r.ok()) << c.text;
     EXPECT_NE(r.status().message().find(c.expect), std::string::npos) << r.status().message();
   }
+}
+
+// Operands are resolved while reading when defined earlier, and by Link when
+// they come later (a forward reference); names and decoded metadata stay
+// valid in copies of the module after the parsed text and the original are
+// gone.
+TEST(HloText, ForwardReferencesEscapesAndLifetime) {
+  auto text = std::make_unique<std::string>(
+      "HloModule fwd\n"
+      "ENTRY e {\n"
+      "  a = f32[4] parameter(0)\n"
+      "  ROOT s = f32[4] add(a, later), metadata={op_name=\"jit(f)/say \\\"hi\\\"\" source_file=\"m.py\"}\n"
+      "  later = f32[4] negate(a)\n"
+      "}\n");
+  auto ms = ParseHloText(*text, "fwd.hlo");
+  ASSERT_TRUE(ms.ok()) << ms.status().message();
+  std::fill(text->begin(), text->end(), '#');
+  text.reset();
+  std::vector<Module> copy = *ms;
+  ms = Status(DataLoss("gone"));
+  const Computation& e = *copy[0].entry_computation();
+  const Instruction& s = e.root_instruction();
+  EXPECT_EQ(s.name, "s");
+  EXPECT_EQ(std::vector<int32_t>(s.operands.begin(), s.operands.end()), (std::vector<int32_t>{0, 2}));
+  EXPECT_EQ(s.metadata.op_name, "jit(f)/say \"hi\"");
+  EXPECT_EQ(s.metadata.source_file, "m.py");
+  EXPECT_EQ(e.instructions[2].name, "later");
+  EXPECT_EQ(e.IndexOf("later"), 2);
 }
 
 TEST(HloText, SingleInstructionLikeXprofExpressions) {

@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
 #include "../tests/test_util.h"
+#include "analysis/ops.h"
+#include "analysis/view.h"
 #include "io/load.h"
 
 namespace mlprof {
@@ -84,6 +87,61 @@ TEST(XPlane, HandBuiltSpace) {
   EXPECT_EQ(t.stream, 7);
   EXPECT_EQ(p.str(t.name), "Stream #7(Kernel)");
   EXPECT_EQ(p.str(t.process_name), "/device:GPU:0");
+}
+
+// The lean path leaves the Kineto-only columns empty ("all default"), fills
+// the derived ones, and the analyses that read those columns still work.
+TEST(XPlane, KinetoOnlyColumnsStayEmptyAndReadAsDefaults) {
+  auto r = LoadTraceBytes(MakeSpace(), "t.xplane.pb");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const OpTable& o = r->ops;
+  ASSERT_EQ(o.size(), 3u);
+  EXPECT_TRUE(o.external_id.empty() && o.input_dims.empty() && o.input_types.empty() && o.grid.empty() &&
+              o.block.empty() && o.bytes.empty());
+  EXPECT_EQ(o.parent.size(), 3u);
+  EXPECT_EQ(o.depth.size(), 3u);
+  EXPECT_EQ(o.launch.size(), 3u);
+  EXPECT_EQ(o.step.size(), 3u);
+  for (size_t i = 0; i < o.size(); ++i) {
+    EXPECT_EQ(o.external_id_of(i), -1);
+    EXPECT_EQ(o.input_dims_of(i), 0u);
+    EXPECT_EQ(o.grid_of(i), 0u);
+    EXPECT_EQ(o.bytes_of(i), -1);
+    EXPECT_EQ(o.step[i], -1);
+  }
+  Profile prof;
+  prof.ranks.push_back(std::move(r).value());
+  // Kernel (2.5 us) and memcpy (1 us): launched by no cpu_op.
+  auto rows = ComputeOpGpuTime(BuildProfileView(prof, {}), {});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].name, "(no cpu_op)");
+  EXPECT_EQ(rows[0].gpu_ops, 2);
+  EXPECT_EQ(rows[0].gpu_time, 3500000);
+  EXPECT_EQ(rows[0].input_dims, "");
+}
+
+// Times past the +-2^62 ps the model allows are counted and the event
+// dropped, whether the line start (per-line base) or the event's own offset
+// or duration is the cause; the events around them keep exact times.
+TEST(XPlane, OutOfRangeTimesAreCountedPerEvent) {
+  const uint64_t kBig = (uint64_t{1} << 62) + 5;
+  auto line = [](uint64_t id, uint64_t ts_ns, const std::string& events) {
+    return Field(3, Field(1, id) + Field(3, ts_ns) + events);
+  };
+  std::string plane = Field(2, std::string("/host:CPU")) + EventMeta(1, "op") +
+                      line(1, 1000, Field(4, Event(1, 7, 3))) +                            // base: 1 us
+                      line(2, 5'000'000'000'000'000, Field(4, Event(1, 0, 1)) + Field(4, Event(1, 9, 1))) +
+                      line(3, 2000, Field(4, Event(1, kBig, 1)) + Field(4, Event(1, 11, 2))) +
+                      line(4, 3000, Field(4, Event(1, 13, kBig)));
+  auto r = LoadTraceBytes(Field(1, plane), "range.xplane.pb");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->stats.Get(ImportStat::number_out_of_range), 4u);
+  ASSERT_EQ(r->ops.size(), 2u);
+  // Origin: 1 us + 7 ps floored = 1 us; the kept events at 7 ps and 1 us + 11 ps.
+  EXPECT_EQ(r->origin_abs_ps, kPsPerUs);
+  std::vector<Ps> ts(r->ops.ts.begin(), r->ops.ts.end());
+  std::sort(ts.begin(), ts.end());
+  EXPECT_EQ(ts, (std::vector<Ps>{7, kPsPerUs + 11}));
 }
 
 TEST(XPlane, BadProtobufIsAnErrorWithTheOffset) {
