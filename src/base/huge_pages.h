@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <utility>
 
 namespace mlprof {
 
@@ -60,6 +61,17 @@ struct HugePageAllocator {
   void deallocate(T* p, size_t n) noexcept {
     if (n * sizeof(T) < kHuge) return std::allocator<T>().deallocate(p, n);
     ::munmap(p, MappedBytes(n));
+  }
+  // resize(n) default-initialises what it adds (no zeroing for the
+  // columns' trivial types): the builder sizes the lean columns ahead and
+  // writes every element it keeps (ProfileBuilder::BeginLean).
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
   }
   template <class U>
   bool operator==(const HugePageAllocator<U>&) const noexcept {

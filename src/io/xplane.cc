@@ -40,7 +40,9 @@ class XPlaneReader {
 
   Status Read() {
     std::string_view all = f_.bytes.view();
-    b_.ReserveOps(ScanLines(all), /*kineto_columns=*/false);
+    const size_t events = ScanLines(all);
+    b_.ReserveOps(events, /*kineto_columns=*/false);
+    b_.BeginLean(events);
     Wire w(all.data(), all);
     int plane_index = 0;
     while (!w.done()) {

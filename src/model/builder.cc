@@ -99,6 +99,7 @@ bool ProfileBuilder::ToRelative(Ps128 abs, uint64_t offset, Ps* out) {
 }
 
 void ProfileBuilder::CatchUp(bool kineto_columns) {
+  EndLean();
   OpTable& o = out_->ops;
   const size_t n = o.size();
   o.parent.resize(n, -1);
@@ -135,13 +136,11 @@ void ProfileBuilder::AddLean(const LeanLine& line, Ps128 line_abs, StringId name
   out_->cat_counts[cat]++;
   Ps ts, end;
   constexpr Ps kLimit = Ps{1} << 62;
+  // |base| <= 2^62 and both addends checked <= 2^62 before adding: the same
+  // range check ToRelative makes, with overflow ruled out.
   if (line.base_ok && offset_ps <= static_cast<uint64_t>(kLimit) && dur_ps <= static_cast<uint64_t>(kLimit) &&
-      line.base + static_cast<Ps>(offset_ps) <= kLimit &&
-      line.base + static_cast<Ps>(offset_ps) + static_cast<Ps>(dur_ps) <= kLimit) {
-    // |base| <= 2^62 and both addends <= 2^62: no int64 overflow, and the
-    // same range check ToRelative makes.
-    ts = line.base + static_cast<Ps>(offset_ps);
-    end = ts + static_cast<Ps>(dur_ps);
+      !__builtin_add_overflow(line.base, static_cast<Ps>(offset_ps), &ts) && ts <= kLimit &&
+      !__builtin_add_overflow(ts, static_cast<Ps>(dur_ps), &end) && end <= kLimit) {
     if (!out_->meta.has_float_ts && ts % kPsPerUs != 0) out_->meta.has_float_ts = true;  // base_ is whole us
   } else {
     const Ps128 abs = line_abs + static_cast<Ps128>(offset_ps);
@@ -160,21 +159,42 @@ void ProfileBuilder::AddLean(const LeanLine& line, Ps128 line_abs, StringId name
   }
   OpTable& o = out_->ops;
   NoteOrder(line.track, ts, end - ts);
-  o.ts.push_back(ts);
-  o.dur.push_back(end - ts);
-  o.name.push_back(name);
-  o.cat.push_back(cat);
-  o.kind.push_back(kind);
-  o.track.push_back(line.track);
-  o.correlation.push_back(correlation);
-  o.xla.push_back(xla);
-  o.offset.push_back(offset);
+  if (!lean_open_ || lean_next_ == lean_end_) BeginLean(std::max<size_t>(1024, lean_end_ / 2));
+  const size_t i = lean_next_++;
+  o.ts[i] = ts;
+  o.dur[i] = end - ts;
+  o.name[i] = name;
+  o.cat[i] = cat;
+  o.kind[i] = kind;
+  o.track[i] = line.track;
+  o.correlation[i] = correlation;
+  o.xla[i] = xla;
+  o.offset[i] = offset;
   lagging_ = true;
+}
+
+void ProfileBuilder::ResizeLean(size_t n) {
+  OpTable& o = out_->ops;
+  o.ts.resize(n), o.dur.resize(n), o.name.resize(n), o.cat.resize(n), o.kind.resize(n), o.track.resize(n);
+  o.correlation.resize(n), o.xla.resize(n), o.offset.resize(n);
+}
+
+void ProfileBuilder::BeginLean(size_t n) {
+  if (!lean_open_) lean_next_ = out_->ops.size();
+  lean_open_ = true;
+  lean_end_ = lean_next_ + n;
+  ResizeLean(lean_end_);  // default-initialised: nothing is zeroed (HugePageAllocator)
+}
+
+void ProfileBuilder::EndLean() {
+  if (!lean_open_) return;
+  ResizeLean(lean_next_);
+  lean_open_ = false;
 }
 
 void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps dur, OpKind kind) {
   OpTable& o = out_->ops;
-  if (lagging_) CatchUp(true);
+  if (lagging_ || lean_open_) CatchUp(true);
   if (kind == OpKind::kCudaSync && e.stream < 0) kind = OpKind::kDeviceSync;
   if (IsGpuOp(kind)) {
     Track& t = out_->tracks[track];

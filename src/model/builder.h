@@ -77,6 +77,10 @@ class ProfileBuilder {
   // Makes `abs` (the line's start) relative; false if it cannot be, in which
   // case AddLean falls back to exact 128-bit arithmetic per event.
   bool LineBase(Ps128 abs, LeanLine* line);
+  // Sizes the lean columns for up to `n` more AddLean events (a reader that
+  // counted them first); AddLean then writes in place. More than `n` still
+  // works (the window grows). Closed by the next AppendOp or by Finish.
+  void BeginLean(size_t n);
   void AddLean(const LeanLine& line, Ps128 line_abs, StringId name, StringId cat, OpKind kind, uint64_t offset_ps,
                uint64_t dur_ps, int64_t correlation, int32_t xla, uint64_t offset);
   // The kind a category string gives an op (cached per string).
@@ -117,9 +121,13 @@ class ProfileBuilder {
   void AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps dur, OpKind kind);
   // Brings the columns AddLean leaves out up to the op count (defaults).
   void CatchUp(bool kineto_columns);
+  void EndLean();  // trims the lean columns to what AddLean wrote
+  void ResizeLean(size_t n);
 
   RankProfile* out_;
   bool lagging_ = false;  // AddLean ran since the last CatchUp
+  bool lean_open_ = false;  // BeginLean sized the lean columns to lean_end_
+  size_t lean_next_ = 0, lean_end_ = 0;
   // Kept as ops are appended, so that Finish needs no pass for them: the
   // earliest start, and whether the ops come grouped by track in ascending
   // order and in (ts asc, dur desc) order within a track.
