@@ -128,51 +128,6 @@ bool ProfileBuilder::LineBase(Ps128 abs, LeanLine* line) {
   return true;
 }
 
-void ProfileBuilder::AddLean(const LeanLine& line, Ps128 line_abs, StringId name, StringId cat, OpKind kind,
-                             uint64_t offset_ps, uint64_t dur_ps, int64_t correlation, int32_t xla, uint64_t offset) {
-  // Counted as CountEvent counts an 'X' event with a category.
-  out_->phase_counts['X']++;
-  if (cat >= out_->cat_counts.size()) out_->cat_counts.resize(cat + 64, 0);
-  out_->cat_counts[cat]++;
-  Ps ts, end;
-  constexpr Ps kLimit = Ps{1} << 62;
-  // |base| <= 2^62 and both addends checked <= 2^62 before adding: the same
-  // range check ToRelative makes, with overflow ruled out.
-  if (line.base_ok && offset_ps <= static_cast<uint64_t>(kLimit) && dur_ps <= static_cast<uint64_t>(kLimit) &&
-      !__builtin_add_overflow(line.base, static_cast<Ps>(offset_ps), &ts) && ts <= kLimit &&
-      !__builtin_add_overflow(ts, static_cast<Ps>(dur_ps), &end) && end <= kLimit) {
-    if (!out_->meta.has_float_ts && ts % kPsPerUs != 0) out_->meta.has_float_ts = true;  // base_ is whole us
-  } else {
-    const Ps128 abs = line_abs + static_cast<Ps128>(offset_ps);
-    if (!out_->meta.has_float_ts && abs % kPsPerUs != 0) out_->meta.has_float_ts = true;
-    if (!ToRelative(abs, offset, &ts) || !ToRelative(abs + static_cast<Ps128>(dur_ps), offset, &end)) return;
-  }
-  if (IsGpuOp(kind)) {
-    if (kind == OpKind::kCudaSync && line.stream < 0) kind = OpKind::kDeviceSync;
-    Track& t = out_->tracks[line.track];
-    if (IsGpuOp(kind) && t.kind != TrackKind::kGpuStream) {
-      t.kind = TrackKind::kGpuStream;
-      const int64_t pid = track_keys_[line.track].first, tid = track_keys_[line.track].second;
-      t.device = static_cast<int32_t>(line.device >= 0 ? line.device : (pid < kStringIdBase ? pid : -1));
-      t.stream = line.stream >= 0 ? line.stream : tid;
-    }
-  }
-  OpTable& o = out_->ops;
-  NoteOrder(line.track, ts, end - ts);
-  if (!lean_open_ || lean_next_ == lean_end_) BeginLean(std::max<size_t>(1024, lean_end_ / 2));
-  const size_t i = lean_next_++;
-  o.ts[i] = ts;
-  o.dur[i] = end - ts;
-  o.name[i] = name;
-  o.cat[i] = cat;
-  o.kind[i] = kind;
-  o.track[i] = line.track;
-  o.correlation[i] = correlation;
-  o.xla[i] = xla;
-  o.offset[i] = offset;
-  lagging_ = true;
-}
-
 void ProfileBuilder::ResizeLean(size_t n) {
   OpTable& o = out_->ops;
   o.ts.resize(n), o.dur.resize(n), o.name.resize(n), o.cat.resize(n), o.kind.resize(n), o.track.resize(n);
