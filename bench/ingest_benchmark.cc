@@ -5,6 +5,8 @@
 #include <benchmark/benchmark.h>
 #include <zlib.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string>
 
@@ -143,6 +145,40 @@ void BM_IngestXPlane(benchmark::State& state) {
   state.counters["MB"] = static_cast<double>(bytes.size()) / (1 << 20);
 }
 BENCHMARK(BM_IngestXPlane)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same XSpace read from a file the way `mlprof` reads it (LoadProfile:
+// a memory-mapped file, no copy), on one thread.
+void BM_IngestXPlaneFile(benchmark::State& state) {
+  mlprof::synth::XSpaceStats st;
+  mlprof::synth::XSpaceOptions o;
+  o.target_bytes = QuarterBytes();
+  const std::string bytes = mlprof::synth::MakeXSpace(o, &st);
+  char path[] = "/tmp/mlprof_bench_XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0 || write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
+    state.SkipWithError("cannot write a temporary file");
+    return;
+  }
+  close(fd);
+  mlprof::LoadOptions lo;
+  lo.threads = 1;
+  auto check = mlprof::LoadProfile({path}, lo);
+  if (!check.ok() || check->ranks.size() != 1 || check->ranks[0].ops.size() != st.device_events + st.host_events) {
+    state.SkipWithError(check.ok() ? "event count mismatch" : check.status().message().c_str());
+    unlink(path);
+    return;
+  }
+  for (auto _ : state) {
+    auto p = mlprof::LoadProfile({path}, lo);
+    benchmark::DoNotOptimize(p);
+  }
+  unlink(path);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes.size()));
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(st.device_events + st.host_events),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["MB"] = static_cast<double>(bytes.size()) / (1 << 20);
+}
+BENCHMARK(BM_IngestXPlaneFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // HLO text parse of a synthetic after-optimisation TPU module.
 void BM_ParseHloText(benchmark::State& state) {
