@@ -157,7 +157,7 @@ class ProfileBuilder {
 
 // Inline: it runs once per XPlane event, and as a call its ten arguments
 // went through the stack.
-inline void ProfileBuilder::AddLean(const LeanLine& line, Ps128 line_abs, StringId name, StringId cat, OpKind kind,
+__attribute__((always_inline)) inline void ProfileBuilder::AddLean(const LeanLine& line, Ps128 line_abs, StringId name, StringId cat, OpKind kind,
                                     uint64_t offset_ps, uint64_t dur_ps, int64_t correlation, int32_t xla, uint64_t offset) {
   // Counted as CountEvent counts an 'X' event with a category.
   out_->phase_counts['X']++;
