@@ -152,6 +152,7 @@ void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps du
   if (lagging_ || lean_open_) CatchUp(true);
   if (kind == OpKind::kCudaSync && e.stream < 0) kind = OpKind::kDeviceSync;
   if (IsGpuOp(kind)) {
+    any_gpu_ = true;
     Track& t = out_->tracks[track];
     if (t.kind != TrackKind::kGpuStream) {
       t.kind = TrackKind::kGpuStream;
@@ -306,6 +307,7 @@ bool ProfileBuilder::AdoptXSpaceConventions() {
     if (o.kind[i] != OpKind::kOther) continue;  // the trace said what it is
     if (r == kStream) {
       o.kind[i] = GpuOpKindFromName(p.strings.Get(o.name[i]));
+      any_gpu_ = any_gpu_ || IsGpuOp(o.kind[i]);
       o.cat[i] = o.kind[i] == OpKind::kMemcpy ? cat_memcpy : o.kind[i] == OpKind::kMemset ? cat_memset : cat_kernel;
     } else if (r == kHost && o.correlation[i] >= 0) {
       o.kind[i] = OpKind::kRuntime;
@@ -371,28 +373,31 @@ Status ProfileBuilder::Finish() {
   // 3. Nesting per track: a stack of open ops; an op is a child of the top of
   //    the stack if it starts before that op ends.
   {
-    std::vector<uint32_t> stack;
+    struct Open {
+      uint32_t op;
+      Ps end;  // kept here: no reload of the top's ts and dur per op
+    };
+    std::vector<Open> stack;
     uint32_t cur_track = UINT32_MAX;
     for (size_t i = 0; i < n; ++i) {
       if (o.track[i] != cur_track) {
         stack.clear();
         cur_track = o.track[i];
       }
-      while (!stack.empty() && o.end(stack.back()) <= o.ts[i]) stack.pop_back();
+      const Ps ts = o.ts[i], end = ts + o.dur[i];
+      while (!stack.empty() && stack.back().end <= ts) stack.pop_back();
       // Ops that only partly overlap the top (bad nesting) are not its children.
-      while (!stack.empty() && o.end(i) > o.end(stack.back())) stack.pop_back();
+      while (!stack.empty() && end > stack.back().end) stack.pop_back();
       if (!stack.empty()) {
-        o.parent[i] = static_cast<int32_t>(stack.back());
+        o.parent[i] = static_cast<int32_t>(stack.back().op);
         o.depth[i] = static_cast<uint16_t>(std::min<size_t>(stack.size(), UINT16_MAX));
       }
-      if (o.dur[i] > 0) stack.push_back(static_cast<uint32_t>(i));
+      if (end > ts) stack.push_back({static_cast<uint32_t>(i), end});
     }
   }
 
   // 4. GPU op -> host launch, joined on correlation (first launch wins).
-  bool any_gpu = false;
-  for (size_t i = 0; i < n && !any_gpu; ++i) any_gpu = IsGpuOp(o.kind[i]);
-  if (any_gpu) {
+  if (any_gpu_) {  // kept as ops were added (and by AdoptXSpaceConventions)
     std::unordered_map<int64_t, int32_t> launch_of;
     launch_of.reserve(n / 4 + 16);
     for (size_t i = 0; i < n; ++i) {
@@ -414,17 +419,14 @@ Status ProfileBuilder::Finish() {
 
   // 5. Steps: ProfilerStep#N ops on the host. Host ops belong to the step
   //    whose interval contains their start; GPU ops to their launch's step.
-  // Whether a name is a step marker, decided once per distinct name.
-  std::vector<int8_t> step_name(p.strings.size() + 1, -1);
-  for (size_t i = 0; i < n; ++i) {
-    if (IsGpuOp(o.kind[i])) continue;
+  // Which names are step markers ("ProfilerStep#N", N a number), decided
+  // once per distinct string; the ops are scanned only if one is.
+  std::vector<int64_t> step_number(p.strings.size(), -1);
+  bool any_step_name = false;
+  for (size_t id = 0; id < p.strings.size(); ++id) {
     constexpr std::string_view kPrefix = "ProfilerStep#";
-    int8_t& known = o.name[i] < step_name.size() ? step_name[o.name[i]] : step_name.back();
-    if (known == 0) continue;
-    std::string_view name = p.strings.Get(o.name[i]);
-    bool is_step = name.size() > kPrefix.size() && name.substr(0, kPrefix.size()) == kPrefix;
-    if (o.name[i] < step_name.size() - 1) known = is_step ? 1 : 0;
-    if (!is_step) continue;
+    const std::string_view name = p.strings.Get(static_cast<StringId>(id));
+    if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) continue;
     int64_t num = 0;
     bool ok = true;
     for (char c : name.substr(kPrefix.size())) {
@@ -434,8 +436,11 @@ Status ProfileBuilder::Finish() {
       }
       num = num * 10 + (c - '0');
     }
-    if (!ok) continue;
-    p.steps.push_back({num, o.ts[i], o.dur[i], static_cast<int32_t>(i)});
+    if (ok) step_number[id] = num, any_step_name = true;
+  }
+  for (size_t i = 0; any_step_name && i < n; ++i) {
+    if (IsGpuOp(o.kind[i]) || o.name[i] >= step_number.size() || step_number[o.name[i]] < 0) continue;
+    p.steps.push_back({step_number[o.name[i]], o.ts[i], o.dur[i], static_cast<int32_t>(i)});
   }
   std::sort(p.steps.begin(), p.steps.end(),
             [](const Step& a, const Step& b) { return a.ts != b.ts ? a.ts < b.ts : a.number < b.number; });

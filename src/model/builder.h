@@ -127,6 +127,7 @@ class ProfileBuilder {
 
   RankProfile* out_;
   bool lagging_ = false;  // AddLean ran since the last CatchUp
+  bool any_gpu_ = false;    // some op is a GPU op (Finish joins launches only then)
   bool lean_open_ = false;  // BeginLean sized the lean columns to lean_end_
   size_t lean_next_ = 0, lean_end_ = 0;
   // Kept as ops are appended, so that Finish needs no pass for them: the
@@ -178,6 +179,7 @@ __attribute__((always_inline)) inline void ProfileBuilder::AddLean(const LeanLin
   }
   if (IsGpuOp(kind)) {
     if (kind == OpKind::kCudaSync && line.stream < 0) kind = OpKind::kDeviceSync;
+    any_gpu_ = any_gpu_ || IsGpuOp(kind);
     Track& t = out_->tracks[line.track];
     if (IsGpuOp(kind) && t.kind != TrackKind::kGpuStream) {
       t.kind = TrackKind::kGpuStream;
