@@ -28,6 +28,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto text = mlprof::hlo::ParseHloText(bytes, "fuzz.hlo"); text.ok())
     for (const auto& m : *text) Exercise(m);
   if (auto proto = mlprof::hlo::ReadHloProto(bytes, "fuzz.pb"); proto.ok()) Exercise(*proto);
-  (void)mlprof::hlo::ParseHloInstruction(bytes);
+  mlprof::hlo::StringArena arena;
+  if (auto in = mlprof::hlo::ParseHloInstruction(bytes, &arena); in.ok()) {
+    // Every view must stay readable while `bytes` and `arena` live.
+    size_t n = in->name.size() + in->opcode.size() + in->metadata.op_name.size();
+    for (auto v : in->operand_names) n += v.size();
+    for (const auto& [k, v] : in->attrs) n += k.size() + v.size() + (v.empty() ? 0 : static_cast<size_t>(v[0]));
+    (void)n;
+  }
   return 0;
 }
