@@ -181,7 +181,7 @@ int RunAnalysis(const CommonOptions& o, const Builder& build) {
   if (o.stats) {
     uint64_t bytes = 0, events = 0;
     for (const auto& rk : p->ranks) bytes += rk.decoded_bytes, events += rk.ops.size();
-    std::fprintf(stderr, "mlprof: stats: load %.3f s (%.1f MB/s of JSON, %llu ops), analyse %.3f s\n", load_s,
+    std::fprintf(stderr, "mlprof: stats: load %.3f s (%.1f MB/s of decoded input, %llu ops), analyse %.3f s\n", load_s,
                  load_s > 0 ? static_cast<double>(bytes) / 1e6 / load_s : 0.0, static_cast<unsigned long long>(events),
                  analyse_s);
   }
