@@ -1,0 +1,121 @@
+#include "analysis/mfu.h"
+
+#include <fmt/format.h>
+
+namespace mlprof {
+
+double ComputeBoundSeconds(double flops, double devices, double peak_flops_per_device) {
+  const double rate = devices * peak_flops_per_device;
+  return rate > 0 ? flops / rate : 0;
+}
+
+double TransferSeconds(double bytes, double bytes_per_s) { return bytes_per_s > 0 ? bytes / bytes_per_s : 0; }
+
+namespace {
+bool Positive(const std::optional<double>& v) { return v && *v > 0; }
+}  // namespace
+
+StatusOr<MfuResult> ComputeMfu(const MfuInput& in) {
+  if (!in.chip && !(in.peak_override > 0)) return InvalidArgument("mfu: give --chip (or --peak-tflops)");
+  if (!(in.devices > 0)) return InvalidArgument("mfu: give --devices (a number above 0)");
+  MfuResult r;
+  // Peak per device.
+  double peak = in.peak_override;
+  std::string peak_how = "given (--peak-tflops)";
+  if (!(peak > 0)) {
+    peak = in.chip->peak(in.dtype);
+    if (!(peak > 0))
+      return InvalidArgument(fmt::format("mfu: chip '{}' has no {} peak in its file; pick another --dtype or give "
+                                         "--peak-tflops",
+                                         in.chip->id, hw::DTypeName(in.dtype)));
+    peak_how = fmt::format("{} {} peak (dense)", in.chip->id, hw::DTypeName(in.dtype));
+    if (in.per_core) {
+      peak /= in.chip->cores_per_chip;
+      peak_how += fmt::format(" / {} cores per chip", in.chip->cores_per_chip);
+    }
+  }
+  r.peak_flops_per_device = peak;
+
+  // Throughput.
+  std::string tps_how;
+  if (Positive(in.step_seconds) && Positive(in.tokens_per_step)) {
+    r.tokens_per_s = *in.tokens_per_step / *in.step_seconds;
+    tps_how = "tokens per step / step time";
+  } else if (Positive(in.tokens_per_day)) {
+    r.tokens_per_s = *in.tokens_per_day / 86400.0;
+    tps_how = "tokens per day / 86400 s";
+  } else if (Positive(in.step_seconds) && Positive(in.model_flops_per_step)) {
+    r.tokens_per_s = 0;  // not needed: FLOPs per step given
+  } else {
+    return InvalidArgument(
+        "mfu: give the throughput: --step-time with --tokens-per-step (or --model-flops-per-step), or "
+        "--tokens-per-day");
+  }
+  const bool have_step = Positive(in.step_seconds);
+
+  // Model FLOPs.
+  if (Positive(in.model_flops_per_step)) {
+    if (!have_step) return InvalidArgument("mfu: --model-flops-per-step needs --step-time");
+    r.model_flops_per_step = *in.model_flops_per_step;
+    r.convention = "model FLOPs per step as given";
+    if (Positive(in.tokens_per_step)) r.flops_per_token = r.model_flops_per_step / *in.tokens_per_step;
+  } else if (Positive(in.flops_per_token)) {
+    r.flops_per_token = *in.flops_per_token;
+    r.convention = "model FLOPs per token as given";
+  } else if (Positive(in.flops_per_sample)) {
+    if (!Positive(in.tokens_per_sample))
+      return InvalidArgument("mfu: --flops-per-sample needs --tokens-per-sample (the sequence length)");
+    r.flops_per_token = *in.flops_per_sample / *in.tokens_per_sample;
+    r.convention = fmt::format("model FLOPs per sample as given, over {:g} tokens per sample", *in.tokens_per_sample);
+  } else if (Positive(in.params)) {
+    r.flops_per_token = 6.0 * *in.params;
+    r.convention = "6 x parameters per token (2 forward + 4 backward per weight)";
+    if (Positive(in.layers) && Positive(in.context) && Positive(in.d_model)) {
+      const double attn = 12.0 * *in.layers * *in.context * *in.d_model * (in.causal ? 0.5 : 1.0);
+      r.flops_per_token += attn;
+      r.convention += fmt::format(" + 12 x layers x context x d_model for attention scores{}",
+                                  in.causal ? ", halved for the causal mask" : " (full s x s, no causal halving)");
+    } else {
+      r.convention += "; attention-score FLOPs not counted (give --layers, --context and --d-model)";
+    }
+  } else {
+    return InvalidArgument(
+        "mfu: give the model FLOPs: --model-flops-per-step, --flops-per-token, --flops-per-sample with "
+        "--tokens-per-sample, or --params (6 N per token)");
+  }
+
+  // Rates.
+  double flops_per_s;
+  if (r.model_flops_per_step > 0) {
+    flops_per_s = r.model_flops_per_step / *in.step_seconds;
+    if (r.tokens_per_s == 0 && Positive(in.tokens_per_step)) r.tokens_per_s = *in.tokens_per_step / *in.step_seconds;
+  } else {
+    flops_per_s = r.tokens_per_s * r.flops_per_token;
+    if (have_step) r.model_flops_per_step = flops_per_s * *in.step_seconds;
+  }
+  r.tokens_per_device_per_s = r.tokens_per_s / in.devices;
+  r.achieved_flops_per_device = flops_per_s / in.devices;
+  if (have_step) r.flops_per_device_per_step = r.model_flops_per_step / in.devices;
+  r.mfu = r.achieved_flops_per_device / peak;
+
+  auto add = [&r](std::string m, double v, std::string unit, std::string how) {
+    r.rows.push_back({std::move(m), v, std::move(unit), std::move(how)});
+  };
+  if (r.tokens_per_s > 0) {
+    add("tokens_per_s", r.tokens_per_s, "tokens/s", tps_how);
+    add("tokens_per_device_per_s", r.tokens_per_device_per_s, "tokens/s", "tokens per s / devices");
+  }
+  if (r.flops_per_token > 0) add("model_flops_per_token", r.flops_per_token, "FLOP", r.convention);
+  if (have_step) {
+    add("step_time", *in.step_seconds, "s", "given");
+    add("model_flops_per_step", r.model_flops_per_step, "FLOP",
+        Positive(in.model_flops_per_step) ? "given" : "FLOPs per token x tokens per s x step time");
+    add("model_tflops_per_device_per_step", r.flops_per_device_per_step / 1e12, "TFLOP", "model FLOPs per step / devices");
+  }
+  add("achieved_tflops_per_device", r.achieved_flops_per_device / 1e12, "TFLOP/s", "model FLOPs per s / devices");
+  add("peak_tflops_per_device", peak / 1e12, "TFLOP/s", peak_how);
+  add("mfu_pct", 100.0 * r.mfu, "%", "achieved / peak");
+  return r;
+}
+
+}  // namespace mlprof

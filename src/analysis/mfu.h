@@ -1,0 +1,69 @@
+// Model FLOPs utilisation as performance teams report it, and the two
+// roofline basics it rests on. Conventions (stated in every report):
+//   MFU = model FLOPs per second / (devices x peak FLOP/s per device)
+//   model FLOPs per token = 6 x parameters (forward 2, backward 4 per
+//     weight) + the attention-score term 12 x layers x context x d_model
+//     (QK^T and A.V, forward and backward; full s x s unless causal halves
+//     it), or given directly (per token, per sample or per step).
+// Hardware FLOPs (recomputation included) would give HFU; they come from a
+// profile's op FLOPs, not from this calculator.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "hw/chip.h"
+
+namespace mlprof {
+
+// Time at peak: flops / (devices x peak per device), seconds.
+double ComputeBoundSeconds(double flops, double devices, double peak_flops_per_device);
+// Time to move bytes at a bandwidth, seconds.
+double TransferSeconds(double bytes, double bytes_per_s);
+
+struct MfuInput {
+  const hw::Chip* chip = nullptr;
+  hw::DType dtype = hw::DType::kBf16;
+  double devices = 0;        // chips, or cores with per_core
+  bool per_core = false;     // devices are cores (TPU TensorCores): peak / cores_per_chip
+  double peak_override = 0;  // FLOP/s per device, replaces the chip's figure when > 0
+  // Throughput: step time and tokens per step, or tokens per day.
+  std::optional<double> step_seconds;
+  std::optional<double> tokens_per_step;
+  std::optional<double> tokens_per_day;
+  // Model FLOPs: one of these (checked in this order).
+  std::optional<double> model_flops_per_step;
+  std::optional<double> flops_per_token;
+  std::optional<double> flops_per_sample;  // with tokens_per_sample
+  std::optional<double> tokens_per_sample;
+  std::optional<double> params;  // 6 N per token, plus the attention term if these are given:
+  std::optional<double> layers, context, d_model;
+  bool causal = false;  // attention term halved (only the unmasked half is useful work)
+};
+
+struct MfuRow {
+  std::string metric;
+  double value = 0;
+  std::string unit;
+  std::string how;  // the formula, for the report
+};
+
+struct MfuResult {
+  std::vector<MfuRow> rows;
+  double tokens_per_s = 0;
+  double tokens_per_device_per_s = 0;
+  double flops_per_token = 0;
+  double model_flops_per_step = 0;           // 0 when no step is known
+  double flops_per_device_per_step = 0;      // 0 when no step is known
+  double achieved_flops_per_device = 0;      // FLOP/s
+  double peak_flops_per_device = 0;
+  double mfu = 0;  // fraction
+  std::string convention;
+};
+
+// Errors name the missing or inconsistent input (usage errors).
+StatusOr<MfuResult> ComputeMfu(const MfuInput& in);
+
+}  // namespace mlprof

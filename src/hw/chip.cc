@@ -1,0 +1,239 @@
+#include "hw/chip.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace mlprof::hw {
+
+extern const char* const kBuiltInChipFiles[][2];  // generated: {file name, JSON}
+extern const size_t kBuiltInChipCount;
+
+namespace {
+
+constexpr const char* kDTypeNames[] = {"fp32", "tf32", "bf16", "fp16", "fp8", "int8"};
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Reads the fields of one chip object; `at` names the file in errors.
+class ChipReader {
+ public:
+  explicit ChipReader(std::string_view path) : path_(path) {}
+
+  StatusOr<Chip> Read(simdjson::dom::element root) {
+    Chip c;
+    simdjson::dom::object o;
+    if (root.get(o)) return Err("", "a JSON object");
+    RETURN_IF_ERROR(Str(o, "id", &c.id, true));
+    RETURN_IF_ERROR(Str(o, "name", &c.name, true));
+    RETURN_IF_ERROR(Str(o, "vendor", &c.vendor, false));
+    RETURN_IF_ERROR(Str(o, "kind", &c.kind, false));
+    RETURN_IF_ERROR(Str(o, "notes", &c.notes, false));
+    RETURN_IF_ERROR(Strings(o, "match", &c.match));
+    RETURN_IF_ERROR(Strings(o, "sources", &c.sources));
+    double cores = 1;
+    RETURN_IF_ERROR(Num(o, "cores_per_chip", &cores, false, 1, 1024));
+    c.cores_per_chip = static_cast<int>(cores);
+    RETURN_IF_ERROR(Num(o, "hbm_bytes", &c.hbm_bytes, false, 0, 1e15));
+    RETURN_IF_ERROR(Num(o, "hbm_bytes_per_s", &c.hbm_bytes_per_s, false, 0, 1e15));
+    simdjson::dom::object peaks;
+    auto pe = o["peak_tflops"].get(peaks);
+    if (pe == simdjson::NO_SUCH_FIELD) return Err("peak_tflops", "an object of peak TFLOP/s per data type");
+    if (pe) return Err("peak_tflops", "an object such as {\"bf16\": 989}");
+    bool any = false;
+    for (auto [key, value] : peaks) {
+      DType t;
+      if (!ParseDType(key, &t))
+        return Err(fmt::format("peak_tflops.{}", std::string_view(key)),
+                   "a data type: fp32, tf32, bf16, fp16, fp8 or int8");
+      double tf = 0;
+      if (value.get(tf) || !(tf > 0) || tf > 1e6)
+        return Err(fmt::format("peak_tflops.{}", std::string_view(key)), "a number of TFLOP/s above 0");
+      c.peak_flops[static_cast<int>(t)] = tf * 1e12;
+      any = true;
+    }
+    if (!any) return Err("peak_tflops", "at least one data type");
+    simdjson::dom::array arr;
+    if (!o["on_chip"].get(arr)) {
+      for (auto e : arr) {
+        simdjson::dom::object m;
+        if (e.get(m)) return Err("on_chip", "objects {\"name\", \"bytes\"}");
+        Memory mem;
+        RETURN_IF_ERROR(Str(m, "name", &mem.name, true, "on_chip[]."));
+        RETURN_IF_ERROR(Num(m, "bytes", &mem.bytes, true, 1, 1e15, "on_chip[]."));
+        c.on_chip.push_back(std::move(mem));
+      }
+    }
+    if (!o["interconnect"].get(arr)) {
+      for (auto e : arr) {
+        simdjson::dom::object m;
+        if (e.get(m)) return Err("interconnect", "objects {\"name\", \"scope\", ...}");
+        Link l;
+        const char* pre = "interconnect[].";
+        double links = 0;
+        RETURN_IF_ERROR(Str(m, "name", &l.name, true, pre));
+        RETURN_IF_ERROR(Str(m, "scope", &l.scope, false, pre));
+        RETURN_IF_ERROR(Str(m, "note", &l.note, false, pre));
+        RETURN_IF_ERROR(Num(m, "links", &links, false, 0, 1e6, pre));
+        l.links = static_cast<int>(links);
+        RETURN_IF_ERROR(Num(m, "bytes_per_s_per_dir_per_link", &l.bytes_per_s_per_dir_per_link, false, 0, 1e15, pre));
+        RETURN_IF_ERROR(Num(m, "bytes_per_s_per_dir_per_axis", &l.bytes_per_s_per_dir_per_axis, false, 0, 1e15, pre));
+        RETURN_IF_ERROR(Num(m, "bytes_per_s_per_chip_bidir", &l.bytes_per_s_per_chip_bidir, false, 0, 1e16, pre));
+        c.interconnect.push_back(std::move(l));
+      }
+    }
+    return c;
+  }
+
+ private:
+  Status Err(std::string_view field, std::string_view expected) const {
+    if (field.empty()) return DataLoss(fmt::format("{}: chip file: expected {}", path_, expected));
+    return DataLoss(fmt::format("{}: chip file, field '{}': expected {}", path_, field, expected));
+  }
+  Status Str(simdjson::dom::object o, const char* key, std::string* out, bool required, const char* pre = "") {
+    std::string_view v;
+    auto e = o[key].get(v);
+    if (e == simdjson::NO_SUCH_FIELD) return required ? Err(fmt::format("{}{}", pre, key), "a string") : OkStatus();
+    if (e || (required && v.empty())) return Err(fmt::format("{}{}", pre, key), "a non-empty string");
+    *out = std::string(v);
+    return OkStatus();
+  }
+  Status Strings(simdjson::dom::object o, const char* key, std::vector<std::string>* out) {
+    simdjson::dom::array a;
+    auto e = o[key].get(a);
+    if (e == simdjson::NO_SUCH_FIELD) return OkStatus();
+    if (e) return Err(key, "an array of strings");
+    for (auto x : a) {
+      std::string_view v;
+      if (x.get(v)) return Err(key, "an array of strings");
+      out->emplace_back(v);
+    }
+    return OkStatus();
+  }
+  Status Num(simdjson::dom::object o, const char* key, double* out, bool required, double lo, double hi,
+             const char* pre = "") {
+    simdjson::dom::element x;
+    auto e = o[key].get(x);
+    if (e == simdjson::NO_SUCH_FIELD) return required ? Err(fmt::format("{}{}", pre, key), "a number") : OkStatus();
+    double v = 0;
+    if (x.get(v) || !(v >= lo && v <= hi))
+      return Err(fmt::format("{}{}", pre, key), fmt::format("a number from {:g} to {:g}", lo, hi));
+    *out = v;
+    return OkStatus();
+  }
+  std::string_view path_;
+};
+
+}  // namespace
+
+const char* DTypeName(DType t) {
+  const int i = static_cast<int>(t);
+  return i >= 0 && i < static_cast<int>(DType::kCount) ? kDTypeNames[i] : "?";
+}
+
+bool ParseDType(std::string_view s, DType* out) {
+  const std::string l = Lower(s);
+  struct Alias {
+    const char* name;
+    DType t;
+  };
+  static constexpr Alias kAliases[] = {
+      {"fp32", DType::kFp32},    {"f32", DType::kFp32},  {"float32", DType::kFp32}, {"float", DType::kFp32},
+      {"tf32", DType::kTf32},    {"bf16", DType::kBf16}, {"bfloat16", DType::kBf16}, {"fp16", DType::kFp16},
+      {"f16", DType::kFp16},     {"half", DType::kFp16}, {"float16", DType::kFp16}, {"fp8", DType::kFp8},
+      {"f8e4m3fn", DType::kFp8}, {"f8e5m2", DType::kFp8}, {"int8", DType::kInt8},   {"s8", DType::kInt8},
+      {"i8", DType::kInt8},
+  };
+  for (const auto& a : kAliases)
+    if (l == a.name) return *out = a.t, true;
+  return false;
+}
+
+double Link::bytes_per_s_per_dir() const {
+  if (bytes_per_s_per_dir_per_link > 0 && links > 0) return bytes_per_s_per_dir_per_link * links;
+  if (bytes_per_s_per_chip_bidir > 0) return bytes_per_s_per_chip_bidir / 2;
+  return 0;
+}
+
+double Chip::ridge(DType t) const { return peak(t) > 0 && hbm_bytes_per_s > 0 ? peak(t) / hbm_bytes_per_s : 0; }
+
+StatusOr<Chip> ParseChipJson(std::string_view text, std::string_view path) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  const simdjson::padded_string padded(text);
+  if (auto e = parser.parse(padded).get(root))
+    return DataLoss(fmt::format("{}: chip file is not valid JSON: {}", path, simdjson::error_message(e)));
+  ChipReader r(path);
+  return r.Read(root);
+}
+
+const ChipDb& ChipDb::BuiltIn() {
+  static const ChipDb db = [] {
+    ChipDb d;
+    for (size_t i = 0; i < kBuiltInChipCount; ++i) {
+      auto c = ParseChipJson(kBuiltInChipFiles[i][1], kBuiltInChipFiles[i][0]);
+      // The files are tested (chip_test.cc); a bad one is a build defect.
+      if (!c.ok()) {
+        std::fprintf(stderr, "mlprof: internal error: %s\n", c.status().message().c_str());
+        std::abort();
+      }
+      c->origin = "built-in";
+      d.chips_.push_back(std::move(c).value());
+    }
+    std::sort(d.chips_.begin(), d.chips_.end(), [](const Chip& a, const Chip& b) { return a.id < b.id; });
+    return d;
+  }();
+  return db;
+}
+
+StatusOr<ChipDb> ChipDb::WithFiles(const std::vector<std::string>& files) {
+  ChipDb d = BuiltIn();
+  for (const std::string& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) return NotFound(fmt::format("{}: cannot open the chip file", f));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    ASSIGN_OR_RETURN(Chip c, ParseChipJson(ss.str(), f));
+    c.origin = f;
+    auto same = std::find_if(d.chips_.begin(), d.chips_.end(), [&](const Chip& x) { return x.id == c.id; });
+    if (same != d.chips_.end())
+      *same = std::move(c);
+    else
+      d.chips_.push_back(std::move(c));
+  }
+  return d;
+}
+
+StatusOr<const Chip*> ChipDb::Find(std::string_view key) const {
+  const std::string k = Lower(key);
+  for (const Chip& c : chips_)
+    if (Lower(c.id) == k || Lower(c.name) == k) return &c;
+  for (const Chip& c : chips_)
+    for (const auto& m : c.match)
+      if (Lower(m) == k) return &c;
+  std::string ids;
+  for (const Chip& c : chips_) ids += (ids.empty() ? "" : ", ") + c.id;
+  return InvalidArgument(fmt::format("unknown chip '{}'; known chips: {} (or describe yours in a JSON file and pass "
+                              "--chip-file; `mlprof chips` lists them)",
+                              key, ids));
+}
+
+const Chip* ChipDb::Detect(std::string_view device_name) const {
+  const std::string n = Lower(device_name);
+  const Chip* best = nullptr;
+  size_t best_len = 0;
+  for (const Chip& c : chips_)
+    for (const auto& m : c.match)
+      if (m.size() > best_len && n.find(Lower(m)) != std::string::npos) best = &c, best_len = m.size();
+  return best;
+}
+
+}  // namespace mlprof::hw

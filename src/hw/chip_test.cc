@@ -1,0 +1,145 @@
+// The chip database: every built-in file loads, figures that tests and seed
+// examples rely on, detection from profile device names, and clear errors
+// for bad chip files and unknown chips.
+#include "hw/chip.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+namespace mlprof::hw {
+namespace {
+
+TEST(Chips, BuiltInFilesLoadWithSources) {
+  const auto& chips = ChipDb::BuiltIn().chips();
+  std::set<std::string> ids;
+  for (const Chip& c : chips) {
+    EXPECT_TRUE(ids.insert(c.id).second) << "duplicate id " << c.id;
+    EXPECT_FALSE(c.sources.empty()) << c.id;
+    EXPECT_GT(c.peak(DType::kBf16) + c.peak(DType::kFp16), 0) << c.id;
+    EXPECT_GT(c.hbm_bytes, 0) << c.id;
+    EXPECT_GT(c.hbm_bytes_per_s, 0) << c.id;
+    EXPECT_FALSE(c.match.empty()) << c.id;
+    EXPECT_EQ(c.origin, "built-in");
+  }
+  // The chips issue 4 names.
+  for (const char* id : {"tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7x", "a100-40gb",
+                         "a100-80gb", "h100-sxm", "h100-pcie", "h200", "b200", "gb200", "mi250x", "mi300x",
+                         "ascend-910b"})
+    EXPECT_TRUE(ids.count(id)) << id;
+}
+
+// Figures from ../shared/reference/planner-formulas.md section 3 marked
+// [src], and the seed examples of issue 4.
+TEST(Chips, FiguresTheSeedsUse) {
+  const ChipDb& db = ChipDb::BuiltIn();
+  const Chip* v7x = *db.Find("tpu-v7x");
+  EXPECT_DOUBLE_EQ(v7x->peak(DType::kBf16), 2307e12);
+  EXPECT_DOUBLE_EQ(v7x->peak(DType::kFp8), 4614e12);
+  EXPECT_NEAR(v7x->ridge(DType::kBf16), 313.0, 0.05);  // 2307e12 / 7.37e12 = 313.03
+  const Chip* h200 = *db.Find("H200");
+  EXPECT_DOUBLE_EQ(h200->peak(DType::kBf16), 989e12);
+  EXPECT_DOUBLE_EQ(h200->hbm_bytes_per_s, 4.8e12);
+  const Chip* v2 = *db.Find("tpu-v2");
+  EXPECT_DOUBLE_EQ(v2->peak(DType::kBf16) / v2->cores_per_chip, 23e12);  // 23 TFLOP/s per core
+  const Chip* h100 = *db.Find("h100-sxm");
+  EXPECT_DOUBLE_EQ(h100->peak(DType::kBf16), 989.4e12);
+  EXPECT_NEAR(h100->ridge(DType::kBf16), 295.3, 0.05);  // 989.4e12 / 3.35e12
+  // NVLink4: 18 links x 25 GB/s per direction = 450 GB/s per direction.
+  ASSERT_FALSE(h100->interconnect.empty());
+  EXPECT_DOUBLE_EQ(h100->interconnect[0].bytes_per_s_per_dir(), 450e9);
+  const Chip* v5p = *db.Find("tpu-v5p");
+  EXPECT_DOUBLE_EQ(v5p->interconnect[0].bytes_per_s_per_dir_per_axis, 1.8e11);
+  // Only a per-chip bidirectional total is published for TPU7x ICI.
+  EXPECT_DOUBLE_EQ(v7x->interconnect[0].bytes_per_s_per_dir(), 0.6e12);
+}
+
+TEST(Chips, DetectedFromProfileDeviceNames) {
+  const ChipDb& db = ChipDb::BuiltIn();
+  auto id = [&](const char* name) {
+    const Chip* c = db.Detect(name);
+    return c ? c->id : std::string("none");
+  };
+  EXPECT_EQ(id("NVIDIA H100 80GB HBM3"), "h100-sxm");
+  EXPECT_EQ(id("NVIDIA H100 PCIe"), "h100-pcie");
+  EXPECT_EQ(id("NVIDIA H200"), "h200");
+  EXPECT_EQ(id("NVIDIA A100-SXM4-40GB"), "a100-40gb");
+  EXPECT_EQ(id("NVIDIA A100-SXM4-80GB"), "a100-80gb");
+  EXPECT_EQ(id("TPU v6 Lite"), "tpu-v6e");
+  EXPECT_EQ(id("TPU v5 Lite"), "tpu-v5e");  // not v5p, whose "TPU v5" is shorter
+  EXPECT_EQ(id("TPU v5"), "tpu-v5p");
+  EXPECT_EQ(id("TPU v4"), "tpu-v4");
+  EXPECT_EQ(id("AMD Instinct MI300X"), "mi300x");
+  EXPECT_EQ(id("Ascend910B3"), "ascend-910b");
+  EXPECT_EQ(id("Tesla V100-SXM2-16GB"), "none");
+}
+
+TEST(Chips, UnknownChipListsTheKnownOnes) {
+  auto c = ChipDb::BuiltIn().Find("tpu-v9");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("unknown chip 'tpu-v9'"), std::string::npos);
+  EXPECT_NE(c.status().message().find("h200"), std::string::npos);
+  EXPECT_NE(c.status().message().find("--chip-file"), std::string::npos);
+}
+
+TEST(Chips, BadChipFilesNameTheFieldAndWhatWasExpected) {
+  struct Case {
+    const char* json;
+    const char* expect;
+  } cases[] = {
+      {"not json", "my.json: chip file is not valid JSON"},
+      {"[1]", "expected a JSON object"},
+      {R"({"name":"x","peak_tflops":{"bf16":1}})", "field 'id': expected a string"},
+      {R"({"id":"x","name":"x"})", "field 'peak_tflops'"},
+      {R"({"id":"x","name":"x","peak_tflops":{"bf17":1}})", "field 'peak_tflops.bf17': expected a data type"},
+      {R"({"id":"x","name":"x","peak_tflops":{"bf16":-5}})", "field 'peak_tflops.bf16': expected a number"},
+      {R"({"id":"x","name":"x","peak_tflops":{"bf16":5},"hbm_bytes_per_s":"fast"})", "field 'hbm_bytes_per_s'"},
+      {R"({"id":"x","name":"x","peak_tflops":{"bf16":5},"interconnect":[{"links":2}]})",
+       "field 'interconnect[].name'"},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseChipJson(c.json, "my.json");
+    ASSERT_FALSE(r.ok()) << c.json;
+    EXPECT_NE(r.status().message().find(c.expect), std::string::npos) << r.status().message();
+    EXPECT_EQ(r.status().message().rfind("my.json", 0), 0u) << r.status().message();
+  }
+}
+
+TEST(Chips, UserFilesAddAndReplace) {
+  const std::string dir = ::testing::TempDir();
+  const std::string mine = dir + "/mlprof_chip_mine.json", h200 = dir + "/mlprof_chip_h200.json";
+  std::ofstream(mine) << R"({"id":"my-npu","name":"My NPU","match":["MyNPU"],"peak_tflops":{"bf16":100},
+                            "hbm_bytes":1e9,"hbm_bytes_per_s":2e11,"sources":["lab measurement"]})";
+  std::ofstream(h200) << R"js({"id":"h200","name":"H200 (derated)","peak_tflops":{"bf16":700},
+                            "hbm_bytes_per_s":4e12})js";
+  auto db = ChipDb::WithFiles({mine, h200});
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  EXPECT_EQ(db->chips().size(), ChipDb::BuiltIn().chips().size() + 1);
+  const Chip* n = *db->Find("my-npu");
+  EXPECT_DOUBLE_EQ(n->ridge(DType::kBf16), 500.0);
+  EXPECT_EQ(n->origin, mine);
+  EXPECT_EQ(db->Detect("MyNPU rev 2"), n);
+  EXPECT_DOUBLE_EQ((*db->Find("h200"))->peak(DType::kBf16), 700e12);
+  auto missing = ChipDb::WithFiles({dir + "/no_such_chip.json"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("cannot open the chip file"), std::string::npos);
+  std::remove(mine.c_str());
+  std::remove(h200.c_str());
+}
+
+TEST(Chips, DTypeNames) {
+  DType t;
+  ASSERT_TRUE(ParseDType("BF16", &t));
+  EXPECT_EQ(t, DType::kBf16);
+  ASSERT_TRUE(ParseDType("f32", &t));
+  EXPECT_EQ(t, DType::kFp32);
+  ASSERT_TRUE(ParseDType("s8", &t));
+  EXPECT_STREQ(DTypeName(t), "int8");
+  EXPECT_FALSE(ParseDType("bf17", &t));
+}
+
+}  // namespace
+}  // namespace mlprof::hw
