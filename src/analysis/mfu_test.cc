@@ -1,0 +1,154 @@
+// MFU and the roofline basics against the seed figures of issue 4 and
+// hand-computed cases.
+#include "analysis/mfu.h"
+
+#include <gtest/gtest.h>
+
+namespace mlprof {
+namespace {
+
+const hw::Chip& ChipNamed(const char* id) { return **hw::ChipDb::BuiltIn().Find(id); }
+
+double Row(const MfuResult& r, const std::string& metric) {
+  for (const auto& row : r.rows)
+    if (row.metric == metric) return row.value;
+  ADD_FAILURE() << "no row " << metric;
+  return -1;
+}
+
+// 2*32*1024*8192*32768 FLOPs on 8 TPU v2 cores at 23 TFLOP/s each: 95.6 ms.
+TEST(Roofline, ComputeBoundSeed) {
+  const hw::Chip& v2 = ChipNamed("tpu-v2");
+  const double flops = 2.0 * 32 * 1024 * 8192 * 32768;
+  const double s = ComputeBoundSeconds(flops, 8, v2.peak(hw::DType::kBf16) / v2.cores_per_chip);
+  EXPECT_NEAR(s * 1e3, 95.6, 0.05);  // 17.59e12 / 184e12 = 95.60 ms
+}
+
+// ReduceScatter of 2*8*1024*8192 bytes per shard over one 1.2e11 B/s hop:
+// about 1.1 ms.
+TEST(Roofline, TransferSeed) {
+  const double s = TransferSeconds(2.0 * 8 * 1024 * 8192, 1.2e11);
+  EXPECT_NEAR(s * 1e3, 1.1185, 0.0005);  // 134217728 / 1.2e11 = 1.118 ms
+}
+
+// 64 TPU v7x chips (2307 TFLOP/s), a 12 s step of 20,971,520 tokens at
+// 39.96 TFLOPs per 4096-token sample: 3,196.8 TFLOPs per chip per step,
+// 266.4 TFLOP/s per chip, MFU 11.5 %.
+TEST(Mfu, TpuV7xSeed) {
+  MfuInput in;
+  in.chip = &ChipNamed("tpu-v7x");
+  in.devices = 64;
+  in.step_seconds = 12;
+  in.tokens_per_step = 20971520;
+  in.flops_per_sample = 39.96e12;
+  in.tokens_per_sample = 4096;
+  auto r = ComputeMfu(in);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NEAR(r->flops_per_device_per_step / 1e12, 3196.8, 1e-6);
+  EXPECT_NEAR(r->achieved_flops_per_device / 1e12, 266.4, 1e-6);
+  EXPECT_NEAR(r->mfu * 100, 11.547, 0.001);  // 266.4 / 2307
+  EXPECT_NEAR(Row(*r, "mfu_pct"), 11.547, 0.001);
+  EXPECT_NEAR(Row(*r, "tokens_per_device_per_s"), 20971520.0 / 12 / 64, 1e-6);
+}
+
+// 1280 H200 (989 TFLOP/s bf16) processing 1133 B tokens per day at 39.96
+// TFLOPs per 4096-token sample. Exactly: 1133e9 / 86400 / 4096 x 39.96e12 /
+// 1280 = 99.95 TFLOP/s per GPU, MFU 10.11 %. The issue's seed says "about
+// 100.5 TFLOP/s, 10.2 %", 0.55 % higher than these inputs give (it matches
+// 1139 B tokens/day); the formula is checked here, the seed within its
+// "about".
+TEST(Mfu, H200TokensPerDaySeed) {
+  MfuInput in;
+  in.chip = &ChipNamed("h200");
+  in.devices = 1280;
+  in.tokens_per_day = 1133e9;
+  in.flops_per_sample = 39.96e12;
+  in.tokens_per_sample = 4096;
+  auto r = ComputeMfu(in);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const double want = 1133e9 / 86400 / 4096 * 39.96e12 / 1280;
+  EXPECT_DOUBLE_EQ(r->achieved_flops_per_device, want);
+  EXPECT_NEAR(r->achieved_flops_per_device / 1e12, 99.95, 0.01);
+  EXPECT_NEAR(r->achieved_flops_per_device / 1e12, 100.5, 0.6);  // the seed's "about"
+  EXPECT_NEAR(r->mfu * 100, 10.106, 0.001);
+  EXPECT_NEAR(r->tokens_per_s, 1133e9 / 86400, 1e-3);
+  EXPECT_EQ(r->flops_per_device_per_step, 0);  // no step given
+}
+
+// 6 N per token plus 12 L s d for attention scores; causal halves the
+// attention term. 8e9 params, 32 layers, 8192 context, d_model 4096, 4M
+// tokens per 10 s step on 64 H100 SXM (989.4 TFLOP/s).
+TEST(Mfu, ParamsAndAttentionTerm) {
+  MfuInput in;
+  in.chip = &ChipNamed("h100-sxm");
+  in.devices = 64;
+  in.step_seconds = 10;
+  in.tokens_per_step = 4194304;
+  in.params = 8e9;
+  in.layers = 32;
+  in.context = 8192;
+  in.d_model = 4096;
+  auto full = ComputeMfu(in);
+  ASSERT_TRUE(full.ok()) << full.status().message();
+  const double per_token = 6 * 8e9 + 12.0 * 32 * 8192 * 4096;  // 48e9 + 12.88e9
+  EXPECT_DOUBLE_EQ(full->flops_per_token, per_token);
+  EXPECT_DOUBLE_EQ(full->model_flops_per_step, per_token * 4194304);
+  EXPECT_NEAR(full->mfu, per_token * 4194304 / 10 / 64 / 989.4e12, 1e-12);
+  in.causal = true;
+  auto causal = ComputeMfu(in);
+  ASSERT_TRUE(causal.ok());
+  EXPECT_DOUBLE_EQ(causal->flops_per_token, 6 * 8e9 + 6.0 * 32 * 8192 * 4096);
+  EXPECT_NE(causal->convention.find("causal"), std::string::npos);
+  in.layers.reset();
+  auto no_attn = ComputeMfu(in);
+  ASSERT_TRUE(no_attn.ok());
+  EXPECT_DOUBLE_EQ(no_attn->flops_per_token, 48e9);
+  EXPECT_NE(no_attn->convention.find("not counted"), std::string::npos);
+}
+
+// Per core (TPU v4: 2 TensorCores per chip) halves the peak; a given model
+// FLOPs per step is used as is.
+TEST(Mfu, PerCoreAndFlopsPerStep) {
+  MfuInput in;
+  in.chip = &ChipNamed("tpu-v4");
+  in.devices = 16;
+  in.per_core = true;
+  in.step_seconds = 2;
+  in.model_flops_per_step = 1.1e15;
+  auto r = ComputeMfu(in);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_DOUBLE_EQ(r->peak_flops_per_device, 137.5e12);
+  EXPECT_DOUBLE_EQ(r->mfu, 1.1e15 / 2 / 16 / 137.5e12);  // 25 %
+  EXPECT_DOUBLE_EQ(r->tokens_per_s, 0);
+}
+
+TEST(Mfu, MissingInputsAreUsageErrors) {
+  MfuInput in;
+  in.chip = &ChipNamed("h200");
+  auto no_devices = ComputeMfu(in);
+  ASSERT_FALSE(no_devices.ok());
+  EXPECT_EQ(no_devices.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(no_devices.status().message().find("--devices"), std::string::npos);
+  in.devices = 8;
+  auto no_rate = ComputeMfu(in);
+  ASSERT_FALSE(no_rate.ok());
+  EXPECT_NE(no_rate.status().message().find("--step-time"), std::string::npos);
+  in.tokens_per_day = 1e9;
+  auto no_flops = ComputeMfu(in);
+  ASSERT_FALSE(no_flops.ok());
+  EXPECT_NE(no_flops.status().message().find("--params"), std::string::npos);
+  in.flops_per_sample = 1e12;
+  auto no_len = ComputeMfu(in);
+  ASSERT_FALSE(no_len.ok());
+  EXPECT_NE(no_len.status().message().find("--tokens-per-sample"), std::string::npos);
+  in.flops_per_sample.reset();
+  in.flops_per_token = 1e9;
+  in.dtype = hw::DType::kTf32;
+  in.chip = &ChipNamed("tpu-v7x");  // no tf32 figure
+  auto no_peak = ComputeMfu(in);
+  ASSERT_FALSE(no_peak.ok());
+  EXPECT_NE(no_peak.status().message().find("no tf32 peak"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mlprof
