@@ -151,5 +151,27 @@ check "trace.json rows as xplane" diff -u "$TMP/xplane_rows" "$TMP/json_rows"
 check "trace.json rows present" test "$(wc -l <"$TMP/json_rows")" -ge 4
 check "trace.json says why no flops" has "leaves out the runtime's flops" err
 
+# Chip database and MFU calculator (issue 4 seeds).
+check "chips" run 0 "$BIN" chips --format csv
+check "chips lists v7x" has "tpu-v7x,Google TPU7x (Ironwood),tpu,2,,,2307.0,4614.0,,206.2,7.37,313.0,ICI,600,src,built-in" out
+check "chips has 17 rows" test "$(grep -c ',built-in$' "$TMP/out")" -eq 17
+check "chip detail" run 0 "$BIN" chips --chip h200 --format csv
+check "chip detail source" has "source,\"How to Scale Your Model (scaling-book), gpus.md [src]\"" out
+check "mfu v7x seed" run 0 "$BIN" mfu --chip tpu-v7x --devices 64 --step-time 12 --tokens-per-step 20971520 \
+  --flops-per-sample 39.96e12 --tokens-per-sample 4096 --format csv
+check "mfu v7x tflops per chip per step" has "model_tflops_per_device_per_step,3196.800,TFLOP" out
+check "mfu v7x achieved" has "achieved_tflops_per_device,266.400,TFLOP/s" out
+check "mfu v7x pct" has "mfu_pct,11.55,%" out
+check "mfu by device name" run 0 "$BIN" mfu --chip "NVIDIA H200" --devices 1280 --tokens-per-day 1133e9 \
+  --flops-per-sample 39.96e12 --tokens-per-sample 4096 --format csv
+check "mfu h200 pct" has "mfu_pct,10.11,%" out
+check "unknown chip" run 1 "$BIN" mfu --chip tpu-v9 --devices 2 --step-time 1 --tokens-per-step 5 --params 1e9
+check "unknown chip lists known" has "known chips: a100-40gb" err
+check "mfu without flops" run 1 "$BIN" mfu --chip h200 --devices 8 --tokens-per-day 1e12
+check "mfu without flops message" has "give the model FLOPs" err
+printf '{"id":"x","name":"x","peak_tflops":{"bf16":-1}}' >"$TMP/bad_chip.json"
+check "bad chip file" run 2 "$BIN" chips --chip-file "$TMP/bad_chip.json"
+check "bad chip file message" has "bad_chip.json: chip file, field 'peak_tflops.bf16'" err
+
 echo "cli_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

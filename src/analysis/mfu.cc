@@ -105,10 +105,10 @@ StatusOr<MfuResult> ComputeMfu(const MfuInput& in) {
     add("tokens_per_s", r.tokens_per_s, "tokens/s", tps_how);
     add("tokens_per_device_per_s", r.tokens_per_device_per_s, "tokens/s", "tokens per s / devices");
   }
-  if (r.flops_per_token > 0) add("model_flops_per_token", r.flops_per_token, "FLOP", r.convention);
+  if (r.flops_per_token > 0) add("model_gflops_per_token", r.flops_per_token / 1e9, "GFLOP", r.convention);
   if (have_step) {
     add("step_time", *in.step_seconds, "s", "given");
-    add("model_flops_per_step", r.model_flops_per_step, "FLOP",
+    add("model_pflops_per_step", r.model_flops_per_step / 1e15, "PFLOP",
         Positive(in.model_flops_per_step) ? "given" : "FLOPs per token x tokens per s x step time");
     add("model_tflops_per_device_per_step", r.flops_per_device_per_step / 1e12, "TFLOP", "model FLOPs per step / devices");
   }

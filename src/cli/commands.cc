@@ -22,6 +22,9 @@
 #include "hlo/proto_reader.h"
 #include "hlo/text_parser.h"
 #include "io/xplane.h"
+#include "analysis/mfu.h"
+#include "hw/chip.h"
+#include "report/hw_tables.h"
 #include "report/tables.h"
 #include "report/xla_tables.h"
 
@@ -43,6 +46,8 @@ const std::vector<Command> kCommands = {
     {"scopes", "XLA profiles: device time by JAX named scope (tree)"},
     {"hlo", "HLO modules (text, HloProto, XPlane): categories, cost, collectives/sharding; --op explains one"},
     {"shape", "explain XLA HLO shapes: layout, tiling, padded physical bytes, memory space"},
+    {"chips", "the chip database: peak FLOP/s per dtype, HBM, ridge point, interconnect, sources"},
+    {"mfu", "model FLOPs utilisation from throughput and model size (a calculator)"},
 };
 
 struct CommonOptions {
@@ -281,7 +286,8 @@ int RunMain(int argc, char** argv) {
   std::map<std::string, CLI::App*> subs;
   for (const auto& c : kCommands) {
     CLI::App* s = app.add_subcommand(c.name, c.help);
-    if (std::string(c.name) != "shape" && std::string(c.name) != "hlo") AddCommon(s, o);
+    const std::string n = c.name;
+    if (n != "shape" && n != "hlo" && n != "chips" && n != "mfu") AddCommon(s, o);
     subs[c.name] = s;
   }
   std::vector<std::string> shape_texts;
@@ -308,6 +314,38 @@ int RunMain(int argc, char** argv) {
   subs["hlo"]->add_option("--width", o.width, "cut text cells to this many characters")->check(CLI::Range(8, 100000));
   bool by_name = false;
   subs["ops"]->add_flag("--by-name", by_name, "group by op name only, not by input shapes");
+  // Chip database and MFU calculator.
+  std::vector<std::string> chip_files;
+  std::string chip_id, dtype_name = "bf16";
+  for (const char* n : {"chips", "mfu"}) {
+    subs[n]->add_option("--chip-file", chip_files, "add or replace chips from JSON files (fields as data/chips/*.json)");
+    subs[n]->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "csv"}));
+    subs[n]->add_option("--width", o.width, "cut text cells to this many characters")->check(CLI::Range(8, 100000));
+  }
+  subs["chips"]->add_option("--chip", chip_id, "show every field and source of this chip");
+  subs["mfu"]->add_option("--chip", chip_id, "chip id, name or device name (`mlprof chips` lists them)");
+  subs["mfu"]->add_option("--dtype", dtype_name, "peak of this data type: fp32, tf32, bf16, fp16, fp8, int8");
+  MfuInput mfu;
+  double mfu_peak_tflops = 0;
+  auto opt = [&](const char* flag, std::optional<double>* v, const char* help) {
+    subs["mfu"]->add_option_function<double>(flag, [v](double x) { *v = x; }, help)->check(CLI::PositiveNumber);
+  };
+  subs["mfu"]->add_option("--devices", mfu.devices, "devices (chips; cores with --per-core)")->check(CLI::PositiveNumber);
+  subs["mfu"]->add_flag("--per-core", mfu.per_core, "devices are cores (TPU TensorCores): peak per core");
+  subs["mfu"]->add_option("--peak-tflops", mfu_peak_tflops, "peak TFLOP/s per device (instead of the chip's)")
+      ->check(CLI::PositiveNumber);
+  opt("--step-time", &mfu.step_seconds, "seconds per step");
+  opt("--tokens-per-step", &mfu.tokens_per_step, "tokens per step (global batch x sequence)");
+  opt("--tokens-per-day", &mfu.tokens_per_day, "tokens per day (instead of step time and tokens per step)");
+  opt("--model-flops-per-step", &mfu.model_flops_per_step, "model FLOPs per step (all devices)");
+  opt("--flops-per-token", &mfu.flops_per_token, "model FLOPs per token (forward + backward)");
+  opt("--flops-per-sample", &mfu.flops_per_sample, "model FLOPs per sample (with --tokens-per-sample)");
+  opt("--tokens-per-sample", &mfu.tokens_per_sample, "tokens per sample (sequence length)");
+  opt("--params", &mfu.params, "parameters N: 6 N FLOPs per token");
+  opt("--layers", &mfu.layers, "layers, for the attention-score term");
+  opt("--context", &mfu.context, "attention context (sequence length), for the attention-score term");
+  opt("--d-model", &mfu.d_model, "model width, for the attention-score term");
+  subs["mfu"]->add_flag("--causal", mfu.causal, "halve the attention-score term (causal mask)");
 
   try {
     app.parse(argc, argv);
@@ -317,6 +355,39 @@ int RunMain(int argc, char** argv) {
   }
 
   try {
+    if (subs["chips"]->parsed() || subs["mfu"]->parsed()) {
+      auto db = hw::ChipDb::WithFiles(chip_files);
+      if (!db.ok()) return Fail(db.status());
+      Report r;
+      if (subs["chips"]->parsed()) {
+        if (chip_id.empty()) {
+          r.tables.push_back(ChipsTable(*db));
+        } else {
+          auto c = db->Find(chip_id);
+          if (!c.ok()) return Fail(c.status());
+          r.tables.push_back(ChipDetailTable(**c));
+        }
+      } else {
+        if (!chip_id.empty()) {
+          auto c = db->Find(chip_id);
+          if (!c.ok()) {
+            const hw::Chip* d = db->Detect(chip_id);  // a device name as a profile writes it
+            if (!d) return Fail(c.status());
+            c = d;
+          }
+          mfu.chip = *c;
+        }
+        if (!hw::ParseDType(dtype_name, &mfu.dtype))
+          return Fail(InvalidArgument(fmt::format("--dtype: unknown data type '{}' (fp32, tf32, bf16, fp16, fp8, int8)",
+                                                  dtype_name)));
+        mfu.peak_override = mfu_peak_tflops * 1e12;
+        auto res = ComputeMfu(mfu);
+        if (!res.ok()) return Fail(res.status());
+        r.tables.push_back(MfuTable(*res));
+      }
+      Emit(r, o);
+      return kExitOk;
+    }
     if (subs["shape"]->parsed()) {
       std::vector<hlo::Shape> shapes;
       for (const auto& text : shape_texts) {
