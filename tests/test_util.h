@@ -13,6 +13,13 @@
 
 namespace mlprof::testing {
 
+// A protobuf varint, for hand-built XPlane and HloProto test inputs.
+inline std::string EncodeVarint(uint64_t v) {
+  std::string s;
+  while (v >= 0x80) s += static_cast<char>((v & 0x7f) | 0x80), v >>= 7;
+  return s + static_cast<char>(v);
+}
+
 inline Profile ProfileFromJson(const std::string& json, const std::string& name = "test.json") {
   auto r = LoadTraceBytes(json, name);
   EXPECT_TRUE(r.ok()) << r.status().message();

@@ -8,14 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "../../tests/test_util.h"
+
 namespace mlprof::proto {
 namespace {
 
-std::string Encode(uint64_t v) {
-  std::string s;
-  while (v >= 0x80) s += static_cast<char>((v & 0x7f) | 0x80), v >>= 7;
-  return s + static_cast<char>(v);
-}
+using ::mlprof::testing::EncodeVarint;
+std::string Encode(uint64_t v) { return EncodeVarint(v); }
 
 TEST(ProtoWire, VarintsOfEveryLength) {
   std::vector<uint64_t> values = {0, 1, 127, 128, 300, (1ull << 14) - 1, 1ull << 14, 1ull << 21, 1ull << 28,

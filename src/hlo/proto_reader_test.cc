@@ -14,11 +14,7 @@ namespace mlprof::hlo {
 namespace {
 
 // --- a tiny protobuf writer for hand-built messages ---------------------------
-std::string Varint(uint64_t v) {
-  std::string s;
-  while (v >= 0x80) s += static_cast<char>((v & 0x7f) | 0x80), v >>= 7;
-  return s + static_cast<char>(v);
-}
+std::string Varint(uint64_t v) { return ::mlprof::testing::EncodeVarint(v); }
 std::string Len(uint32_t field, const std::string& body) { return Varint(field << 3 | 2) + Varint(body.size()) + body; }
 std::string Int(uint32_t field, uint64_t v) { return Varint(field << 3) + Varint(v); }
 std::string Packed(uint32_t field, const std::vector<int64_t>& v) {

@@ -17,15 +17,7 @@ namespace mlprof {
 namespace {
 
 // A minimal protobuf writer for building test inputs.
-std::string Varint(uint64_t v) {
-  std::string s;
-  do {
-    uint8_t b = v & 0x7f;
-    v >>= 7;
-    s.push_back(static_cast<char>(v ? b | 0x80 : b));
-  } while (v);
-  return s;
-}
+std::string Varint(uint64_t v) { return testing::EncodeVarint(v); }
 std::string Field(uint32_t field, uint64_t v) { return Varint(field << 3) + Varint(v); }
 std::string Field(uint32_t field, const std::string& bytes) {
   return Varint((field << 3) | 2) + Varint(bytes.size()) + bytes;
