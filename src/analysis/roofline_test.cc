@@ -1,0 +1,120 @@
+// Roofline of XLA ops on a hand-built profile and a made-up chip (peak 100
+// TFLOP/s, 1 TB/s HBM: ridge 100 FLOP/byte; 100 GB/s scale-up link), every
+// figure computed by hand.
+#include "analysis/roofline.h"
+
+#include <gtest/gtest.h>
+
+#include "model/builder.h"
+
+namespace mlprof {
+namespace {
+
+hw::Chip TestChip() {
+  auto c = hw::ParseChipJson(R"({"id":"test","name":"Test","peak_tflops":{"bf16":100},"hbm_bytes":1e9,
+    "hbm_bytes_per_s":1e12,"interconnect":[{"name":"L","scope":"scale-up","links":2,
+    "bytes_per_s_per_dir_per_link":5e10}]})",
+                             "test.json");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return *c;
+}
+
+struct Built {
+  RankProfile p;
+  XlaOps x;
+};
+
+// A: matmul, 2e12 FLOPs, 1e10 bytes, 2 runs of 40 ms.  B: elementwise, 1e9
+// FLOPs, 1e10 bytes, 1 run of 20 ms.  C: all-reduce, 1e9 bytes, 1 run of 50
+// ms.  D: no cost, 1 run of 5 ms.
+void Build(Built* b) {
+  ProfileBuilder pb(&b->p);
+  const StringId cat = pb.strings().Intern("XLA Ops");
+  int32_t ids[4];
+  for (int k = 0; k < 4; ++k) {
+    XlaOp op;
+    op.hlo_op = pb.strings().Intern(std::string(1, static_cast<char>('A' + k)));
+    ids[k] = pb.AddXlaOp(op);
+  }
+  ProfileBuilder::LeanLine line;
+  line.track = pb.TrackFor(1, 1);
+  const Ps ms = 1'000'000'000;
+  struct Ev {
+    int op;
+    Ps start, dur;
+  } evs[] = {{0, 0, 40 * ms}, {0, 100 * ms, 40 * ms}, {1, 200 * ms, 20 * ms}, {2, 300 * ms, 50 * ms},
+             {3, 400 * ms, 5 * ms}};
+  for (const Ev& e : evs) {
+    pb.LineBase(0, &line);
+    pb.AddLean(line, 0, pb.strings().Intern("op"), cat, OpKind::kOther, static_cast<uint64_t>(e.start),
+               static_cast<uint64_t>(e.dur), -1, ids[e.op], 0);
+  }
+  ASSERT_TRUE(pb.Finish().ok());
+  b->x.ops.resize(4);
+  const XlaGroup groups[] = {XlaGroup::kMatmul, XlaGroup::kElementwise, XlaGroup::kCollective, XlaGroup::kOther};
+  const double flops[] = {2e12, 1e9, -1, -1}, bytes[] = {1e10, 1e10, 1e9, -1};
+  for (int k = 0; k < 4; ++k) {
+    b->x.ops[static_cast<size_t>(ids[k])].hlo_op = std::string(1, static_cast<char>('A' + k));
+    b->x.ops[static_cast<size_t>(ids[k])].group = groups[k];
+    b->x.ops[static_cast<size_t>(ids[k])].flops = flops[k];
+    b->x.ops[static_cast<size_t>(ids[k])].bytes = bytes[k];
+  }
+}
+
+const RooflineRow& Op(const RooflineResult& r, const std::string& name) {
+  for (const auto& row : r.ops)
+    if (row.name == name) return row;
+  static RooflineRow none;
+  ADD_FAILURE() << "no op " << name;
+  return none;
+}
+
+TEST(Roofline, OpsAgainstTheRoofline) {
+  Built b;
+  Build(&b);
+  const hw::Chip chip = TestChip();
+  RooflineResult r = RooflineXla(b.p, b.x, chip, hw::DType::kBf16);
+  EXPECT_DOUBLE_EQ(r.ridge, 100);
+  EXPECT_DOUBLE_EQ(r.link_bw, 1e11);
+  ASSERT_EQ(r.ops.size(), 4u);
+  EXPECT_EQ(r.ops[0].name, "A");  // 80 ms, the most time
+  const RooflineRow& a = Op(r, "A");
+  EXPECT_EQ(a.count, 2);
+  EXPECT_DOUBLE_EQ(a.intensity, 200);
+  EXPECT_DOUBLE_EQ(a.vs_ridge, 2);
+  EXPECT_DOUBLE_EQ(a.ceiling_pct, 100);
+  EXPECT_DOUBLE_EQ(a.expected_s, 0.02);  // 2e12 / 1e14 (memory: 0.01)
+  EXPECT_DOUBLE_EQ(a.measured_s, 0.04);
+  EXPECT_DOUBLE_EQ(a.efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(a.achieved_tflops, 50);
+  EXPECT_EQ(a.bound, "compute");
+  const RooflineRow& e = Op(r, "B");
+  EXPECT_DOUBLE_EQ(e.intensity, 0.1);
+  EXPECT_DOUBLE_EQ(e.ceiling_pct, 0.1);
+  EXPECT_DOUBLE_EQ(e.expected_s, 0.01);  // 1e10 / 1e12
+  EXPECT_DOUBLE_EQ(e.efficiency, 0.5);
+  EXPECT_EQ(e.bound, "memory");
+  const RooflineRow& c = Op(r, "C");
+  EXPECT_DOUBLE_EQ(c.expected_s, 0.01);  // 1e9 / 1e11
+  EXPECT_DOUBLE_EQ(c.efficiency, 0.2);
+  EXPECT_EQ(c.bound, "communication");
+  EXPECT_EQ(Op(r, "D").bound, "unknown");
+  EXPECT_EQ(r.ops_without_cost, 1);
+  EXPECT_NEAR(r.time_s, 0.155, 1e-12);
+  EXPECT_NEAR(r.time_with_cost_s, 0.150, 1e-12);
+  EXPECT_NEAR(r.expected_s, 0.04 + 0.01 + 0.01, 1e-12);
+
+  // Categories: totals over executions.
+  ASSERT_EQ(r.categories.size(), 4u);
+  const RooflineRow& mm = r.categories[0];
+  EXPECT_EQ(mm.name, "matmul/convolution");
+  EXPECT_DOUBLE_EQ(mm.flops, 4e12);
+  EXPECT_DOUBLE_EQ(mm.bytes, 2e10);
+  EXPECT_DOUBLE_EQ(mm.intensity, 200);
+  EXPECT_DOUBLE_EQ(mm.efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(mm.achieved_tflops, 50);
+  EXPECT_EQ(mm.bound, "compute");
+}
+
+}  // namespace
+}  // namespace mlprof
