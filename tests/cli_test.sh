@@ -173,5 +173,17 @@ printf '{"id":"x","name":"x","peak_tflops":{"bf16":-1}}' >"$TMP/bad_chip.json"
 check "bad chip file" run 2 "$BIN" chips --chip-file "$TMP/bad_chip.json"
 check "bad chip file message" has "bad_chip.json: chip file, field 'peak_tflops.bf16'" err
 
+# Roofline of the synthetic XSpace (generated above).
+check "roofline" run 0 "$BIN" roofline "$TMP/s.xplane.pb" --chip tpu-v6e --svg "$TMP/r.svg" --format csv
+check "roofline summary row" has "0,tpu-v6e,bf16,918.0,1.64,560.4,400," out
+check "roofline matmul is compute bound" bash -c "grep -qE '^0,matmul/convolution,.*,compute\$' '$TMP/out'"
+check "roofline svg written" bash -c "head -c 5 '$TMP/r.svg' | grep -qx '<svg ' ; tail -1 '$TMP/r.svg' | grep -qx '</svg>'"
+check "roofline svg has points" test "$(grep -c '<circle' "$TMP/r.svg")" -gt 10
+check "roofline detects the chip" run 0 "$BIN" roofline "$TMP/s.xplane.pb" --top 1
+check "roofline says which chip" has "Chip detected from the profile: tpu-v6e" out
+check "roofline on a kineto trace" run 1 "$BIN" roofline "$EX"
+check "roofline kineto message" has "no XLA ops in these inputs" err
+check "roofline unknown chip" run 1 "$BIN" roofline "$TMP/s.xplane.pb" --chip tpu-v9
+
 echo "cli_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -23,6 +23,7 @@
 #include "hlo/text_parser.h"
 #include "io/xplane.h"
 #include "analysis/mfu.h"
+#include "analysis/roofline.h"
 #include "hw/chip.h"
 #include "report/hw_tables.h"
 #include "report/tables.h"
@@ -48,6 +49,7 @@ const std::vector<Command> kCommands = {
     {"shape", "explain XLA HLO shapes: layout, tiling, padded physical bytes, memory space"},
     {"chips", "the chip database: peak FLOP/s per dtype, HBM, ridge point, interconnect, sources"},
     {"mfu", "model FLOPs utilisation from throughput and model size (a calculator)"},
+    {"roofline", "XLA profiles: each op and category against the chip's roofline; --svg draws it"},
 };
 
 struct CommonOptions {
@@ -323,6 +325,11 @@ int RunMain(int argc, char** argv) {
     subs[n]->add_option("--width", o.width, "cut text cells to this many characters")->check(CLI::Range(8, 100000));
   }
   subs["chips"]->add_option("--chip", chip_id, "show every field and source of this chip");
+  std::string svg_path;
+  subs["roofline"]->add_option("--chip", chip_id, "the chip (default: detected from the profile)");
+  subs["roofline"]->add_option("--chip-file", chip_files, "add or replace chips from JSON files");
+  subs["roofline"]->add_option("--dtype", dtype_name, "peak of this data type (default bf16)");
+  subs["roofline"]->add_option("--svg", svg_path, "also write the roofline plot to this SVG file");
   subs["mfu"]->add_option("--chip", chip_id, "chip id, name or device name (`mlprof chips` lists them)");
   subs["mfu"]->add_option("--dtype", dtype_name, "peak of this data type: fp32, tf32, bf16, fp16, fp8, int8");
   MfuInput mfu;
@@ -384,6 +391,72 @@ int RunMain(int argc, char** argv) {
         auto res = ComputeMfu(mfu);
         if (!res.ok()) return Fail(res.status());
         r.tables.push_back(MfuTable(*res));
+      }
+      Emit(r, o);
+      return kExitOk;
+    }
+    if (subs["roofline"]->parsed()) {
+      auto db = hw::ChipDb::WithFiles(chip_files);
+      if (!db.ok()) return Fail(db.status());
+      hw::DType dtype;
+      if (!hw::ParseDType(dtype_name, &dtype))
+        return Fail(InvalidArgument(fmt::format("--dtype: unknown data type '{}' (fp32, tf32, bf16, fp16, fp8, int8)",
+                                                dtype_name)));
+      const hw::Chip* forced = nullptr;
+      if (!chip_id.empty()) {
+        auto c = db->Find(chip_id);
+        if (!c.ok()) return Fail(c.status());
+        forced = *c;
+      }
+      double load_s = 0;
+      auto p = Load(o, &load_s);
+      if (!p.ok()) return Fail(p.status());
+      Report r;
+      r.warnings = ImportWarnings(*p);
+      bool any = false;
+      std::string svg;
+      for (const auto& rank : p->ranks) {
+        if (o.rank >= 0 && rank.rank_or(0) != o.rank) continue;
+        if (rank.xla_ops.empty()) continue;
+        any = true;
+        const hw::Chip* chip = forced;
+        std::string seen;
+        for (const auto& d : rank.meta.devices) {
+          for (const std::string* n : {&d.device_type, &d.name}) {
+            if (n->empty()) continue;
+            if (!chip) chip = db->Detect(*n);
+            seen += (seen.empty() ? "" : ", ") + ("'" + *n + "'");
+          }
+        }
+        if (!chip)
+          return Fail(InvalidArgument(fmt::format(
+              "{}: cannot tell the chip from the profile (devices: {}); pass --chip (`mlprof chips` lists them) "
+              "or --chip-file for your own",
+              rank.path, seen.empty() ? "none named" : seen)));
+        if (!(chip->peak(dtype) > 0))
+          return Fail(InvalidArgument(fmt::format("chip '{}' has no {} peak; pick another --dtype", chip->id,
+                                                  hw::DTypeName(dtype))));
+        XlaOps x = ResolveXlaOps(rank);
+        RooflineResult rr = RooflineXla(rank, x, *chip, dtype);
+        r.tables.push_back(RooflineSummaryTable(rank.rank_or(0), rr));
+        r.tables.push_back(RooflineCategoryTable(rank.rank_or(0), rr));
+        r.tables.push_back(RooflineOpsTable(rank.rank_or(0), rr, o.top));
+        if (!forced) r.tables.front().notes.push_back(fmt::format("Chip detected from the profile: {} ({}).", chip->id, chip->name));
+        for (const auto& problem : x.problems) r.warnings.push_back(problem);
+        if (!svg_path.empty() && svg.empty())
+          svg = RooflineSvg(rr, fmt::format("{} on {} ({})", rank.path, chip->name, hw::DTypeName(dtype)));
+      }
+      if (!any)
+        return Fail(InvalidArgument(
+            "no XLA ops in these inputs: `mlprof roofline` reads JAX/XLA profiles (*.xplane.pb, *.trace.json.gz) "
+            "for now; PyTorch traces need per-op costs from input shapes, which mlprof does not compute yet"));
+      if (!svg_path.empty()) {
+        std::FILE* f = std::fopen(svg_path.c_str(), "wb");
+        if (!f || std::fwrite(svg.data(), 1, svg.size(), f) != svg.size()) {
+          if (f) std::fclose(f);
+          return Fail(NotFound(fmt::format("{}: cannot write the SVG file", svg_path)));
+        }
+        std::fclose(f);
       }
       Emit(r, o);
       return kExitOk;

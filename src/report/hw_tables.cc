@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace mlprof {
 
 namespace {
@@ -110,6 +113,181 @@ Table MfuTable(const MfuResult& r) {
   }
   t.notes.push_back("Convention: " + r.convention + ". MFU counts model FLOPs only (no recomputation).");
   return t;
+}
+
+namespace {
+Cell OptReal(double v, int prec) { return v >= 0 ? Cell::Real(v, prec) : Cell::Null(); }
+}  // namespace
+
+Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
+  Table t{"roofline_summary", "Roofline: the chip, and how close the XLA ops come to it", {}, {}, {}};
+  t.AddColumn("rank", true)
+      .AddColumn("chip", false)
+      .AddColumn("dtype", false)
+      .AddColumn("peak_tflops", true)
+      .AddColumn("hbm_tb_s", true)
+      .AddColumn("ridge_flop_per_byte", true)
+      .AddColumn("link_gb_s", true)
+      .AddColumn("op_time_ms", true)
+      .AddColumn("costed_time_ms", true)
+      .AddColumn("expected_ms", true)
+      .AddColumn("efficiency", true)
+      .AddColumn("ops_without_cost", true);
+  t.rows.push_back({Cell::Int(rank), Cell::Text(r.chip), Cell::Text(r.dtype), Cell::Real(r.peak / 1e12, 1),
+                    Cell::Real(r.hbm_bw / 1e12, 2), Cell::Real(r.ridge, 1),
+                    r.link_bw > 0 ? Cell::Real(r.link_bw / 1e9, 0) : Cell::Null(), Cell::Real(r.time_s * 1e3, 3),
+                    Cell::Real(r.time_with_cost_s * 1e3, 3), Cell::Real(r.expected_s * 1e3, 3),
+                    r.time_with_cost_s > 0 ? Cell::Real(r.expected_s / r.time_with_cost_s, 3) : Cell::Null(),
+                    Cell::Int(r.ops_without_cost)});
+  t.notes.push_back(
+      "Expected time = max(FLOPs / peak, bytes / HBM bandwidth) per execution; collectives: bytes / the scale-up "
+      "link bandwidth per direction (no ring model per group size yet). Efficiency = expected / measured over the "
+      "ops with a known cost. Peaks are per device (chip) and dense.");
+  size_t faster = 0;
+  for (const auto& o : r.ops) faster += o.efficiency > 1.05;
+  if (faster > 0)
+    t.notes.push_back(fmt::format(
+        "{} ops ran faster than the roofline allows (efficiency above 1): the chip (--chip) or their recorded cost "
+        "does not fit this profile.",
+        faster));
+  return t;
+}
+
+Table RooflineCategoryTable(int64_t rank, const RooflineResult& r) {
+  Table t{"roofline_categories", "Roofline by category (totals over executions)", {}, {}, {}};
+  t.AddColumn("rank", true)
+      .AddColumn("category", false)
+      .AddColumn("count", true)
+      .AddColumn("time_ms", true)
+      .AddColumn("tflop", true)
+      .AddColumn("gb", true)
+      .AddColumn("flop_per_byte", true)
+      .AddColumn("vs_ridge", true)
+      .AddColumn("ceiling_pct", true)
+      .AddColumn("expected_ms", true)
+      .AddColumn("efficiency", true)
+      .AddColumn("tflops_s", true)
+      .AddColumn("bound", false);
+  for (const auto& c : r.categories)
+    t.rows.push_back({Cell::Int(rank), Cell::Text(c.name), Cell::Int(c.count), Cell::Real(c.time_s * 1e3, 3),
+                      c.flops >= 0 ? Cell::Real(c.flops / 1e12, 3) : Cell::Null(),
+                      c.bytes >= 0 ? Cell::Real(c.bytes / 1e9, 3) : Cell::Null(), OptReal(c.intensity, 1),
+                      OptReal(c.vs_ridge, 3), OptReal(c.ceiling_pct, 1),
+                      c.expected_s >= 0 ? Cell::Real(c.expected_s * 1e3, 3) : Cell::Null(), OptReal(c.efficiency, 3),
+                      OptReal(c.achieved_tflops, 2), Cell::Text(c.bound)});
+  return t;
+}
+
+Table RooflineOpsTable(int64_t rank, const RooflineResult& r, int top) {
+  Table t{"roofline_ops", "Roofline per op (per execution), heaviest first", {}, {}, {}};
+  t.AddColumn("rank", true)
+      .AddColumn("hlo_op", false)
+      .AddColumn("category", false)
+      .AddColumn("count", true)
+      .AddColumn("time_ms", true)
+      .AddColumn("gflop", true)
+      .AddColumn("mb", true)
+      .AddColumn("flop_per_byte", true)
+      .AddColumn("vs_ridge", true)
+      .AddColumn("ceiling_pct", true)
+      .AddColumn("expected_us", true)
+      .AddColumn("measured_us", true)
+      .AddColumn("efficiency", true)
+      .AddColumn("tflops_s", true)
+      .AddColumn("bound", false);
+  size_t n = 0;
+  for (const auto& o : r.ops) {
+    if (top > 0 && n++ >= static_cast<size_t>(top)) break;
+    t.rows.push_back({Cell::Int(rank), Cell::Text(o.name), Cell::Text(o.category), Cell::Int(o.count),
+                      Cell::Real(o.time_s * 1e3, 3), o.flops >= 0 ? Cell::Real(o.flops / 1e9, 3) : Cell::Null(),
+                      o.bytes >= 0 ? Cell::Real(o.bytes / 1e6, 3) : Cell::Null(), OptReal(o.intensity, 1),
+                      OptReal(o.vs_ridge, 3), OptReal(o.ceiling_pct, 1),
+                      o.expected_s >= 0 ? Cell::Real(o.expected_s * 1e6, 3) : Cell::Null(),
+                      Cell::Real(o.measured_s * 1e6, 3), OptReal(o.efficiency, 3), OptReal(o.achieved_tflops, 2),
+                      Cell::Text(o.bound)});
+  }
+  if (top > 0 && r.ops.size() > static_cast<size_t>(top))
+    t.notes.push_back(fmt::format("{} more ops (--top 0 lists all).", r.ops.size() - static_cast<size_t>(top)));
+  return t;
+}
+
+namespace {
+std::string XmlEscape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t') out += ' ';  // XML 1.0 forbids most controls
+        else out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string RooflineSvg(const RooflineResult& r, const std::string& title) {
+  // Plot area and axis ranges (decades), widened to hold every point.
+  const double W = 900, H = 600, L = 80, R = 30, T = 50, B = 60;
+  double xmin = 1e-2, xmax = 1e4, ymin = 1e-3, ymax = std::max(1.0, r.peak / 1e12 * 2);
+  for (const auto& o : r.ops) {
+    if (o.intensity <= 0 || o.achieved_tflops <= 0) continue;
+    xmin = std::min(xmin, o.intensity / 2), xmax = std::max(xmax, o.intensity * 2);
+    ymin = std::min(ymin, o.achieved_tflops / 2), ymax = std::max(ymax, o.achieved_tflops * 2);
+  }
+  xmin = std::pow(10, std::floor(std::log10(xmin))), xmax = std::pow(10, std::ceil(std::log10(xmax)));
+  ymin = std::pow(10, std::floor(std::log10(ymin))), ymax = std::pow(10, std::ceil(std::log10(ymax)));
+  auto X = [&](double v) { return L + (W - L - R) * (std::log10(v) - std::log10(xmin)) / (std::log10(xmax) - std::log10(xmin)); };
+  auto Y = [&](double v) { return H - B - (H - T - B) * (std::log10(v) - std::log10(ymin)) / (std::log10(ymax) - std::log10(ymin)); };
+  std::string s = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"{}\" y=\"24\" font-size=\"15\">{}</text>\n",
+      W, H, W, H, L, XmlEscape(title));
+  // Grid and axis labels, one per decade.
+  for (double v = xmin; v <= xmax * 1.0001; v *= 10)
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0:.1f}\" "
+                     "y=\"{3}\" text-anchor=\"middle\">{4:g}</text>\n",
+                     X(v), T, H - B, H - B + 16, v);
+  for (double v = ymin; v <= ymax * 1.0001; v *= 10)
+    s += fmt::format("<line x1=\"{1}\" y1=\"{0:.1f}\" x2=\"{2}\" y2=\"{0:.1f}\" stroke=\"#ddd\"/><text x=\"{3}\" "
+                     "y=\"{0:.1f}\" text-anchor=\"end\" dominant-baseline=\"middle\">{4:g}</text>\n",
+                     Y(v), L, W - R, L - 6, v);
+  s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">arithmetic intensity (FLOP per HBM byte)</text>\n",
+                   (L + W - R) / 2, H - 15);
+  s += fmt::format("<text transform=\"translate(20 {}) rotate(-90)\" text-anchor=\"middle\">TFLOP/s</text>\n",
+                   (T + H - B) / 2);
+  // The roofline: bandwidth slope up to the ridge, then the compute ceiling.
+  if (r.peak > 0 && r.hbm_bw > 0) {
+    const double peak_tf = r.peak / 1e12, bw_tb = r.hbm_bw / 1e12;
+    const double x0 = std::max(xmin, ymin / bw_tb);
+    s += fmt::format("<polyline fill=\"none\" stroke=\"#c00\" stroke-width=\"2\" points=\"{:.1f},{:.1f} {:.1f},{:.1f} "
+                     "{:.1f},{:.1f}\"/>\n",
+                     X(x0), Y(x0 * bw_tb), X(r.ridge), Y(peak_tf), X(xmax), Y(peak_tf));
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#c00\" "
+                     "stroke-dasharray=\"4 4\"/><text x=\"{3:.1f}\" y=\"{4:.1f}\" fill=\"#c00\" text-anchor=\"end\">ridge {5:.0f} FLOP/B, "
+                     "peak {6:g} TFLOP/s ({7} {8})</text>\n",
+                     X(r.ridge), T, H - B, X(r.ridge) - 6, Y(peak_tf) - 8, r.ridge, peak_tf, XmlEscape(r.chip),
+                     XmlEscape(r.dtype));
+  }
+  // Points, largest first so that small ones stay visible on top.
+  double tmax = 0;
+  for (const auto& o : r.ops) tmax = std::max(tmax, o.time_s);
+  for (const auto& o : r.ops) {
+    if (o.intensity <= 0 || o.achieved_tflops <= 0 || tmax <= 0) continue;
+    const double rad = 3 + 22 * std::sqrt(o.time_s / tmax);
+    const char* color = o.bound == "compute" ? "#1f77b4" : o.bound == "memory" ? "#2ca02c" : "#ff7f0e";
+    s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.45\" stroke=\"{}\">"
+                     "<title>{} ({}): {:.1f} FLOP/B, {:.2f} TFLOP/s, {:.3f} ms total, efficiency {:.2f}</title></circle>\n",
+                     X(o.intensity), Y(o.achieved_tflops), rad, color, color, XmlEscape(o.name), XmlEscape(o.category),
+                     o.intensity, o.achieved_tflops, o.time_s * 1e3, o.efficiency);
+  }
+  s += "</svg>\n";
+  return s;
 }
 
 }  // namespace mlprof

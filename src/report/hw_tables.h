@@ -2,7 +2,10 @@
 // (`mlprof mfu`).
 #pragma once
 
+#include <string>
+
 #include "analysis/mfu.h"
+#include "analysis/roofline.h"
 #include "hw/chip.h"
 #include "report/table.h"
 
@@ -14,5 +17,16 @@ Table ChipsTable(const hw::ChipDb& db);
 Table ChipDetailTable(const hw::Chip& c);
 // The calculator's rows: metric, value, unit, how it was computed.
 Table MfuTable(const MfuResult& r);
+
+// `mlprof roofline`: the chip's roofline, the categories (totals) and the
+// heaviest ops (per execution).
+Table RooflineSummaryTable(int64_t rank, const RooflineResult& r);
+Table RooflineCategoryTable(int64_t rank, const RooflineResult& r);
+Table RooflineOpsTable(int64_t rank, const RooflineResult& r, int top);
+// A self-contained SVG: log-log axes (FLOP/byte, TFLOP/s), the roofline
+// (HBM slope and compute ceiling, ridge marked), one circle per op with
+// known FLOPs and bytes, its area proportional to its time. Names are
+// escaped (they come from the trace).
+std::string RooflineSvg(const RooflineResult& r, const std::string& title);
 
 }  // namespace mlprof
