@@ -185,5 +185,14 @@ check "roofline on a kineto trace" run 1 "$BIN" roofline "$EX"
 check "roofline kineto message" has "no XLA ops in these inputs" err
 check "roofline unknown chip" run 1 "$BIN" roofline "$TMP/s.xplane.pb" --chip tpu-v9
 
+# MFU with the step time, devices, chip and op FLOPs taken from a profile.
+check "mfu from xplane" run 0 "$BIN" mfu "$TMP/s.xplane.pb" --model-flops-per-step 1e12 --width 200
+check "mfu from xplane: chip and devices" has "From the profile: step time" out
+check "mfu from xplane: detected v6e" has "chip tpu-v6e" out
+check "mfu from xplane: hfu row" has "hfu_pct " out
+check "mfu from kineto" run 0 "$BIN" mfu "$EX" --chip h100-sxm --params 2e8 --tokens-per-step 65536 --width 200
+check "mfu from kineto: 2 ranks" has "slowest rank's median steady-state ProfilerStep wall time, 2 ranks); devices 2" out
+check "mfu over 100% is flagged" has "MFU above 100 %" out
+
 echo "cli_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

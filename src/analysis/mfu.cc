@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "analysis/steps.h"
+#include "analysis/xla.h"
+
 namespace mlprof {
 
 double ComputeBoundSeconds(double flops, double devices, double peak_flops_per_device) {
@@ -107,7 +112,7 @@ StatusOr<MfuResult> ComputeMfu(const MfuInput& in) {
   }
   if (r.flops_per_token > 0) add("model_gflops_per_token", r.flops_per_token / 1e9, "GFLOP", r.convention);
   if (have_step) {
-    add("step_time", *in.step_seconds, "s", "given");
+    add("step_time", *in.step_seconds, "s", in.step_how);
     add("model_pflops_per_step", r.model_flops_per_step / 1e15, "PFLOP",
         Positive(in.model_flops_per_step) ? "given" : "FLOPs per token x tokens per s x step time");
     add("model_tflops_per_device_per_step", r.flops_per_device_per_step / 1e12, "TFLOP", "model FLOPs per step / devices");
@@ -115,7 +120,44 @@ StatusOr<MfuResult> ComputeMfu(const MfuInput& in) {
   add("achieved_tflops_per_device", r.achieved_flops_per_device / 1e12, "TFLOP/s", "model FLOPs per s / devices");
   add("peak_tflops_per_device", peak / 1e12, "TFLOP/s", peak_how);
   add("mfu_pct", 100.0 * r.mfu, "%", "achieved / peak");
+  if (in.hardware_flops_per_device_per_step > 0 && have_step) {
+    r.hfu = in.hardware_flops_per_device_per_step / *in.step_seconds / peak;
+    add("hardware_tflops_per_device", in.hardware_flops_per_device_per_step / *in.step_seconds / 1e12, "TFLOP/s",
+        "the profile's op FLOPs per device per step / step time");
+    add("hfu_pct", 100.0 * r.hfu, "%", "hardware FLOP/s / peak (recomputation included)");
+  }
   return r;
+}
+
+ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
+  ProfileFigures f;
+  for (const auto& rank : p.ranks)
+    for (const auto& d : rank.meta.devices)
+      for (const std::string* n : {&d.device_type, &d.name})
+        if (!n->empty() && std::find(f.device_names.begin(), f.device_names.end(), *n) == f.device_names.end())
+          f.device_names.push_back(*n);
+  for (const auto& rank : p.ranks) {
+    if (rank.xla_ops.empty()) continue;
+    XlaOps x = ResolveXlaOps(rank);
+    XlaBreakdown b = BreakdownXla(rank, x);
+    if (b.step_time <= 0 || b.devices <= 0) continue;
+    f.step_seconds = static_cast<double>(b.step_time) / 1e12;
+    f.devices = b.devices;
+    double flops = 0;
+    for (const auto& row : b.rows) flops += row.flops;
+    if (flops > 0) f.hardware_flops_per_device_per_step = flops / b.devices / static_cast<double>(std::max<int64_t>(1, b.steps));
+    f.source = fmt::format("mean execution of module {} ({} per device, {} devices)", b.main_module, b.steps, b.devices);
+    return f;
+  }
+  StepReport s = ComputeSteps(v, {});
+  double slowest = 0;
+  for (const auto& sum : s.summary) slowest = std::max(slowest, sum.median_wall_us);
+  if (slowest > 0) {
+    f.step_seconds = slowest / 1e6;
+    f.source = fmt::format("slowest rank's median steady-state ProfilerStep wall time, {} ranks", s.summary.size());
+  }
+  f.devices = static_cast<double>(p.ranks.size());
+  return f;
 }
 
 }  // namespace mlprof

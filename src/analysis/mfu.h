@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/view.h"
 #include "base/status.h"
 #include "hw/chip.h"
 
@@ -31,6 +32,7 @@ struct MfuInput {
   double peak_override = 0;  // FLOP/s per device, replaces the chip's figure when > 0
   // Throughput: step time and tokens per step, or tokens per day.
   std::optional<double> step_seconds;
+  std::string step_how = "given";  // where the step time came from, for the report
   std::optional<double> tokens_per_step;
   std::optional<double> tokens_per_day;
   // Model FLOPs: one of these (checked in this order).
@@ -41,6 +43,9 @@ struct MfuInput {
   std::optional<double> params;  // 6 N per token, plus the attention term if these are given:
   std::optional<double> layers, context, d_model;
   bool causal = false;  // attention term halved (only the unmasked half is useful work)
+  // FLOPs the device executed per step (the profile's op FLOPs, recompute
+  // included): gives hardware FLOPs utilisation (HFU) beside MFU.
+  double hardware_flops_per_device_per_step = 0;
 };
 
 struct MfuRow {
@@ -60,10 +65,29 @@ struct MfuResult {
   double achieved_flops_per_device = 0;      // FLOP/s
   double peak_flops_per_device = 0;
   double mfu = 0;  // fraction
+  double hfu = -1;  // fraction; -1 when the hardware FLOPs are not known
   std::string convention;
 };
 
 // Errors name the missing or inconsistent input (usage errors).
 StatusOr<MfuResult> ComputeMfu(const MfuInput& in);
+
+// What a profile says for MFU: the step time, the device count, the FLOPs
+// each device executed per step, and the device names (to detect the chip).
+//  - XLA profiles: the mean execution time of the busiest module (one step),
+//    device planes with XLA ops, and the ops' FLOPs (runtime or HLO cost
+//    model) summed over executions / devices / steps.
+//  - PyTorch (Kineto) traces: per rank the median steady-state ProfilerStep
+//    wall time (analysis/steps.h), the slowest rank's (it sets the pace of
+//    synchronous training); one device per rank; no FLOPs (traces carry
+//    none that mlprof reads yet).
+struct ProfileFigures {
+  double step_seconds = 0;  // 0: unknown
+  double devices = 0;
+  double hardware_flops_per_device_per_step = 0;  // 0: unknown
+  std::string source;                             // how the step time was found
+  std::vector<std::string> device_names;
+};
+ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v);
 
 }  // namespace mlprof

@@ -2,7 +2,12 @@
 // hand-computed cases.
 #include "analysis/mfu.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "../../bench/xla_synth.h"
+#include "../../tests/test_util.h"
+#include "analysis/xla.h"
 
 namespace mlprof {
 namespace {
@@ -148,6 +153,78 @@ TEST(Mfu, MissingInputsAreUsageErrors) {
   auto no_peak = ComputeMfu(in);
   ASSERT_FALSE(no_peak.ok());
   EXPECT_NE(no_peak.status().message().find("no tf32 peak"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+// Two ranks with ProfilerStep#1..#4 of known wall times: warm-up leaves out
+// step 1 (4 steps >= 3), so the medians are 30 ms and 35 ms; the slowest
+// rank sets the step time. One device per rank; no FLOPs.
+std::string RankJson(int rank, const int (&walls_ms)[4]) {
+  std::string ev;
+  long long ts = 0;
+  for (int i = 0; i < 4; ++i) {
+    ev += fmt::format("{}{{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#{}\",\"pid\":1,\"tid\":1,"
+                      "\"ts\":{},\"dur\":{}}}",
+                      i ? "," : "", i + 1, ts, walls_ms[i] * 1000);
+    ts += walls_ms[i] * 1000 + 100;
+  }
+  return fmt::format("{{\"distributedInfo\":{{\"rank\":{},\"world_size\":2}},\"traceEvents\":[{}]}}", rank, ev);
+}
+
+TEST(Mfu, StepTimeAndDevicesFromKinetoTraces) {
+  Profile p = testing::ProfileFromJson(RankJson(0, {10, 20, 30, 40}), "r0.json");
+  Profile p1 = testing::ProfileFromJson(RankJson(1, {10, 25, 35, 45}), "r1.json");
+  p.ranks.push_back(std::move(p1.ranks[0]));
+  ProfileFigures f = MeasureProfile(p, BuildProfileView(p, {}));
+  EXPECT_DOUBLE_EQ(f.step_seconds, 0.035);
+  EXPECT_DOUBLE_EQ(f.devices, 2);
+  EXPECT_DOUBLE_EQ(f.hardware_flops_per_device_per_step, 0);
+  EXPECT_NE(f.source.find("slowest rank"), std::string::npos);
+}
+
+// The synthetic TPU profile: step time = mean execution of the busiest
+// module (checked against its events here), devices = TPU planes, hardware
+// FLOPs = every op execution's recorded FLOPs / devices / steps.
+TEST(Mfu, StepTimeDevicesAndHardwareFlopsFromAnXSpace) {
+  synth::XSpaceOptions o;
+  o.devices = 2;
+  synth::XSpaceStats st;
+  auto r = LoadTraceBytes(synth::MakeXSpace(o, &st), "s.xplane.pb");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  Profile p;
+  p.ranks.push_back(std::move(r).value());
+  const RankProfile& rp = p.ranks[0];
+  Ps module_time = 0;
+  int64_t executions = 0;
+  double flops = 0;
+  XlaOps x = ResolveXlaOps(rp);
+  for (size_t i = 0; i < rp.ops.size(); ++i) {
+    if (rp.str(rp.track_of(i).name) == "XLA Modules") module_time += rp.ops.dur[i], ++executions;
+    if (rp.ops.xla[i] >= 0 && x.ops[static_cast<size_t>(rp.ops.xla[i])].flops > 0)
+      flops += x.ops[static_cast<size_t>(rp.ops.xla[i])].flops;
+  }
+  ASSERT_EQ(executions, 2 * st.steps);
+  ProfileFigures f = MeasureProfile(p, BuildProfileView(p, {}));
+  EXPECT_DOUBLE_EQ(f.devices, 2);
+  EXPECT_NEAR(f.step_seconds, static_cast<double>(module_time / executions) / 1e12, 1e-15);
+  EXPECT_NEAR(f.hardware_flops_per_device_per_step, flops / 2 / st.steps, flops * 1e-12);
+  ASSERT_FALSE(f.device_names.empty());
+  EXPECT_EQ(hw::ChipDb::BuiltIn().Detect(f.device_names[0])->id, "tpu-v6e");
+  // HFU from those figures.
+  MfuInput in;
+  in.chip = hw::ChipDb::BuiltIn().Detect(f.device_names[0]);
+  in.devices = f.devices;
+  in.step_seconds = f.step_seconds;
+  in.model_flops_per_step = 1e12;
+  in.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
+  auto m = ComputeMfu(in);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_NEAR(m->hfu, f.hardware_flops_per_device_per_step / f.step_seconds / 918e12, 1e-12);
 }
 
 }  // namespace

@@ -337,6 +337,8 @@ int RunMain(int argc, char** argv) {
   auto opt = [&](const char* flag, std::optional<double>* v, const char* help) {
     subs["mfu"]->add_option_function<double>(flag, [v](double x) { *v = x; }, help)->check(CLI::PositiveNumber);
   };
+  subs["mfu"]->add_option("paths", o.paths,
+                          "profiles (optional): step time, device count, chip and op FLOPs (HFU) come from them");
   subs["mfu"]->add_option("--devices", mfu.devices, "devices (chips; cores with --per-core)")->check(CLI::PositiveNumber);
   subs["mfu"]->add_flag("--per-core", mfu.per_core, "devices are cores (TPU TensorCores): peak per core");
   subs["mfu"]->add_option("--peak-tflops", mfu_peak_tflops, "peak TFLOP/s per device (instead of the chip's)")
@@ -384,6 +386,34 @@ int RunMain(int argc, char** argv) {
           }
           mfu.chip = *c;
         }
+        std::string from_profile;
+        if (!o.paths.empty()) {
+          double load_s = 0;
+          auto p = Load(o, &load_s);
+          if (!p.ok()) return Fail(p.status());
+          ProfileFigures f = MeasureProfile(*p, MakeView(*p, o));
+          if (!mfu.step_seconds && f.step_seconds > 0) {
+            mfu.step_seconds = f.step_seconds;
+            mfu.step_how = "from the profile";
+            from_profile += fmt::format("step time {:.6g} s ({})", f.step_seconds, f.source);
+          }
+          if (!(mfu.devices > 0) && f.devices > 0) {
+            mfu.devices = f.devices;
+            from_profile += fmt::format("{}devices {:g}", from_profile.empty() ? "" : "; ", f.devices);
+          }
+          if (!mfu.chip)
+            for (const auto& n : f.device_names)
+              if ((mfu.chip = db->Detect(n))) {
+                from_profile += fmt::format("{}chip {} (device '{}')", from_profile.empty() ? "" : "; ", mfu.chip->id, n);
+                break;
+              }
+          mfu.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
+          if (!mfu.step_seconds)
+            return Fail(InvalidArgument("mfu: the profile has no step time (no ProfilerStep#N and no XLA module "
+                                        "executions); give --step-time"));
+          if (!mfu.chip && !(mfu_peak_tflops > 0))
+            return Fail(InvalidArgument("mfu: cannot tell the chip from the profile; give --chip"));
+        }
         if (!hw::ParseDType(dtype_name, &mfu.dtype))
           return Fail(InvalidArgument(fmt::format("--dtype: unknown data type '{}' (fp32, tf32, bf16, fp16, fp8, int8)",
                                                   dtype_name)));
@@ -391,6 +421,7 @@ int RunMain(int argc, char** argv) {
         auto res = ComputeMfu(mfu);
         if (!res.ok()) return Fail(res.status());
         r.tables.push_back(MfuTable(*res));
+        if (!from_profile.empty()) r.tables.back().notes.push_back("From the profile: " + from_profile + ".");
       }
       Emit(r, o);
       return kExitOk;

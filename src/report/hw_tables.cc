@@ -112,6 +112,8 @@ Table MfuTable(const MfuResult& r) {
     t.rows.push_back({Cell::Text(row.metric), Cell::Real(row.value, prec), Cell::Text(row.unit), Cell::Text(row.how)});
   }
   t.notes.push_back("Convention: " + r.convention + ". MFU counts model FLOPs only (no recomputation).");
+  if (r.mfu > 1)
+    t.notes.push_back("MFU above 100 %: the model FLOPs, the throughput or the device count do not fit together.");
   return t;
 }
 
