@@ -10,14 +10,32 @@
 #include "analysis/launches.h"
 #include "analysis/ops.h"
 #include "analysis/steps.h"
+#include "analysis/roofline.h"
+#include "analysis/xla.h"
+#include "hw/chip.h"
 #include "io/load.h"
+#include "report/hw_tables.h"
 #include "report/tables.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto r = mlprof::LoadTraceBytes(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  // The same bytes as a chip file (--chip-file): errors are fine.
+  if (auto chip = mlprof::hw::ParseChipJson(bytes, "fuzz.json"); chip.ok())
+    (void)mlprof::RenderText({{mlprof::ChipDetailTable(*chip)}, {}});
+  auto r = mlprof::LoadTraceBytes(bytes, "fuzz.json");
   if (!r.ok()) return 0;
   mlprof::Profile p;
   p.ranks.push_back(std::move(r).value());
+  // XLA profiles (XPlane bytes reach here too): the roofline and its plot.
+  if (!p.ranks[0].xla_ops.empty()) {
+    const mlprof::hw::Chip* chip = *mlprof::hw::ChipDb::BuiltIn().Find("tpu-v6e");
+    mlprof::XlaOps x = mlprof::ResolveXlaOps(p.ranks[0]);
+    mlprof::RooflineResult rr = mlprof::RooflineXla(p.ranks[0], x, *chip, mlprof::hw::DType::kBf16);
+    (void)mlprof::RooflineSvg(rr, "fuzz");
+    (void)mlprof::RenderCsv({{mlprof::RooflineSummaryTable(0, rr), mlprof::RooflineCategoryTable(0, rr),
+                              mlprof::RooflineOpsTable(0, rr, 0)},
+                             {}});
+  }
   for (bool rounding : {false, true}) {
     mlprof::AnalysisOptions o;
     o.hta_rounding = rounding;
