@@ -12,6 +12,27 @@ struct Acc {
   Ps time = 0;
 };
 
+}  // namespace
+
+RoofPoint RoofAt(double flops, double bytes, double seconds, double peak, double bandwidth) {
+  RoofPoint p;
+  const bool have_flops = flops > 0, have_bytes = bytes > 0;
+  if (!have_flops && !have_bytes) return p;
+  const double ridge = peak > 0 && bandwidth > 0 ? peak / bandwidth : 0;
+  if (have_flops && have_bytes) {
+    p.intensity = flops / bytes;
+    if (ridge > 0) p.vs_ridge = p.intensity / ridge, p.ceiling_pct = 100.0 * std::min(1.0, p.vs_ridge);
+  }
+  const double compute_s = have_flops && peak > 0 ? flops / peak : 0;
+  const double memory_s = have_bytes && bandwidth > 0 ? bytes / bandwidth : 0;
+  p.expected_s = std::max(compute_s, memory_s);
+  p.bound = compute_s >= memory_s ? "compute" : "memory";
+  if (seconds > 0 && p.expected_s > 0) p.efficiency = p.expected_s / seconds;
+  return p;
+}
+
+namespace {
+
 // Fills the derived fields of a row from its per-execution cost.
 void Derive(const RooflineResult& res, bool collective, RooflineRow* row) {
   row->measured_s = row->count > 0 ? row->time_s / static_cast<double>(row->count) : 0;
@@ -27,15 +48,15 @@ void Derive(const RooflineResult& res, bool collective, RooflineRow* row) {
       row->ceiling_pct = 100.0 * std::min(1.0, row->vs_ridge);
     }
   }
-  const double compute_s = have_flops && res.peak > 0 ? row->flops / res.peak : 0;
-  const double memory_s = have_bytes && res.hbm_bw > 0 ? row->bytes / res.hbm_bw : 0;
   if (collective) {
+    const double compute_s = have_flops && res.peak > 0 ? row->flops / res.peak : 0;
     const double link_s = have_bytes && res.link_bw > 0 ? row->bytes / res.link_bw : 0;
     row->expected_s = std::max({compute_s, link_s});
     row->bound = link_s > 0 ? "communication" : "unknown";
   } else {
-    row->expected_s = std::max(compute_s, memory_s);
-    row->bound = compute_s >= memory_s ? "compute" : "memory";
+    const RoofPoint p = RoofAt(row->flops, row->bytes, row->measured_s, res.peak, res.hbm_bw);
+    row->expected_s = p.expected_s;
+    row->bound = p.bound;
   }
   if (row->measured_s > 0 && row->expected_s > 0) row->efficiency = row->expected_s / row->measured_s;
   if (have_flops && row->measured_s > 0) row->achieved_tflops = row->flops / row->measured_s / 1e12;

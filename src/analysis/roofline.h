@@ -47,6 +47,18 @@ struct RooflineResult {
   int64_t ops_without_cost = 0;         // distinct ops
 };
 
+// One point against a roofline (peak FLOP/s, memory B/s), from its FLOPs,
+// bytes and measured seconds (any of them may be unknown: < 0). Expected =
+// max(FLOPs / peak, bytes / bandwidth); efficiency = expected / measured,
+// which equals measured FLOP/s / attainable FLOP/s (xprof's "roofline
+// efficiency"), and for an op without FLOPs its bandwidth utilisation;
+// bound = compute when intensity >= ridge (or no bytes), else memory.
+struct RoofPoint {
+  double intensity = -1, vs_ridge = -1, ceiling_pct = -1, expected_s = -1, efficiency = -1;
+  std::string bound = "unknown";
+};
+RoofPoint RoofAt(double flops, double bytes, double seconds, double peak, double bandwidth);
+
 RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip& chip, hw::DType dtype);
 
 }  // namespace mlprof
