@@ -1,0 +1,130 @@
+#include "analysis/op_cost.h"
+
+#include <cctype>
+
+namespace mlprof {
+
+namespace {
+
+void SkipSpace(std::string_view s, size_t* i) {
+  while (*i < s.size() && std::isspace(static_cast<unsigned char>(s[*i]))) ++*i;
+}
+
+double Product(const std::vector<int64_t>& d, size_t from, size_t to) {
+  double p = 1;
+  for (size_t i = from; i < to && i < d.size(); ++i) p *= static_cast<double>(d[i]);
+  return p;
+}
+
+}  // namespace
+
+bool ParseDimsList(std::string_view s, std::vector<std::vector<int64_t>>* out) {
+  out->clear();
+  size_t i = 0;
+  SkipSpace(s, &i);
+  if (i >= s.size() || s[i] != '[') return false;
+  ++i;
+  for (;;) {
+    SkipSpace(s, &i);
+    if (i < s.size() && s[i] == ']') return ++i, true;
+    if (i >= s.size() || s[i] != '[') return false;
+    ++i;
+    std::vector<int64_t> dims;
+    for (;;) {
+      SkipSpace(s, &i);
+      if (i < s.size() && s[i] == ']') {
+        ++i;
+        break;
+      }
+      int64_t v = 0;
+      size_t start = i;
+      while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        if (v > (INT64_MAX - 9) / 10) return false;
+        v = v * 10 + (s[i++] - '0');
+      }
+      if (i == start) return false;
+      dims.push_back(v);
+      SkipSpace(s, &i);
+      if (i < s.size() && s[i] == ',') ++i;
+    }
+    out->push_back(std::move(dims));
+    SkipSpace(s, &i);
+    if (i < s.size() && s[i] == ',') ++i;
+  }
+}
+
+bool ParseTypeList(std::string_view s, std::vector<std::string>* out) {
+  out->clear();
+  size_t i = 0;
+  SkipSpace(s, &i);
+  if (i >= s.size() || s[i] != '[') return false;
+  ++i;
+  for (;;) {
+    SkipSpace(s, &i);
+    if (i < s.size() && s[i] == ']') return true;
+    if (i >= s.size() || (s[i] != '"' && s[i] != '\'')) return false;
+    const char q = s[i++];
+    const size_t start = i;
+    while (i < s.size() && s[i] != q) ++i;
+    if (i >= s.size()) return false;
+    out->emplace_back(s.substr(start, i - start));
+    ++i;
+    SkipSpace(s, &i);
+    if (i < s.size() && s[i] == ',') ++i;
+  }
+}
+
+int DtypeBytes(std::string_view n) {
+  if (n == "float" || n == "int" || n == "c10::complex<c10::Half>" || n == "unsigned int") return 4;
+  if (n == "double" || n == "long int" || n == "long" || n == "int64_t" || n == "c10::complex<float>") return 8;
+  if (n == "c10::BFloat16" || n == "c10::Half" || n == "short int" || n == "short") return 2;
+  if (n == "c10::Float8_e4m3fn" || n == "c10::Float8_e5m2" || n == "c10::Float8_e4m3fnuz" ||
+      n == "c10::Float8_e5m2fnuz" || n == "signed char" || n == "unsigned char" || n == "bool")
+    return 1;
+  return 0;
+}
+
+std::optional<OpCost> GemmCost(std::string_view op, std::string_view input_dims, std::string_view input_types) {
+  std::vector<std::vector<int64_t>> d;
+  std::vector<std::string> t;
+  if (!ParseDimsList(input_dims, &d) || !ParseTypeList(input_types, &t)) return std::nullopt;
+  OpCost c;
+  c.kind = "gemm";
+  size_t a = 0, b = 1, bias = SIZE_MAX;  // positions of A, B and the bias among the inputs
+  bool b_transposed = false;             // linear: weight is [N, K]
+  if (op == "aten::mm" || op == "aten::matmul" || op == "aten::bmm") {
+    a = 0, b = 1;
+  } else if (op == "aten::addmm" || op == "aten::baddbmm") {
+    bias = 0, a = 1, b = 2;
+  } else if (op == "aten::linear") {
+    a = 0, b = 1, b_transposed = true;
+    if (d.size() > 2 && !d[2].empty()) bias = 2;
+  } else {
+    return std::nullopt;
+  }
+  if (d.size() <= b || (bias != SIZE_MAX && d.size() <= bias)) return std::nullopt;
+  const auto& A = d[a];
+  const auto& B = d[b];
+  if (A.size() < 2 || B.size() < 2) return std::nullopt;
+  if (b_transposed) {  // x[..., K] @ W[N, K]^T: every leading dim of x is M
+    if (B.size() != 2 || A.back() != B[1]) return std::nullopt;
+    c.k = A.back(), c.n = B[0];
+    c.m = static_cast<int64_t>(Product(A, 0, A.size() - 1));
+  } else {
+    if (A.size() != B.size() || A.back() != B[B.size() - 2]) return std::nullopt;
+    c.m = A[A.size() - 2], c.k = A.back(), c.n = B.back();
+    c.batch = static_cast<int64_t>(Product(A, 0, A.size() - 2));
+  }
+  c.elem_bytes = a < t.size() ? DtypeBytes(t[a]) : 0;
+  if (c.elem_bytes == 0) return std::nullopt;
+  c.dtype = t[a];
+  const double batch = static_cast<double>(c.batch), m = static_cast<double>(c.m), n = static_cast<double>(c.n),
+               k = static_cast<double>(c.k);
+  c.bias = bias != SIZE_MAX;
+  double bias_elems = c.bias ? Product(d[bias], 0, d[bias].size()) : 0;
+  c.flops = 2 * batch * m * n * k + (c.bias ? batch * m * n : 0);
+  c.bytes = (batch * (m * k + k * n + m * n) + bias_elems) * c.elem_bytes;
+  return c;
+}
+
+}  // namespace mlprof

@@ -1,0 +1,43 @@
+// FLOPs and bytes of framework (PyTorch) ops from the shapes and dtypes a
+// Kineto trace records with record_shapes=True ("Input Dims", "Input type",
+// kept as compact JSON text). Definitions follow TraceLens's performance
+// models, whose reference outputs the tests compare with:
+//   GEMM  A[M,K] x B[K,N] (batched: B of them): FLOPs 2·B·M·N·K, plus M·N
+//         per batch for a bias add; bytes = (A + B + output + bias) elements
+//         x the element size of A.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlprof {
+
+struct OpCost {
+  std::string kind;  // "gemm"
+  double flops = 0;
+  double bytes = 0;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  bool bias = false;
+  int elem_bytes = 0;
+  std::string dtype;  // of the first matrix, as the trace wrote it
+};
+
+// aten::mm, aten::addmm, aten::bmm, aten::baddbmm, aten::linear,
+// aten::matmul (2-D or batched); nullopt for other ops or shapes that do not
+// fit (missing dims, mismatched inner dimensions, unknown dtype).
+std::optional<OpCost> GemmCost(std::string_view op, std::string_view input_dims, std::string_view input_types);
+
+// "[[8944, 1024], [1024], []]" -> {{8944, 1024}, {1024}, {}}; false if the
+// text is not a list of integer lists.
+bool ParseDimsList(std::string_view text, std::vector<std::vector<int64_t>>* out);
+// ["c10::BFloat16", "float", "Scalar"] (single or double quotes) -> names.
+bool ParseTypeList(std::string_view text, std::vector<std::string>* out);
+// Bytes of one element of a PyTorch dtype name ("float" 4, "c10::BFloat16"
+// 2, "c10::Half" 2, "double" 8, "c10::Float8_e4m3fn" 1, "long int" 8...);
+// 0 if unknown.
+int DtypeBytes(std::string_view name);
+
+}  // namespace mlprof
