@@ -153,6 +153,11 @@ TEST_F(HandTrace, OpsAttribution) {
   EXPECT_EQ(by["aten::mm"].gpu_time, 30 * US);
   EXPECT_EQ(by["aten::mm"].cpu_time, 28 * US);
   EXPECT_EQ(by["aten::mm"].input_dims, "[[4,4],[4,4]]");
+  // 2 x 4 x 4 x 4 FLOPs per call; 2 calls in 30 us of GPU time.
+  EXPECT_DOUBLE_EQ(by["aten::mm"].flops_per_call, 128);
+  EXPECT_DOUBLE_EQ(by["aten::mm"].bytes_per_call, 3 * 16 * 4);
+  EXPECT_NEAR(by["aten::mm"].tflops_per_s(), 256.0 / 30e-6 / 1e12, 1e-15);
+  EXPECT_DOUBLE_EQ(by["aten::add"].flops_per_call, -1);
   EXPECT_EQ(by["record_param_comms"].gpu_time, 37 * US);
   EXPECT_EQ(by["aten::add"].gpu_time, 5 * US);
   EXPECT_EQ(by["(no cpu_op)"].gpu_time, 1 * US);

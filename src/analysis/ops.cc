@@ -1,5 +1,7 @@
 #include "analysis/ops.h"
 
+#include "analysis/op_cost.h"
+
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -56,6 +58,10 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
         row.name = std::string(p.str(key.name));
         row.input_dims = std::string(p.str(key.dims));
         row.input_types = std::string(p.str(key.types));
+        if (auto c = GemmCost(row.name, row.input_dims, row.input_types)) {
+          row.flops_per_call = c->flops;
+          row.bytes_per_call = c->bytes;
+        }
       }
       row.gpu_ops++;
       row.gpu_time += d;

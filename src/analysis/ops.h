@@ -22,6 +22,14 @@ struct OpGpuTime {
   Ps gpu_time = 0;      // sum of their durations
   Ps cpu_time = 0;      // sum of the cpu_op instances' durations
   double pct_gpu = 0;   // of all attributed GPU time of the rank
+  // From the input shapes (analysis/op_cost.h), for the ops it knows (GEMMs
+  // so far); -1 otherwise.
+  double flops_per_call = -1;
+  double bytes_per_call = -1;
+  // FLOPs x calls / GPU time, TFLOP/s; -1 when the FLOPs are unknown.
+  double tflops_per_s() const {
+    return flops_per_call >= 0 && gpu_time > 0 ? flops_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12) / 1e12 : -1;
+  }
 };
 
 struct OpsOptions {

@@ -189,12 +189,17 @@ Table StepSummaryTable(const StepReport& s) {
 
 Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
   Table t{"ops", "GPU time per framework op (kernels attributed to the cpu_op that launched them; us)", {}, {}, {}};
+  t.notes.push_back(
+      "gflop_per_call and tflops_s (FLOPs x calls / GPU time) come from the input shapes, for GEMMs (aten::mm, addmm, "
+      "bmm, baddbmm, linear, matmul) so far; record the trace with record_shapes=True to have them.");
   t.AddColumn("rank", true)
       .AddColumn("gpu_us", true)
       .AddColumn("pct", true)
       .AddColumn("calls", true)
       .AddColumn("gpu_ops", true)
       .AddColumn("cpu_us", true)
+      .AddColumn("gflop_per_call", true)
+      .AddColumn("tflops_s", true)
       .AddColumn("op", false)
       .AddColumn("input_dims", false)
       .AddColumn("input_types", false);
@@ -204,7 +209,9 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
     if (r.rank != cur_rank) cur_rank = r.rank, shown = 0;
     if (top > 0 && shown++ >= top) continue;
     t.rows.push_back({Cell::Int(r.rank), Us(r.gpu_time), Pct(r.pct_gpu), Cell::Int(r.calls), Cell::Int(r.gpu_ops),
-                      Us(r.cpu_time), Cell::Text(r.name), Cell::Text(r.input_dims), Cell::Text(r.input_types)});
+                      Us(r.cpu_time), r.flops_per_call >= 0 ? Cell::Real(r.flops_per_call / 1e9, 6) : Cell::Null(),
+                      r.tflops_per_s() >= 0 ? Cell::Real(r.tflops_per_s(), 3) : Cell::Null(), Cell::Text(r.name),
+                      Cell::Text(r.input_dims), Cell::Text(r.input_types)});
   }
   return t;
 }
