@@ -194,5 +194,11 @@ check "mfu from kineto" run 0 "$BIN" mfu "$EX" --chip h100-sxm --params 2e8 --to
 check "mfu from kineto: 2 ranks" has "slowest rank's median steady-state ProfilerStep wall time, 2 ranks); devices 2" out
 check "mfu over 100% is flagged" has "MFU above 100 %" out
 
+# A trace recorded without record_shapes: the GEMMs it cannot cost are named.
+printf '%s' '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":5}]}' >"$TMP/noshapes.json"
+check "ops without shapes" run 0 "$BIN" ops "$TMP/noshapes.json"
+check "ops without shapes warning" has "no input shapes for aten::mm (1 calls)" err
+check "ops without shapes advice" has "record_shapes=True" err
+
 echo "cli_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

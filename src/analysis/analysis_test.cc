@@ -158,6 +158,7 @@ TEST_F(HandTrace, OpsAttribution) {
   EXPECT_DOUBLE_EQ(by["aten::mm"].bytes_per_call, 3 * 16 * 4);
   EXPECT_NEAR(by["aten::mm"].tflops_per_s(), 256.0 / 30e-6 / 1e12, 1e-15);
   EXPECT_DOUBLE_EQ(by["aten::add"].flops_per_call, -1);
+  EXPECT_TRUE(CostableOpsWithoutShapes(view_).empty());  // both aten::mm calls have shapes
   EXPECT_EQ(by["record_param_comms"].gpu_time, 37 * US);
   EXPECT_EQ(by["aten::add"].gpu_time, 5 * US);
   EXPECT_EQ(by["(no cpu_op)"].gpu_time, 1 * US);
@@ -311,6 +312,25 @@ TEST(Stats, DescribeMatchesPandas) {
   EXPECT_DOUBLE_EQ(d.p75, 4.0);
   EXPECT_DOUBLE_EQ(d.max, 10.0);
   EXPECT_NEAR(QuantileSorted({1, 2, 3, 4}, 0.8), 3.4, 1e-12);
+}
+
+}  // namespace
+}  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+// A GEMM recorded without record_shapes: named, with its call count.
+TEST(OpsShapes, GemmsWithoutShapesAreListed) {
+  Profile p = testing::ProfileFromJson(R"({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":5},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":5},
+    {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":20,"dur":5,"args":{"Input Dims":[[2,3],[4,3]],"Input type":["float","float"]}},
+    {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":30,"dur":5}]})");
+  auto missing = CostableOpsWithoutShapes(BuildProfileView(p, {}));
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].first, "aten::mm");
+  EXPECT_EQ(missing[0].second, 2);
 }
 
 }  // namespace

@@ -82,4 +82,21 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
   return out;
 }
 
+std::vector<std::pair<std::string, int64_t>> CostableOpsWithoutShapes(const ProfileView& view) {
+  static constexpr std::string_view kGemms[] = {"aten::mm",     "aten::addmm",  "aten::bmm",
+                                                "aten::baddbmm", "aten::linear", "aten::matmul"};
+  std::map<std::string, int64_t> missing;
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& p = *rv.profile;
+    const OpTable& o = p.ops;
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (o.kind[i] != OpKind::kCpuOp || o.input_dims_of(i) != 0) continue;
+      const std::string_view name = p.str(o.name[i]);
+      for (std::string_view g : kGemms)
+        if (name == g) ++missing[std::string(name)];
+    }
+  }
+  return {missing.begin(), missing.end()};
+}
+
 }  // namespace mlprof

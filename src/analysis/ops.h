@@ -38,4 +38,9 @@ struct OpsOptions {
 
 std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOptions& opt);
 
+// cpu_ops that mlprof could cost from their shapes (GEMMs) but that carry
+// no "Input Dims" (a trace recorded without record_shapes=True): name ->
+// calls, over the view's ranks.
+std::vector<std::pair<std::string, int64_t>> CostableOpsWithoutShapes(const ProfileView& view);
+
 }  // namespace mlprof

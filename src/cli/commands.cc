@@ -600,6 +600,15 @@ int RunMain(int argc, char** argv) {
     if (subs["ops"]->parsed())
       return RunAnalysis(o, [by_name](const Profile&, const ProfileView& v, const CommonOptions& o, Report& r) {
         r.tables.push_back(OpsTable(ComputeOpGpuTime(v, {!by_name}), o.top));
+        auto missing = CostableOpsWithoutShapes(v);
+        if (!missing.empty()) {
+          std::string list;
+          for (const auto& [name, n] : missing) list += fmt::format("{}{} ({} calls)", list.empty() ? "" : ", ", name, n);
+          r.warnings.push_back(fmt::format(
+              "no input shapes for {}: their FLOPs cannot be computed; record the trace with "
+              "torch.profiler.profile(record_shapes=True)",
+              list));
+        }
       });
     if (subs["idle"]->parsed())
       return RunAnalysis(o, [&](const Profile&, const ProfileView& v, const CommonOptions&, Report& r) {
