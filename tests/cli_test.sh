@@ -181,8 +181,14 @@ check "roofline svg written" bash -c "head -c 5 '$TMP/r.svg' | grep -qx '<svg ' 
 check "roofline svg has points" test "$(grep -c '<circle' "$TMP/r.svg")" -gt 10
 check "roofline detects the chip" run 0 "$BIN" roofline "$TMP/s.xplane.pb" --top 1
 check "roofline says which chip" has "Chip detected from the profile: tpu-v6e" out
-check "roofline on a kineto trace" run 1 "$BIN" roofline "$EX"
-check "roofline kineto message" has "no XLA ops in these inputs" err
+check "roofline on a kineto trace" run 0 "$BIN" roofline "$EX" --top 1 --format csv
+check "roofline kineto: the mm" has '0,"aten::mm [[8192,4096],[4096,16384]]",matmul/convolution,40,' out
+check "roofline kineto: both ranks" test "$(grep -c '^[01],h100-sxm,bf16,989.4,3.35,295.3,450,' "$TMP/out")" -eq 2
+check "roofline kineto: faster than physics flagged" run 0 "$BIN" roofline "$EX" --top 1
+check "roofline kineto: flag text" has "ran faster than the roofline allows" out
+printf '%s' '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":5}]}' >"$TMP/noshapes.json"
+check "roofline without GPU work" run 1 "$BIN" roofline "$TMP/noshapes.json"
+check "roofline without GPU work message" has "nothing to put on a roofline" err
 check "roofline unknown chip" run 1 "$BIN" roofline "$TMP/s.xplane.pb" --chip tpu-v9
 
 # MFU with the step time, devices, chip and op FLOPs taken from a profile.

@@ -84,6 +84,15 @@ int DtypeBytes(std::string_view n) {
   return 0;
 }
 
+bool PeakDtypeOf(std::string_view n, hw::DType* out) {
+  if (n == "float") return *out = hw::DType::kFp32, true;
+  if (n == "c10::BFloat16") return *out = hw::DType::kBf16, true;
+  if (n == "c10::Half") return *out = hw::DType::kFp16, true;
+  if (n.substr(0, 11) == "c10::Float8") return *out = hw::DType::kFp8, true;
+  if (n == "signed char" || n == "unsigned char") return *out = hw::DType::kInt8, true;
+  return false;
+}
+
 std::optional<OpCost> GemmCost(std::string_view op, std::string_view input_dims, std::string_view input_types) {
   std::vector<std::vector<int64_t>> d;
   std::vector<std::string> t;

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hw/chip.h"
+
 namespace mlprof {
 
 struct OpCost {
@@ -39,5 +41,8 @@ bool ParseTypeList(std::string_view text, std::vector<std::string>* out);
 // 2, "c10::Half" 2, "double" 8, "c10::Float8_e4m3fn" 1, "long int" 8...);
 // 0 if unknown.
 int DtypeBytes(std::string_view name);
+// The peak a PyTorch dtype runs at: float -> fp32, BFloat16 -> bf16, Half ->
+// fp16, Float8 -> fp8, 8-bit integers -> int8; false for others.
+bool PeakDtypeOf(std::string_view torch_dtype, hw::DType* out);
 
 }  // namespace mlprof

@@ -60,6 +60,8 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
         row.input_types = std::string(p.str(key.types));
         if (auto c = GemmCost(row.name, row.input_dims, row.input_types)) {
           row.flops_per_call = c->flops;
+          row.cost_kind = c->kind;
+          row.cost_dtype = c->dtype;
           row.bytes_per_call = c->bytes;
         }
       }

@@ -26,6 +26,8 @@ struct OpGpuTime {
   // so far); -1 otherwise.
   double flops_per_call = -1;
   double bytes_per_call = -1;
+  std::string cost_kind;   // "gemm" where the cost is known
+  std::string cost_dtype;  // the dtype the cost was computed for ("c10::BFloat16")
   // FLOPs x calls / GPU time, TFLOP/s; -1 when the FLOPs are unknown.
   double tflops_per_s() const {
     return flops_per_call >= 0 && gpu_time > 0 ? flops_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12) / 1e12 : -1;

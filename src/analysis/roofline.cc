@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+
+#include "analysis/op_cost.h"
 
 namespace mlprof {
 
@@ -148,6 +151,89 @@ RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip
   }
   std::sort(res.categories.begin(), res.categories.end(),
             [](const RooflineRow& a, const RooflineRow& b) { return a.time_s > b.time_s; });
+  return res;
+}
+
+RooflineResult RooflineFrameworkOps(const std::vector<OpGpuTime>& ops, int64_t rank, const hw::Chip& chip,
+                                    hw::DType dtype, bool per_op_dtype) {
+  RooflineResult res;
+  res.chip = chip.id;
+  res.dtype = hw::DTypeName(dtype);
+  res.peak = chip.peak(dtype);
+  res.hbm_bw = chip.hbm_bytes_per_s;
+  res.ridge = chip.ridge(dtype);
+  for (const auto& l : chip.interconnect)
+    if (l.scope == "scale-up" && l.bytes_per_s_per_dir() > 0) {
+      res.link_bw = l.bytes_per_s_per_dir();
+      break;
+    }
+  struct Group {
+    RooflineRow row;
+    double expected = 0, time_with_cost = 0;
+  };
+  std::map<std::string, Group> groups;
+  for (const OpGpuTime& o : ops) {
+    if (o.rank != rank || o.calls <= 0 || o.gpu_time <= 0) continue;
+    RooflineRow row;
+    row.name = o.input_dims.empty() ? o.name : o.name + " " + o.input_dims;
+    row.category = o.cost_kind == "gemm" ? "matmul/convolution" : "other";
+    row.count = o.calls;
+    row.time_s = static_cast<double>(o.gpu_time) / 1e12;
+    row.flops = o.flops_per_call;
+    row.bytes = o.bytes_per_call;
+    row.measured_s = row.time_s / static_cast<double>(row.count);
+    hw::DType d = dtype;
+    if (per_op_dtype && !o.cost_dtype.empty()) PeakDtypeOf(o.cost_dtype, &d);
+    const double peak = chip.peak(d) > 0 ? chip.peak(d) : res.peak;
+    const RoofPoint p = RoofAt(row.flops, row.bytes, row.measured_s, peak, res.hbm_bw);
+    row.intensity = p.intensity;
+    if (p.intensity >= 0 && peak > 0 && res.hbm_bw > 0) {
+      row.vs_ridge = p.intensity / (peak / res.hbm_bw);
+      row.ceiling_pct = 100.0 * std::min(1.0, row.vs_ridge);
+    }
+    row.expected_s = p.expected_s;
+    row.efficiency = p.efficiency;
+    row.bound = p.bound;
+    if (row.flops > 0) row.achieved_tflops = row.flops / row.measured_s / 1e12;
+    res.time_s += row.time_s;
+    Group& g = groups[row.category];
+    g.row.name = g.row.category = row.category;
+    g.row.count += row.count;
+    g.row.time_s += row.time_s;
+    if (row.bound == "unknown") {
+      ++res.ops_without_cost;
+    } else {
+      res.time_with_cost_s += row.time_s;
+      res.expected_s += row.expected_s * static_cast<double>(row.count);
+      g.expected += row.expected_s * static_cast<double>(row.count);
+      g.time_with_cost += row.time_s;
+      g.row.flops = std::max(0.0, g.row.flops) + std::max(0.0, row.flops) * static_cast<double>(row.count);
+      g.row.bytes = std::max(0.0, g.row.bytes) + std::max(0.0, row.bytes) * static_cast<double>(row.count);
+    }
+    res.ops.push_back(std::move(row));
+  }
+  for (auto& [name, g] : groups) {
+    RooflineRow& gr = g.row;
+    gr.measured_s = gr.time_s / static_cast<double>(gr.count);
+    if (g.time_with_cost > 0) {
+      if (gr.bytes > 0) {
+        gr.intensity = gr.flops / gr.bytes;
+        if (res.ridge > 0) gr.vs_ridge = gr.intensity / res.ridge, gr.ceiling_pct = 100.0 * std::min(1.0, gr.vs_ridge);
+      }
+      gr.expected_s = g.expected;
+      gr.efficiency = g.expected / g.time_with_cost;
+      if (gr.flops > 0) gr.achieved_tflops = gr.flops / g.time_with_cost / 1e12;
+      gr.bound = gr.intensity >= 0 && res.ridge > 0 ? (gr.intensity >= res.ridge ? "compute" : "memory") : "mixed";
+    } else {
+      gr.bound = "unknown";
+    }
+    res.categories.push_back(gr);
+  }
+  auto by_time = [](const RooflineRow& a, const RooflineRow& b) {
+    return a.time_s != b.time_s ? a.time_s > b.time_s : a.name < b.name;
+  };
+  std::sort(res.ops.begin(), res.ops.end(), by_time);
+  std::sort(res.categories.begin(), res.categories.end(), by_time);
   return res;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/ops.h"
 #include "analysis/xla.h"
 #include "hw/chip.h"
 
@@ -60,5 +61,13 @@ struct RoofPoint {
 RoofPoint RoofAt(double flops, double bytes, double seconds, double peak, double bandwidth);
 
 RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip& chip, hw::DType dtype);
+
+// The same for a PyTorch trace's framework ops (analysis/ops.h rows of one
+// rank): each (op, shapes) group with a cost from its shapes, per call
+// (its GPU time / calls). With `per_op_dtype`, each op is held to the peak
+// of its own dtype (float GEMMs to fp32, bf16 ones to bf16); the summary's
+// ridge is `dtype`'s.
+RooflineResult RooflineFrameworkOps(const std::vector<OpGpuTime>& ops, int64_t rank, const hw::Chip& chip,
+                                    hw::DType dtype, bool per_op_dtype);
 
 }  // namespace mlprof

@@ -118,3 +118,55 @@ TEST(Roofline, OpsAgainstTheRoofline) {
 
 }  // namespace
 }  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+// PyTorch ops on the made-up chip (bf16 100 TFLOP/s, fp32 50, 1 TB/s): a
+// bf16 GEMM held to the bf16 peak, a float GEMM to the fp32 one (per-op
+// dtype), and an op without a cost.
+TEST(Roofline, FrameworkOpsUseEachOpsDtype) {
+  auto chip = hw::ParseChipJson(R"({"id":"t","name":"T","peak_tflops":{"bf16":100,"fp32":50},
+    "hbm_bytes":1e9,"hbm_bytes_per_s":1e12})",
+                                "t.json");
+  ASSERT_TRUE(chip.ok()) << chip.status().message();
+  std::vector<OpGpuTime> ops(3);
+  ops[0].name = "aten::mm";
+  ops[0].input_dims = "[[4096,4096],[4096,4096]]";
+  ops[0].calls = 2;
+  ops[0].gpu_time = 8'000'000'000;  // 8 ms: 4 ms per call
+  ops[0].flops_per_call = 2.0 * 4096 * 4096 * 4096;
+  ops[0].bytes_per_call = 3.0 * 4096 * 4096 * 2;
+  ops[0].cost_kind = "gemm";
+  ops[0].cost_dtype = "c10::BFloat16";
+  ops[1] = ops[0];
+  ops[1].input_dims = "[[4096,4096],[4096,4096]] float";
+  ops[1].calls = 1;
+  ops[1].gpu_time = 10'000'000'000;  // 10 ms
+  ops[1].bytes_per_call = 3.0 * 4096 * 4096 * 4;
+  ops[1].cost_dtype = "float";
+  ops[2].name = "aten::relu";
+  ops[2].calls = 5;
+  ops[2].gpu_time = 1'000'000'000;
+  RooflineResult r = RooflineFrameworkOps(ops, 0, *chip, hw::DType::kBf16, true);
+  ASSERT_EQ(r.ops.size(), 3u);
+  const double f = 2.0 * 4096 * 4096 * 4096;  // 137.4 GFLOP
+  const RooflineRow& fp32 = r.ops[0];  // 10 ms, the most time
+  EXPECT_DOUBLE_EQ(fp32.expected_s, f / 50e12);  // compute bound at the fp32 peak
+  EXPECT_DOUBLE_EQ(fp32.efficiency, f / 50e12 / 0.010);
+  EXPECT_EQ(fp32.bound, "compute");
+  const RooflineRow& bf16 = r.ops[1];
+  EXPECT_DOUBLE_EQ(bf16.measured_s, 0.004);
+  EXPECT_DOUBLE_EQ(bf16.expected_s, f / 100e12);
+  EXPECT_DOUBLE_EQ(bf16.achieved_tflops, f / 0.004 / 1e12);
+  EXPECT_EQ(r.ops[2].bound, "unknown");
+  EXPECT_EQ(r.ops_without_cost, 1);
+  EXPECT_NEAR(r.expected_s, f / 50e12 + 2 * f / 100e12, 1e-12);
+  EXPECT_NEAR(r.time_with_cost_s, 0.018, 1e-12);
+  // Held to bf16 alone, the float GEMM looks twice as efficient.
+  RooflineResult one = RooflineFrameworkOps(ops, 0, *chip, hw::DType::kBf16, false);
+  EXPECT_DOUBLE_EQ(one.ops[0].efficiency, f / 100e12 / 0.010);
+}
+
+}  // namespace
+}  // namespace mlprof

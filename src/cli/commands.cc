@@ -328,7 +328,8 @@ int RunMain(int argc, char** argv) {
   std::string svg_path;
   subs["roofline"]->add_option("--chip", chip_id, "the chip (default: detected from the profile)");
   subs["roofline"]->add_option("--chip-file", chip_files, "add or replace chips from JSON files");
-  subs["roofline"]->add_option("--dtype", dtype_name, "peak of this data type (default bf16)");
+  CLI::Option* dtype_opt = subs["roofline"]->add_option(
+      "--dtype", dtype_name, "peak of this data type (default bf16; PyTorch ops: each op's own dtype)");
   subs["roofline"]->add_option("--svg", svg_path, "also write the roofline plot to this SVG file");
   subs["mfu"]->add_option("--chip", chip_id, "chip id, name or device name (`mlprof chips` lists them)");
   subs["mfu"]->add_option("--dtype", dtype_name, "peak of this data type: fp32, tf32, bf16, fp16, fp8, int8");
@@ -427,6 +428,7 @@ int RunMain(int argc, char** argv) {
       return kExitOk;
     }
     if (subs["roofline"]->parsed()) {
+      const bool dtype_given = dtype_opt->count() > 0;
       auto db = hw::ChipDb::WithFiles(chip_files);
       if (!db.ok()) return Fail(db.status());
       hw::DType dtype;
@@ -446,9 +448,19 @@ int RunMain(int argc, char** argv) {
       r.warnings = ImportWarnings(*p);
       bool any = false;
       std::string svg;
+      const ProfileView view = MakeView(*p, o);
+      std::vector<OpGpuTime> framework_ops;  // PyTorch traces: GPU time and cost per (op, shapes)
+      for (const auto& rv : view.ranks)
+        if (rv.profile->xla_ops.empty() && !rv.gpu.empty()) {
+          framework_ops = ComputeOpGpuTime(view, {true});
+          break;
+        }
       for (const auto& rank : p->ranks) {
         if (o.rank >= 0 && rank.rank_or(0) != o.rank) continue;
-        if (rank.xla_ops.empty()) continue;
+        const bool xla = !rank.xla_ops.empty();
+        bool framework = false;
+        for (const auto& f : framework_ops) framework = framework || f.rank == rank.rank_or(0);
+        if (!xla && !framework) continue;
         any = true;
         const hw::Chip* chip = forced;
         std::string seen;
@@ -467,20 +479,38 @@ int RunMain(int argc, char** argv) {
         if (!(chip->peak(dtype) > 0))
           return Fail(InvalidArgument(fmt::format("chip '{}' has no {} peak; pick another --dtype", chip->id,
                                                   hw::DTypeName(dtype))));
-        XlaOps x = ResolveXlaOps(rank);
-        RooflineResult rr = RooflineXla(rank, x, *chip, dtype);
+        RooflineResult rr;
+        if (xla) {
+          XlaOps x = ResolveXlaOps(rank);
+          rr = RooflineXla(rank, x, *chip, dtype);
+          for (const auto& problem : x.problems) r.warnings.push_back(problem);
+        } else {
+          rr = RooflineFrameworkOps(framework_ops, rank.rank_or(0), *chip, dtype, !dtype_given);
+        }
         r.tables.push_back(RooflineSummaryTable(rank.rank_or(0), rr));
+        if (!forced)
+          r.tables.back().notes.push_back(fmt::format("Chip detected from the profile: {} ({}).", chip->id, chip->name));
         r.tables.push_back(RooflineCategoryTable(rank.rank_or(0), rr));
         r.tables.push_back(RooflineOpsTable(rank.rank_or(0), rr, o.top));
-        if (!forced) r.tables.front().notes.push_back(fmt::format("Chip detected from the profile: {} ({}).", chip->id, chip->name));
-        for (const auto& problem : x.problems) r.warnings.push_back(problem);
         if (!svg_path.empty() && svg.empty())
           svg = RooflineSvg(rr, fmt::format("{} on {} ({})", rank.path, chip->name, hw::DTypeName(dtype)));
       }
       if (!any)
         return Fail(InvalidArgument(
-            "no XLA ops in these inputs: `mlprof roofline` reads JAX/XLA profiles (*.xplane.pb, *.trace.json.gz) "
-            "for now; PyTorch traces need per-op costs from input shapes, which mlprof does not compute yet"));
+            "nothing to put on a roofline: no XLA ops and no GPU kernels in these inputs (`mlprof roofline` reads "
+            "JAX/XLA profiles and PyTorch GPU traces)"));
+      if (!framework_ops.empty()) {
+        auto missing = CostableOpsWithoutShapes(view);
+        std::string list;
+        for (const auto& [name, n] : missing) list += fmt::format("{}{} ({} calls)", list.empty() ? "" : ", ", name, n);
+        if (!list.empty())
+          r.warnings.push_back(fmt::format("no input shapes for {}: not on the roofline; record the trace with "
+                                           "torch.profiler.profile(record_shapes=True)",
+                                           list));
+        r.tables.front().notes.push_back(
+            "PyTorch traces: FLOPs and bytes come from input shapes, for GEMMs so far; the time of an op is the GPU "
+            "time of the kernels it launched.");
+      }
       if (!svg_path.empty()) {
         std::FILE* f = std::fopen(svg_path.c_str(), "wb");
         if (!f || std::fwrite(svg.data(), 1, svg.size(), f) != svg.size()) {

@@ -122,7 +122,7 @@ Cell OptReal(double v, int prec) { return v >= 0 ? Cell::Real(v, prec) : Cell::N
 }  // namespace
 
 Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
-  Table t{"roofline_summary", "Roofline: the chip, and how close the XLA ops come to it", {}, {}, {}};
+  Table t{"roofline_summary", "Roofline: the chip, and how close the ops come to it", {}, {}, {}};
   t.AddColumn("rank", true)
       .AddColumn("chip", false)
       .AddColumn("dtype", false)
@@ -183,7 +183,7 @@ Table RooflineCategoryTable(int64_t rank, const RooflineResult& r) {
 Table RooflineOpsTable(int64_t rank, const RooflineResult& r, int top) {
   Table t{"roofline_ops", "Roofline per op (per execution), heaviest first", {}, {}, {}};
   t.AddColumn("rank", true)
-      .AddColumn("hlo_op", false)
+      .AddColumn("op", false)
       .AddColumn("category", false)
       .AddColumn("count", true)
       .AddColumn("time_ms", true)
