@@ -493,7 +493,8 @@ int RunMain(int argc, char** argv) {
         r.tables.push_back(RooflineCategoryTable(rank.rank_or(0), rr));
         r.tables.push_back(RooflineOpsTable(rank.rank_or(0), rr, o.top));
         if (!svg_path.empty() && svg.empty())
-          svg = RooflineSvg(rr, fmt::format("{} on {} ({})", rank.path, chip->name, hw::DTypeName(dtype)));
+          svg = RooflineSvg(rr, fmt::format("{} on {} ({})", std::filesystem::path(rank.path).filename().string(),
+                                            chip->name, hw::DTypeName(dtype)));
       }
       if (!any)
         return Fail(InvalidArgument(
