@@ -36,6 +36,22 @@ RoofPoint RoofAt(double flops, double bytes, double seconds, double peak, double
 
 namespace {
 
+// The chip's side of a roofline: peak, HBM bandwidth, ridge, scale-up link.
+RooflineResult Header(const hw::Chip& chip, hw::DType dtype) {
+  RooflineResult res;
+  res.chip = chip.id;
+  res.dtype = hw::DTypeName(dtype);
+  res.peak = chip.peak(dtype);
+  res.hbm_bw = chip.hbm_bytes_per_s;
+  res.ridge = chip.ridge(dtype);
+  for (const auto& l : chip.interconnect)
+    if (l.scope == "scale-up" && l.bytes_per_s_per_dir() > 0) {
+      res.link_bw = l.bytes_per_s_per_dir();
+      break;
+    }
+  return res;
+}
+
 // Fills the derived fields of a row from its per-execution cost.
 void Derive(const RooflineResult& res, bool collective, RooflineRow* row) {
   row->measured_s = row->count > 0 ? row->time_s / static_cast<double>(row->count) : 0;
@@ -68,17 +84,7 @@ void Derive(const RooflineResult& res, bool collective, RooflineRow* row) {
 }  // namespace
 
 RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip& chip, hw::DType dtype) {
-  RooflineResult res;
-  res.chip = chip.id;
-  res.dtype = hw::DTypeName(dtype);
-  res.peak = chip.peak(dtype);
-  res.hbm_bw = chip.hbm_bytes_per_s;
-  res.ridge = chip.ridge(dtype);
-  for (const auto& l : chip.interconnect)
-    if (l.scope == "scale-up" && l.bytes_per_s_per_dir() > 0) {
-      res.link_bw = l.bytes_per_s_per_dir();
-      break;
-    }
+  RooflineResult res = Header(chip, dtype);
 
   std::vector<Acc> per_op(x.ops.size());
   for (size_t i = 0; i < r.ops.size(); ++i) {
@@ -156,17 +162,7 @@ RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip
 
 RooflineResult RooflineFrameworkOps(const std::vector<OpGpuTime>& ops, int64_t rank, const hw::Chip& chip,
                                     hw::DType dtype, bool per_op_dtype) {
-  RooflineResult res;
-  res.chip = chip.id;
-  res.dtype = hw::DTypeName(dtype);
-  res.peak = chip.peak(dtype);
-  res.hbm_bw = chip.hbm_bytes_per_s;
-  res.ridge = chip.ridge(dtype);
-  for (const auto& l : chip.interconnect)
-    if (l.scope == "scale-up" && l.bytes_per_s_per_dir() > 0) {
-      res.link_bw = l.bytes_per_s_per_dir();
-      break;
-    }
+  RooflineResult res = Header(chip, dtype);
   struct Group {
     RooflineRow row;
     double expected = 0, time_with_cost = 0;
