@@ -163,6 +163,17 @@ TEST(Roofline, FrameworkOpsUseEachOpsDtype) {
   EXPECT_EQ(r.ops_without_cost, 1);
   EXPECT_NEAR(r.expected_s, f / 50e12 + 2 * f / 100e12, 1e-12);
   EXPECT_NEAR(r.time_with_cost_s, 0.018, 1e-12);
+  // Categories: the two GEMMs' totals (3 calls, 18 ms); relu has no cost.
+  ASSERT_EQ(r.categories.size(), 2u);
+  const RooflineRow& mm = r.categories[0];
+  EXPECT_EQ(mm.name, "matmul/convolution");
+  EXPECT_EQ(mm.count, 3);
+  EXPECT_DOUBLE_EQ(mm.flops, 3 * f);
+  EXPECT_DOUBLE_EQ(mm.bytes, 2 * 3.0 * 4096 * 4096 * 2 + 3.0 * 4096 * 4096 * 4);
+  EXPECT_DOUBLE_EQ(mm.efficiency, (f / 50e12 + 2 * f / 100e12) / 0.018);
+  EXPECT_DOUBLE_EQ(mm.achieved_tflops, 3 * f / 0.018 / 1e12);
+  EXPECT_EQ(mm.bound, "compute");  // intensity ~1024 above the bf16 ridge 100
+  EXPECT_EQ(r.categories[1].bound, "unknown");
   // Held to bf16 alone, the float GEMM looks twice as efficient.
   RooflineResult one = RooflineFrameworkOps(ops, 0, *chip, hw::DType::kBf16, false);
   EXPECT_DOUBLE_EQ(one.ops[0].efficiency, f / 100e12 / 0.010);
