@@ -6,72 +6,76 @@ namespace mlprof {
 
 namespace {
 
-void SkipSpace(std::string_view s, size_t* i) {
-  while (*i < s.size() && std::isspace(static_cast<unsigned char>(s[*i]))) ++*i;
-}
-
 double Product(const std::vector<int64_t>& d, size_t from, size_t to) {
   double p = 1;
   for (size_t i = from; i < to && i < d.size(); ++i) p *= static_cast<double>(d[i]);
   return p;
 }
 
+// A cursor over "[item, item, ...]" text (items are parsed by the caller).
+struct ListScan {
+  std::string_view s;
+  size_t i = 0;
+  void Skip() {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  }
+  bool Open() {  // the opening bracket
+    Skip();
+    if (i >= s.size() || s[i] != '[') return false;
+    return ++i, true;
+  }
+  bool Close() {  // the closing bracket, if it is next
+    Skip();
+    if (i >= s.size() || s[i] != ']') return false;
+    return ++i, true;
+  }
+  void Comma() {
+    Skip();
+    if (i < s.size() && s[i] == ',') ++i;
+  }
+};
+
 }  // namespace
 
-bool ParseDimsList(std::string_view s, std::vector<std::vector<int64_t>>* out) {
+bool ParseDimsList(std::string_view text, std::vector<std::vector<int64_t>>* out) {
   out->clear();
-  size_t i = 0;
-  SkipSpace(s, &i);
-  if (i >= s.size() || s[i] != '[') return false;
-  ++i;
-  for (;;) {
-    SkipSpace(s, &i);
-    if (i < s.size() && s[i] == ']') return ++i, true;
-    if (i >= s.size() || s[i] != '[') return false;
-    ++i;
+  ListScan l{text};
+  if (!l.Open()) return false;
+  while (!l.Close()) {
+    if (!l.Open()) return false;
     std::vector<int64_t> dims;
-    for (;;) {
-      SkipSpace(s, &i);
-      if (i < s.size() && s[i] == ']') {
-        ++i;
-        break;
-      }
+    while (!l.Close()) {
       int64_t v = 0;
-      size_t start = i;
-      while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      const size_t start = l.i;
+      while (l.i < text.size() && text[l.i] >= '0' && text[l.i] <= '9') {
         if (v > (INT64_MAX - 9) / 10) return false;
-        v = v * 10 + (s[i++] - '0');
+        v = v * 10 + (text[l.i++] - '0');
       }
-      if (i == start) return false;
+      if (l.i == start) return false;
       dims.push_back(v);
-      SkipSpace(s, &i);
-      if (i < s.size() && s[i] == ',') ++i;
+      l.Comma();
     }
     out->push_back(std::move(dims));
-    SkipSpace(s, &i);
-    if (i < s.size() && s[i] == ',') ++i;
+    l.Comma();
   }
+  return true;
 }
 
-bool ParseTypeList(std::string_view s, std::vector<std::string>* out) {
+bool ParseTypeList(std::string_view text, std::vector<std::string>* out) {
   out->clear();
-  size_t i = 0;
-  SkipSpace(s, &i);
-  if (i >= s.size() || s[i] != '[') return false;
-  ++i;
-  for (;;) {
-    SkipSpace(s, &i);
-    if (i < s.size() && s[i] == ']') return true;
-    if (i >= s.size() || (s[i] != '"' && s[i] != '\'')) return false;
-    const char q = s[i++];
-    const size_t start = i;
-    while (i < s.size() && s[i] != q) ++i;
-    if (i >= s.size()) return false;
-    out->emplace_back(s.substr(start, i - start));
-    ++i;
-    SkipSpace(s, &i);
-    if (i < s.size() && s[i] == ',') ++i;
+  ListScan l{text};
+  if (!l.Open()) return false;
+  while (!l.Close()) {
+    if (l.i >= text.size() || (text[l.i] != '"' && text[l.i] != '\'')) return false;
+    const char q = text[l.i++];
+    const size_t start = l.i;
+    while (l.i < text.size() && text[l.i] != q) ++l.i;
+    if (l.i >= text.size()) return false;
+    out->emplace_back(text.substr(start, l.i - start));
+    ++l.i;
+    l.Comma();
   }
+  return true;
 }
 
 int DtypeBytes(std::string_view n) {
@@ -115,14 +119,19 @@ std::optional<OpCost> GemmCost(std::string_view op, std::string_view input_dims,
   const auto& A = d[a];
   const auto& B = d[b];
   if (A.size() < 2 || B.size() < 2) return std::nullopt;
+  // Products of leading dims as doubles first: an absurd shape is refused,
+  // not wrapped around in an int64.
+  constexpr double kMaxElements = 9007199254740992.0;  // 2^53
   if (b_transposed) {  // x[..., K] @ W[N, K]^T: every leading dim of x is M
     if (B.size() != 2 || A.back() != B[1]) return std::nullopt;
-    c.k = A.back(), c.n = B[0];
-    c.m = static_cast<int64_t>(Product(A, 0, A.size() - 1));
+    const double m = Product(A, 0, A.size() - 1);
+    if (m > kMaxElements) return std::nullopt;
+    c.k = A.back(), c.n = B[0], c.m = static_cast<int64_t>(m);
   } else {
     if (A.size() != B.size() || A.back() != B[B.size() - 2]) return std::nullopt;
-    c.m = A[A.size() - 2], c.k = A.back(), c.n = B.back();
-    c.batch = static_cast<int64_t>(Product(A, 0, A.size() - 2));
+    const double batch = Product(A, 0, A.size() - 2);
+    if (batch > kMaxElements) return std::nullopt;
+    c.m = A[A.size() - 2], c.k = A.back(), c.n = B.back(), c.batch = static_cast<int64_t>(batch);
   }
   c.elem_bytes = a < t.size() ? DtypeBytes(t[a]) : 0;
   if (c.elem_bytes == 0) return std::nullopt;

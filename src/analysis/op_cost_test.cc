@@ -40,6 +40,13 @@ TEST(OpCost, GemmShapesAndDtypes) {
   EXPECT_FALSE(GemmCost("aten::mm", "[[2,3]]", R"(["float"])"));                      // one input
   EXPECT_FALSE(GemmCost("aten::mm", "[[2,3],[3,5]]", R"(["mystery","mystery"])"));   // unknown dtype
   EXPECT_FALSE(GemmCost("aten::mm", "[[2,x],[3,5]]", R"(["float","float"])"));       // not numbers
+  // Leading dims whose product passes 2^53: refused, not wrapped.
+  EXPECT_FALSE(GemmCost("aten::bmm", "[[4294967296,4294967296,2,3],[4294967296,4294967296,3,5]]",
+                        R"(["float","float"])"));
+  EXPECT_FALSE(GemmCost("aten::linear", "[[4294967296,4294967296,3],[5,3]]", R"(["float","float"])"));
+  // Unterminated lists.
+  EXPECT_FALSE(GemmCost("aten::mm", "[[2,3],[3,5]", R"(["float","float"])"));
+  EXPECT_FALSE(GemmCost("aten::mm", "[[2,3],[3,5]]", R"(["float","float)"));
 }
 
 }  // namespace
