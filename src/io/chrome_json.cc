@@ -435,6 +435,7 @@ constexpr ArgSlot kArgSlots[] = {
     {"device", &EventRecord::device, nullptr},
     {"Input Dims", nullptr, &EventRecord::input_dims},
     {"Input type", nullptr, &EventRecord::input_types},
+    {"Concrete Inputs", nullptr, &EventRecord::concrete_inputs},
     {"bytes", &EventRecord::bytes, nullptr},
     {"grid", nullptr, &EventRecord::grid},
     {"block", nullptr, &EventRecord::block},

@@ -110,6 +110,7 @@ void ProfileBuilder::CatchUp(bool kineto_columns) {
     o.external_id.resize(n, -1);
     o.input_dims.resize(n, 0);
     o.input_types.resize(n, 0);
+    o.concrete_inputs.resize(n, 0);
     o.grid.resize(n, 0);
     o.block.resize(n, 0);
     o.bytes.resize(n, -1);
@@ -175,6 +176,7 @@ void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps du
   o.step.push_back(-1);
   o.input_dims.push_back(e.input_dims);
   o.input_types.push_back(e.input_types);
+  o.concrete_inputs.push_back(e.concrete_inputs);
   o.grid.push_back(e.grid);
   o.block.push_back(e.block);
   o.bytes.push_back(e.bytes);

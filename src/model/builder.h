@@ -35,6 +35,7 @@ struct EventRecord {
   int64_t device = -1;
   StringId input_dims = 0;
   StringId input_types = 0;
+  StringId concrete_inputs = 0;
   StringId grid = 0;
   StringId block = 0;
   int64_t bytes = -1;
