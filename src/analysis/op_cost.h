@@ -5,6 +5,9 @@
 //   GEMM  A[M,K] x B[K,N] (batched: B of them): FLOPs 2·B·M·N·K, plus M·N
 //         per batch for a bias add; bytes = (A + B + output + bias) elements
 //         x the element size of A.
+// The other ops (convolution, attention, elementwise, softmax, norms,
+// reduction, embedding) are in FrameworkOpCost; docs/ANALYSES.md gives each
+// formula and where mlprof departs from TraceLens on purpose.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +21,10 @@
 namespace mlprof {
 
 struct OpCost {
-  std::string kind;  // "gemm"
+  // "gemm", "conv_fwd", "conv_bwd", "attention_fwd", "attention_bwd",
+  // "elementwise", "softmax_fwd", "softmax_bwd", "norm_fwd", "norm_bwd",
+  // "reduce", "embedding_fwd", "embedding_bwd"
+  std::string kind;
   double flops = 0;
   double bytes = 0;
   int64_t m = 0, n = 0, k = 0, batch = 1;
@@ -31,6 +37,18 @@ struct OpCost {
 // aten::matmul (2-D or batched); nullopt for other ops or shapes that do not
 // fit (missing dims, mismatched inner dimensions, unknown dtype).
 std::optional<OpCost> GemmCost(std::string_view op, std::string_view input_dims, std::string_view input_types);
+
+// Any op mlprof has a cost model for (GEMMs included). `concrete` is the
+// op's "Concrete Inputs" (the scalar arguments as strings), needed for
+// convolution geometry, attention causality, norm sizes and reduce dims.
+// nullopt for unknown ops and for shapes or arguments that do not fit.
+std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view input_dims, std::string_view input_types,
+                                      std::string_view concrete_inputs);
+// True if FrameworkOpCost has a model for ops of this name.
+bool HasCostModel(std::string_view op);
+// The roofline category of a cost kind: "matmul/convolution", "attention",
+// "elementwise", "normalization", "reduction", "embedding" or "other".
+std::string_view CostCategory(std::string_view kind);
 
 // "[[8944, 1024], [1024], []]" -> {{8944, 1024}, {1024}, {}}; false if the
 // text is not a list of integer lists.
