@@ -286,5 +286,40 @@ TEST(TraceLensGolden, Reductions) {
   EXPECT_EQ(partial, 7);
 }
 
+TEST(TraceLensGolden, CollectiveBusBandwidth) {
+  // TraceLens's NCCL report (llama-70B FSDP, 8 MI300X): the message size it
+  // divides by (the gathered output for all-gather, the input otherwise)
+  // must be mlprof's ring wire bytes / the ring factor, and its bus
+  // bandwidth / algorithm bandwidth must be that factor, (n-1)/n or 2(n-1)/n.
+  MLPROF_CORPUS_FILE(path, "tracelens/tests/traces/mi300/llama_70b_fsdp/nccl_analysis_report_csvs/"
+                           "nccl_summary_implicit_sync.csv");
+  auto rows = ReadCsv(path);
+  ASSERT_EQ(rows.size(), 6u);
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < rows[0].size(); ++i) col[rows[0][i]] = i;
+  int compared = 0;
+  for (size_t r = 1; r < rows.size(); ++r) {
+    const auto& row = rows[r];
+    const std::string name = row[col["Collective name"]], dtype = row[col["dtype"]];
+    const int64_t in = std::stoll(row[col["In msg nelems"]]), n = std::stoll(row[col["Group size"]]);
+    const bool gather = name.find("gather") != std::string::npos, scatter = name.find("scatter") != std::string::npos;
+    const int64_t out = gather ? in * n : scatter ? in / n : in;
+    const std::string comm = "[\"" + name + "\"," + std::to_string(in) + "," + std::to_string(out) + "," +
+                             std::to_string(n) + ",\"" + dtype + "\"]";
+    auto c = CollectiveOpCost(comm);
+    ASSERT_TRUE(c.has_value()) << comm;
+    const double factor = RingWireFactor(name, n);
+    const double msg = std::stod(row[col["Full msg size (MB)"]]) * 1048576.0;
+    EXPECT_NEAR(c->bytes / factor, msg, 1e-9 * msg + 1e-9) << comm;
+    for (const char* stat : {"_mean", "_median", "_min", "_max"}) {
+      const double ratio = std::stod(row[col[std::string("bus bw (GB/s)") + stat]]) /
+                           std::stod(row[col[std::string("algo bw (GB/s)") + stat]]);
+      EXPECT_NEAR(ratio, factor, 1e-9) << comm << stat;
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 5);
+}
+
 }  // namespace
 }  // namespace mlprof

@@ -321,16 +321,19 @@ namespace mlprof {
 namespace {
 
 // A GEMM recorded without record_shapes: named, with its call count.
-TEST(OpsShapes, GemmsWithoutShapesAreListed) {
+TEST(OpsShapes, CostableOpsWithoutShapesAreListed) {
   Profile p = testing::ProfileFromJson(R"({"traceEvents":[
     {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":5},
     {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":5},
     {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":20,"dur":5,"args":{"Input Dims":[[2,3],[4,3]],"Input type":["float","float"]}},
-    {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":30,"dur":5}]})");
+    {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":30,"dur":5},
+    {"ph":"X","cat":"cpu_op","name":"aten::cat","pid":1,"tid":1,"ts":40,"dur":5}]})");
   auto missing = CostableOpsWithoutShapes(BuildProfileView(p, {}));
-  ASSERT_EQ(missing.size(), 1u);
+  ASSERT_EQ(missing.size(), 2u);  // aten::cat has no cost model, aten::linear has its shapes
   EXPECT_EQ(missing[0].first, "aten::mm");
   EXPECT_EQ(missing[0].second, 2);
+  EXPECT_EQ(missing[1].first, "aten::relu");
+  EXPECT_EQ(missing[1].second, 1);
 }
 
 }  // namespace

@@ -669,7 +669,109 @@ std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view inpu
   return c;
 }
 
+double RingWireFactor(std::string_view c, int64_t n) {
+  if (n <= 0) return -1;
+  const double f = static_cast<double>(n - 1) / static_cast<double>(n);
+  auto is = [&](std::initializer_list<std::string_view> names) {
+    for (std::string_view x : names)
+      if (c == x) return true;
+    return false;
+  };
+  if (is({"allreduce", "all_reduce", "allreduce_coalesced", "all_reduce_coalesced"})) return 2 * f;
+  if (is({"allgather", "all_gather", "_allgather_base", "allgather_into_tensor_coalesced", "allgather_coalesced",
+          "all_gather_into_tensor"}))
+    return f;
+  if (is({"reduce_scatter", "_reduce_scatter_base", "reduce_scatter_tensor", "reduce_scatter_tensor_coalesced"}))
+    return f;
+  if (is({"all_to_all", "alltoall", "alltoall_base", "all_to_all_single"})) return f;
+  if (is({"broadcast", "reduce", "send", "recv", "gather", "scatter"})) return n > 1 ? 1 : 0;
+  if (c == "barrier") return 0;
+  return -1;
+}
+
+namespace {
+// c10d dtype names ("Float", "BFloat16"...) as the comm args write them.
+int CommDtypeBytes(std::string_view d) {
+  if (d == "Float" || d == "Int") return 4;
+  if (d == "Double" || d == "Long") return 8;
+  if (d == "BFloat16" || d == "Half" || d == "Short") return 2;
+  if (d == "Byte" || d == "Char" || d == "Bool" || d.substr(0, 6) == "Float8") return 1;
+  return 0;
+}
+
+double PerAxis(double bytes, const std::vector<int64_t>& n, const std::vector<double>& bw, double phases) {
+  if (n.empty() || n.size() != bw.size() || !(bytes >= 0)) return -1;
+  double t = 0, piece = bytes;
+  for (size_t i = 0; i < n.size(); ++i) {
+    if (n[i] <= 0 || !(bw[i] > 0)) return -1;
+    const double f = static_cast<double>(n[i] - 1) / static_cast<double>(n[i]);
+    t += phases * f * piece / bw[i];
+    piece /= static_cast<double>(n[i]);
+  }
+  return t;
+}
+}  // namespace
+
+double AllReduceTimePerAxis(double bytes, const std::vector<int64_t>& n, const std::vector<double>& bw) {
+  return PerAxis(bytes, n, bw, 2);
+}
+
+double AllGatherTimePerAxis(double bytes, const std::vector<int64_t>& n, const std::vector<double>& bw) {
+  return PerAxis(bytes, n, bw, 1);
+}
+
+std::optional<OpCost> CollectiveOpCost(std::string_view comm) {
+  std::vector<std::string> parts;
+  // The text mixes strings and numbers; read the two strings and the three
+  // numbers between them.
+  ListScan l{comm};
+  if (!l.Open()) return std::nullopt;
+  auto str = [&](std::string* out) {
+    l.Skip();
+    if (l.i >= comm.size() || comm[l.i] != '"') return false;
+    ++l.i;
+    while (l.i < comm.size() && comm[l.i] != '"') {
+      if (comm[l.i] == '\\' && l.i + 1 < comm.size()) ++l.i;
+      out->push_back(comm[l.i++]);
+    }
+    if (l.i >= comm.size()) return false;
+    ++l.i;
+    l.Comma();
+    return true;
+  };
+  auto num = [&](int64_t* out) {
+    l.Skip();
+    bool neg = false;
+    if (l.i < comm.size() && comm[l.i] == '-') neg = true, ++l.i;
+    const size_t start = l.i;
+    int64_t v = 0;
+    while (l.i < comm.size() && comm[l.i] >= '0' && comm[l.i] <= '9') {
+      if (v > (INT64_MAX - 9) / 10) return false;
+      v = v * 10 + (comm[l.i++] - '0');
+    }
+    if (l.i == start) return false;
+    *out = neg ? -v : v;
+    l.Comma();
+    return true;
+  };
+  std::string name, dtype;
+  int64_t in = 0, out = 0, group = 0;
+  if (!str(&name) || !num(&in) || !num(&out) || !num(&group) || !str(&dtype) || !l.Close()) return std::nullopt;
+  const int bpe = CommDtypeBytes(dtype);
+  const double factor = RingWireFactor(name, group);
+  if (bpe == 0 || factor < 0 || in < 0 || out < 0) return std::nullopt;
+  // The buffer the factor applies to: the gathered output for all-gather,
+  // the input otherwise.
+  const bool gather = RingWireFactor(name, 2) == 0.5 && name.find("gather") != std::string::npos;
+  const double buffer = static_cast<double>(gather ? out : in) * bpe;
+  if (buffer > 1e30) return std::nullopt;
+  OpCost c = Make("collective", 0, factor * buffer, bpe, dtype);
+  c.batch = group;
+  return c;
+}
+
 std::string_view CostCategory(std::string_view kind) {
+  if (kind == "collective") return "collective";
   if (kind == "gemm" || kind == "conv_fwd" || kind == "conv_bwd") return "matmul/convolution";
   if (kind == "attention_fwd" || kind == "attention_bwd") return "attention";
   if (kind == "elementwise") return "elementwise";

@@ -239,5 +239,52 @@ TEST(OpCost, BadArgumentsAreRefused) {
   EXPECT_EQ(CostCategory("softmax_fwd"), "normalization");
 }
 
+TEST(OpCost, Collectives) {
+  // All-reduce of 1000 floats over 4 ranks: each rank sends 2·3/4 of 4000 B.
+  auto ar = CollectiveOpCost(R"(["allreduce",1000,1000,4,"Float"])");
+  ASSERT_TRUE(ar);
+  EXPECT_EQ(ar->kind, "collective");
+  EXPECT_DOUBLE_EQ(ar->bytes, 2 * 0.75 * 4000);
+  EXPECT_EQ(ar->batch, 4);
+  // All-gather: 7/8 of the gathered output (8 x 100 bf16).
+  auto ag = CollectiveOpCost(R"(["_allgather_base",100,800,8,"BFloat16"])");
+  ASSERT_TRUE(ag);
+  EXPECT_DOUBLE_EQ(ag->bytes, 7.0 / 8 * 1600);
+  // Reduce-scatter: 7/8 of the input.
+  auto rs = CollectiveOpCost(R"(["_reduce_scatter_base",800,100,8,"Float"])");
+  ASSERT_TRUE(rs);
+  EXPECT_DOUBLE_EQ(rs->bytes, 7.0 / 8 * 3200);
+  // One rank sends nothing; a broadcast sends the buffer once.
+  EXPECT_DOUBLE_EQ(CollectiveOpCost(R"(["allreduce",10,10,1,"Float"])")->bytes, 0);
+  EXPECT_DOUBLE_EQ(CollectiveOpCost(R"(["broadcast",10,10,8,"Long"])")->bytes, 80);
+  // Unknown collective or dtype, a negative size, a broken text: refused.
+  EXPECT_FALSE(CollectiveOpCost(R"(["mystery",10,10,2,"Float"])"));
+  EXPECT_FALSE(CollectiveOpCost(R"(["allreduce",10,10,2,"Quux"])"));
+  EXPECT_FALSE(CollectiveOpCost(R"(["allreduce",-10,10,2,"Float"])"));
+  EXPECT_FALSE(CollectiveOpCost(R"(["allreduce",10,10)"));
+  EXPECT_FALSE(CollectiveOpCost(R"(["allreduce",10,10,0,"Float"])"));
+  // An escaped quote in the name is read through (and the name is unknown).
+  EXPECT_FALSE(CollectiveOpCost(R"(["all\"reduce",10,10,2,"Float"])"));
+}
+
+TEST(OpCost, PerAxisCollectiveTime) {
+  // One axis is the ring: all-reduce of 1 GB over 8 chips at 100 GB/s:
+  // 2·7/8 · 1e9 / 1e11 = 17.5 ms.
+  EXPECT_DOUBLE_EQ(AllReduceTimePerAxis(1e9, {8}, {1e11}), 2 * 7.0 / 8 * 1e9 / 1e11);
+  // A 4 x 4 torus: axis 1 moves 2·3/4 of 1 GB, axis 2 2·3/4 of 1/4 GB, at
+  // 2e11 and 1e11 B/s: 7.5 ms + 3.75 ms.
+  EXPECT_DOUBLE_EQ(AllReduceTimePerAxis(1e9, {4, 4}, {2e11, 1e11}), 1.5e9 / 2e11 + 1.5 * 0.25e9 / 1e11);
+  // All-gather of a 1 GB output over 2 x 8 (NVLink within, network across):
+  // 1/2 of 1 GB at 4.5e11, then 7/8 of 0.5 GB at 5e10.
+  EXPECT_DOUBLE_EQ(AllGatherTimePerAxis(1e9, {2, 8}, {4.5e11, 5e10}), 0.5e9 / 4.5e11 + 7.0 / 8 * 0.5e9 / 5e10);
+  // The issue's seed: a reduce-scatter of 2·8·1024·8192 B per shard over one
+  // 1.2e11 B/s hop (2 chips) moves 1/2 of the 2-shard input: ~1.1 ms.
+  const double shard = 2.0 * 8 * 1024 * 8192;
+  EXPECT_NEAR(AllGatherTimePerAxis(2 * shard, {2}, {1.2e11}) * 1e3, 1.118, 0.001);
+  EXPECT_LT(AllReduceTimePerAxis(1e9, {4, 4}, {1e11}), 0);  // axis and bandwidth lists differ
+  EXPECT_LT(AllReduceTimePerAxis(1e9, {0}, {1e11}), 0);
+  EXPECT_LT(AllReduceTimePerAxis(1e9, {4}, {0}), 0);
+}
+
 }  // namespace
 }  // namespace mlprof

@@ -30,9 +30,26 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
         if (o.kind[q] == OpKind::kCpuOp) return q;
       return -1;
     };
+    // The op a GPU op's cost is read from: the launching cpu_op if mlprof
+    // has a cost model for it, else its nearest enclosing cpu_op that has
+    // one (aten::cudnn_convolution -> aten::_convolution,
+    // aten::_flash_attention_forward -> aten::_scaled_dot_product_flash_attention),
+    // else the launching op itself.
+    std::unordered_map<StringId, bool> costable;
+    auto cost_owner = [&](int32_t op) -> int32_t {
+      for (int32_t q = op; q >= 0; q = o.parent[q]) {
+        if (o.kind[q] != OpKind::kCpuOp) continue;
+        auto [it, ins] = costable.emplace(o.name[q], false);
+        if (ins) it->second = HasCostModel(p.str(o.name[q]));
+        if (it->second) return q;
+      }
+      return op;
+    };
     struct Key {
-      StringId name, dims, types;
-      bool operator<(const Key& k) const { return std::tie(name, dims, types) < std::tie(k.name, k.dims, k.types); }
+      StringId name, dims, types, concrete, comm;
+      bool operator<(const Key& k) const {
+        return std::tie(name, dims, types, concrete, comm) < std::tie(k.name, k.dims, k.types, k.concrete, k.comm);
+      }
     };
     std::map<Key, OpGpuTime> groups;
     std::unordered_map<int32_t, Key> seen_instance;
@@ -51,14 +68,20 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
         none.gpu_time += d;
         continue;
       }
-      Key key{o.name[op], opt.by_shape ? o.input_dims_of(op) : 0, opt.by_shape ? o.input_types_of(op) : 0};
+      op = cost_owner(op);
+      Key key{o.name[op], opt.by_shape ? o.input_dims_of(op) : 0, opt.by_shape ? o.input_types_of(op) : 0,
+              opt.by_shape ? o.concrete_inputs_of(op) : 0, opt.by_shape ? o.comm_of(op) : 0};
       OpGpuTime& row = groups[key];
       if (row.calls == 0 && row.gpu_ops == 0) {
         row.rank = rv.rank;
         row.name = std::string(p.str(key.name));
         row.input_dims = std::string(p.str(key.dims));
         row.input_types = std::string(p.str(key.types));
-        if (auto c = GemmCost(row.name, row.input_dims, row.input_types)) {
+        row.concrete_inputs = std::string(p.str(key.concrete));
+        row.comm = std::string(p.str(key.comm));
+        auto c = row.comm.empty() ? FrameworkOpCost(row.name, row.input_dims, row.input_types, row.concrete_inputs)
+                                  : CollectiveOpCost(row.comm);
+        if (c) {
           row.flops_per_call = c->flops;
           row.cost_kind = c->kind;
           row.cost_dtype = c->dtype;
@@ -85,8 +108,6 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
 }
 
 std::vector<std::pair<std::string, int64_t>> CostableOpsWithoutShapes(const ProfileView& view) {
-  static constexpr std::string_view kGemms[] = {"aten::mm",     "aten::addmm",  "aten::bmm",
-                                                "aten::baddbmm", "aten::linear", "aten::matmul"};
   std::map<std::string, int64_t> missing;
   for (const RankView& rv : view.ranks) {
     const RankProfile& p = *rv.profile;
@@ -94,8 +115,7 @@ std::vector<std::pair<std::string, int64_t>> CostableOpsWithoutShapes(const Prof
     for (size_t i = 0; i < o.size(); ++i) {
       if (o.kind[i] != OpKind::kCpuOp || o.input_dims_of(i) != 0) continue;
       const std::string_view name = p.str(o.name[i]);
-      for (std::string_view g : kGemms)
-        if (name == g) ++missing[std::string(name)];
+      if (HasCostModel(name)) ++missing[std::string(name)];
     }
   }
   return {missing.begin(), missing.end()};

@@ -1,8 +1,11 @@
 // GPU time per framework op: each GPU op is attributed to the cpu_op that
 // launched it. Launch -> cpu_op by the launch's External id (the innermost
 // cpu_op with that id); when the id is absent or unmatched, by nesting (the
-// nearest enclosing cpu_op on the launching thread). Grouped by (op name,
-// input shapes).
+// nearest enclosing cpu_op on the launching thread). When mlprof has no cost
+// model for that op but has one for an enclosing cpu_op (cudnn_convolution
+// inside convolution, _flash_attention_forward inside
+// _scaled_dot_product_flash_attention), the GPU op goes to the nearest such
+// op. Grouped by (op name, input shapes, dtypes, scalar arguments).
 #pragma once
 
 #include <string>
@@ -17,20 +20,26 @@ struct OpGpuTime {
   std::string name;        // cpu_op name, or "(no cpu_op)"
   std::string input_dims;  // compact JSON, "" when not recorded
   std::string input_types;
+  std::string concrete_inputs;  // "Concrete Inputs", compact JSON; "" when not recorded
+  std::string comm;  // a collective's [name, in nelems, out nelems, group size, dtype]; "" for others
   int64_t calls = 0;    // distinct cpu_op instances that launched GPU work
   int64_t gpu_ops = 0;  // kernels/memcpys/memsets attributed
   Ps gpu_time = 0;      // sum of their durations
   Ps cpu_time = 0;      // sum of the cpu_op instances' durations
   double pct_gpu = 0;   // of all attributed GPU time of the rank
-  // From the input shapes (analysis/op_cost.h), for the ops it knows (GEMMs
-  // so far); -1 otherwise.
+  // From the input shapes (analysis/op_cost.h), for the ops it has a model
+  // for; -1 otherwise.
   double flops_per_call = -1;
   double bytes_per_call = -1;
-  std::string cost_kind;   // "gemm" where the cost is known
+  std::string cost_kind;   // OpCost::kind ("gemm", "attention_fwd", ...) where the cost is known
   std::string cost_dtype;  // the dtype the cost was computed for ("c10::BFloat16")
   // FLOPs x calls / GPU time, TFLOP/s; -1 when the FLOPs are unknown.
   double tflops_per_s() const {
     return flops_per_call >= 0 && gpu_time > 0 ? flops_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12) / 1e12 : -1;
+  }
+  // Bytes x calls / GPU time, TB/s; -1 when the bytes are unknown.
+  double tb_per_s() const {
+    return bytes_per_call >= 0 && gpu_time > 0 ? bytes_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12) / 1e12 : -1;
   }
 };
 
@@ -40,7 +49,7 @@ struct OpsOptions {
 
 std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOptions& opt);
 
-// cpu_ops that mlprof could cost from their shapes (GEMMs) but that carry
+// cpu_ops that mlprof could cost from their shapes but that carry
 // no "Input Dims" (a trace recorded without record_shapes=True): name ->
 // calls, over the view's ranks.
 std::vector<std::pair<std::string, int64_t>> CostableOpsWithoutShapes(const ProfileView& view);

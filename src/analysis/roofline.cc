@@ -175,15 +175,17 @@ RooflineResult RooflineFrameworkOps(const std::vector<OpGpuTime>& ops, int64_t r
     if (o.rank != rank || o.calls <= 0 || o.gpu_time <= 0) continue;
     RooflineRow row;
     row.name = o.input_dims.empty() ? o.name : o.name + " " + o.input_dims;
-    row.category = o.cost_kind == "gemm" ? "matmul/convolution" : "other";
+    row.category = std::string(CostCategory(o.cost_kind));
     row.count = o.calls;
     row.time_s = static_cast<double>(o.gpu_time) / 1e12;
     row.flops = o.flops_per_call;
     row.bytes = o.bytes_per_call;
+    if (!o.comm.empty()) row.name = o.name + " " + o.comm;
     hw::DType d = dtype;
     if (per_op_dtype && !o.cost_dtype.empty()) PeakDtypeOf(o.cost_dtype, &d);
-    Fill(res, chip.peak(d) > 0 ? chip.peak(d) : res.peak, false, &row);
-    totals.Add(std::move(row), false);
+    const bool collective = o.cost_kind == "collective";
+    Fill(res, chip.peak(d) > 0 ? chip.peak(d) : res.peak, collective, &row);
+    totals.Add(std::move(row), collective);
   }
   totals.Finish();
   return res;

@@ -509,8 +509,9 @@ int RunMain(int argc, char** argv) {
                                            "torch.profiler.profile(record_shapes=True)",
                                            list));
         r.tables.front().notes.push_back(
-            "PyTorch traces: FLOPs and bytes come from input shapes, for GEMMs so far; the time of an op is the GPU "
-            "time of the kernels it launched.");
+            "PyTorch traces: FLOPs and bytes come from input shapes and scalar arguments (GEMM, convolution, "
+            "attention, elementwise, softmax, norms, reductions, embedding) and, for collectives, from the "
+            "record_param_comms arguments; the time of an op is the GPU time of the kernels it launched.");
       }
       if (!svg_path.empty()) {
         std::FILE* f = std::fopen(svg_path.c_str(), "wb");

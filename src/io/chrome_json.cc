@@ -514,6 +514,10 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
     }
     return err;
   }
+  struct {
+    std::string name, dtype;
+    int64_t in = -1, out = -1, group = -1;
+  } comm;
   for (auto field_res : args) {
     if (auto err = field_res.error()) return err;
     od::field& field = field_res.value_unsafe();
@@ -521,6 +525,17 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
     od::value& val = field.value();
     const char* k = key.raw();
     bool kept = false;
+    // The collective's description (record_param_comms, NCCL kernels).
+    if (k[0] == 'C' || k[0] == 'I' || k[0] == 'O' || k[0] == 'G' || k[0] == 'd') {
+      std::string_view s;
+      int64_t n;
+      if (key == "Collective name" && ReadString(val, &s) == simdjson::SUCCESS) comm.name = std::string(s), kept = true;
+      else if (key == "dtype" && ReadString(val, &s) == simdjson::SUCCESS) comm.dtype = std::string(s), kept = true;
+      else if (key == "In msg nelems" && ParseIntToken(val.raw_json_token(), &n)) comm.in = n, kept = true;
+      else if (key == "Out msg nelems" && ParseIntToken(val.raw_json_token(), &n)) comm.out = n, kept = true;
+      else if (key == "Group size" && ParseIntToken(val.raw_json_token(), &n)) comm.group = n, kept = true;
+      if (kept) continue;
+    }
     for (const ArgSlot& slot : kArgSlots) {
       if (k[0] != slot.key[0] || !(key == slot.key)) continue;
       kept = true;
@@ -554,6 +569,27 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
         }
       }
     }
+  }
+  if (!comm.name.empty()) {
+    // ["allreduce", in, out, group, "Float"]: names quoted with \ and "
+    // escaped (they come from the trace), control characters dropped.
+    auto quoted = [](std::string* out, std::string_view v) {
+      out->push_back('"');
+      for (char c : v) {
+        if (static_cast<unsigned char>(c) < 0x20) continue;
+        if (c == '"' || c == '\\') out->push_back('\\');
+        out->push_back(c);
+      }
+      out->push_back('"');
+    };
+    std::string& t = st.scratch;
+    t.clear();
+    t.push_back('[');
+    quoted(&t, comm.name);
+    t += "," + std::to_string(comm.in) + "," + std::to_string(comm.out) + "," + std::to_string(comm.group) + ",";
+    quoted(&t, comm.dtype);
+    t.push_back(']');
+    e.comm = st.Intern(t);
   }
   return simdjson::SUCCESS;
 }

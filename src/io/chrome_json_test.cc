@@ -368,5 +368,24 @@ TEST(ChromeJson, JaxTraceViewerBadNumberCounted) {
   EXPECT_EQ(with_xla, 2);
 }
 
+TEST(ChromeJson, ConcreteInputsAndCollectiveArgsAreKept) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"aten::_softmax","pid":1,"tid":1,"ts":0,"dur":5,
+     "args":{"Input Dims":[[4,8],[],[]],"Input type":["float","Scalar","Scalar"],"Concrete Inputs":["","-1","False"]}},
+    {"ph":"X","cat":"cpu_op","name":"record_param_comms","pid":1,"tid":1,"ts":10,"dur":5,
+     "args":{"Collective name":"all\"reduce","In msg nelems":1000,"Out msg nelems":1000,"Group size":4,
+             "dtype":"Float","Process Group Ranks":"[0, 1, 2, 3]"}},
+    {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":20,"dur":5}]})");
+  ASSERT_EQ(p.ranks.size(), 1u);
+  const RankProfile& r = p.ranks[0];
+  ASSERT_EQ(r.ops.size(), 3u);
+  EXPECT_EQ(r.str(r.ops.concrete_inputs_of(0)), R"(["","-1","False"])");
+  EXPECT_EQ(r.ops.comm_of(0), 0u);
+  // The name's quote is escaped in the kept text.
+  EXPECT_EQ(r.str(r.ops.comm_of(1)), R"(["all\"reduce",1000,1000,4,"Float"])");
+  EXPECT_EQ(r.ops.concrete_inputs_of(2), 0u);
+  EXPECT_EQ(r.ops.comm_of(2), 0u);
+}
+
 }  // namespace
 }  // namespace mlprof

@@ -111,6 +111,7 @@ void ProfileBuilder::CatchUp(bool kineto_columns) {
     o.input_dims.resize(n, 0);
     o.input_types.resize(n, 0);
     o.concrete_inputs.resize(n, 0);
+    o.comm.resize(n, 0);
     o.grid.resize(n, 0);
     o.block.resize(n, 0);
     o.bytes.resize(n, -1);
@@ -177,6 +178,7 @@ void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps du
   o.input_dims.push_back(e.input_dims);
   o.input_types.push_back(e.input_types);
   o.concrete_inputs.push_back(e.concrete_inputs);
+  o.comm.push_back(e.comm);
   o.grid.push_back(e.grid);
   o.block.push_back(e.block);
   o.bytes.push_back(e.bytes);

@@ -36,6 +36,7 @@ struct EventRecord {
   StringId input_dims = 0;
   StringId input_types = 0;
   StringId concrete_inputs = 0;
+  StringId comm = 0;  // ["allreduce", in nelems, out nelems, group size, "Float"]
   StringId grid = 0;
   StringId block = 0;
   int64_t bytes = -1;

@@ -142,9 +142,10 @@ Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
                     r.time_with_cost_s > 0 ? Cell::Real(r.expected_s / r.time_with_cost_s, 3) : Cell::Null(),
                     Cell::Int(r.ops_without_cost)});
   t.notes.push_back(
-      "Expected time = max(FLOPs / peak, bytes / HBM bandwidth) per execution; collectives: bytes / the scale-up "
-      "link bandwidth per direction (no ring model per group size yet). Efficiency = expected / measured over the "
-      "ops with a known cost. Peaks are per device (chip) and dense.");
+      "Expected time = max(FLOPs / peak, bytes / HBM bandwidth) per execution; collectives: bytes on the wire / the "
+      "scale-up link bandwidth per direction (PyTorch: ring bytes from the buffer and group size, 2(n-1)/n of the "
+      "buffer for all-reduce; XLA: the op's HLO bytes). Efficiency = expected / measured over the ops with a known "
+      "cost. Peaks are per device (chip) and dense.");
   size_t faster = 0;
   for (const auto& o : r.ops) faster += o.efficiency > 1.05;
   if (faster > 0)

@@ -190,8 +190,11 @@ Table StepSummaryTable(const StepReport& s) {
 Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
   Table t{"ops", "GPU time per framework op (kernels attributed to the cpu_op that launched them; us)", {}, {}, {}};
   t.notes.push_back(
-      "gflop_per_call and tflops_s (FLOPs x calls / GPU time) come from the input shapes, for GEMMs (aten::mm, addmm, "
-      "bmm, baddbmm, linear, matmul) so far; record the trace with record_shapes=True to have them.");
+      "gflop_per_call, tflops_s (FLOPs x calls / GPU time) and tb_s (bytes x calls / GPU time) come from the input "
+      "shapes and scalar arguments, for the ops mlprof has a cost model for (GEMM, convolution, attention, "
+      "elementwise, softmax, norms, reductions, embedding; `cost` names the model); record the trace with "
+      "record_shapes=True to have them. GPU time under an op without a model (cudnn_convolution) goes to the "
+      "nearest enclosing op with one (convolution).");
   t.AddColumn("rank", true)
       .AddColumn("gpu_us", true)
       .AddColumn("pct", true)
@@ -200,9 +203,12 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
       .AddColumn("cpu_us", true)
       .AddColumn("gflop_per_call", true)
       .AddColumn("tflops_s", true)
+      .AddColumn("tb_s", true)
+      .AddColumn("cost", false)
       .AddColumn("op", false)
       .AddColumn("input_dims", false)
-      .AddColumn("input_types", false);
+      .AddColumn("input_types", false)
+      .AddColumn("concrete_inputs", false);
   int64_t cur_rank = INT64_MIN;
   int shown = 0;
   for (const auto& r : ops) {
@@ -210,8 +216,10 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
     if (top > 0 && shown++ >= top) continue;
     t.rows.push_back({Cell::Int(r.rank), Us(r.gpu_time), Pct(r.pct_gpu), Cell::Int(r.calls), Cell::Int(r.gpu_ops),
                       Us(r.cpu_time), r.flops_per_call >= 0 ? Cell::Real(r.flops_per_call / 1e9, 6) : Cell::Null(),
-                      r.tflops_per_s() >= 0 ? Cell::Real(r.tflops_per_s(), 3) : Cell::Null(), Cell::Text(r.name),
-                      Cell::Text(r.input_dims), Cell::Text(r.input_types)});
+                      r.tflops_per_s() >= 0 ? Cell::Real(r.tflops_per_s(), 3) : Cell::Null(),
+                      r.tb_per_s() >= 0 ? Cell::Real(r.tb_per_s(), 3) : Cell::Null(), Cell::Text(r.cost_kind),
+                      Cell::Text(r.name), Cell::Text(r.input_dims), Cell::Text(r.input_types),
+                      Cell::Text(r.concrete_inputs)});
   }
   return t;
 }
