@@ -336,5 +336,42 @@ TEST(OpsShapes, CostableOpsWithoutShapesAreListed) {
   EXPECT_EQ(missing[1].second, 1);
 }
 
+TEST(OpsShapes, GpuTimeGoesToTheNearestOpWithACostModel) {
+  // The flash kernel is launched under aten::_flash_attention_forward (no
+  // model), inside aten::_scaled_dot_product_flash_attention (model): the row
+  // is the latter, costed from its shapes and is_causal. The NCCL kernel's
+  // row is costed from its record_param_comms arguments.
+  Profile p = testing::ProfileFromJson(R"({"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_flash_attention","pid":1,"tid":1,"ts":0,"dur":50,"args":{"External id":1,"Input Dims":[[2,8,128,64],[2,8,128,64],[2,8,128,64],[],[],[],[]],"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar","Scalar"],"Concrete Inputs":["","","","0.","True","False",""]}},
+{"ph":"X","cat":"cpu_op","name":"aten::_flash_attention_forward","pid":1,"tid":1,"ts":1,"dur":40,"args":{"External id":2}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":3,"args":{"External id":2,"correlation":7}},
+{"ph":"X","cat":"kernel","name":"flash_fwd","pid":0,"tid":7,"ts":10,"dur":20,"args":{"correlation":7,"device":0,"stream":7,"External id":2}},
+{"ph":"X","cat":"cpu_op","name":"aten::convolution","pid":1,"tid":1,"ts":60,"dur":20,"args":{"External id":3,"Input Dims":[[2,4,9,9],[6,2,3,3],[6],[],[],[],[],[],[]],"Input type":["float","float","float","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar"],"Concrete Inputs":["","","","[2, 2]","[1, 1]","[1, 1]","False","[0, 0]","2"]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":61,"dur":3,"args":{"External id":3,"correlation":8}},
+{"ph":"X","cat":"kernel","name":"conv","pid":0,"tid":7,"ts":70,"dur":20,"args":{"correlation":8,"device":0,"stream":7,"External id":3}},
+{"ph":"X","cat":"cpu_op","name":"record_param_comms","pid":1,"tid":1,"ts":100,"dur":20,"args":{"External id":4,"Collective name":"allreduce","In msg nelems":1000,"Out msg nelems":1000,"Group size":4,"dtype":"Float"}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":101,"dur":3,"args":{"External id":4,"correlation":9}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,"tid":8,"ts":110,"dur":20,"args":{"correlation":9,"device":0,"stream":8,"External id":4}}
+]})");
+  auto rows = ComputeOpGpuTime(BuildProfileView(p, {}), {});
+  std::map<std::string, OpGpuTime> by;
+  for (const auto& r : rows) by[r.name] = r;
+  ASSERT_EQ(rows.size(), 3u);
+  const auto& a = by["aten::_scaled_dot_product_flash_attention"];
+  EXPECT_EQ(a.cost_kind, "attention_fwd");
+  EXPECT_DOUBLE_EQ(a.flops_per_call, 4.0 * 2 * 8 * 128 * 128 * 64 / 2);  // causal
+  EXPECT_EQ(a.gpu_time, 20 * testing::kUs);
+  EXPECT_EQ(a.concrete_inputs, R"(["","","","0.","True","False",""])");
+  const auto& c = by["aten::convolution"];
+  EXPECT_EQ(c.cost_kind, "conv_fwd");
+  EXPECT_DOUBLE_EQ(c.flops_per_call, 2 * 300.0 * 18 + 300);  // out [2,6,5,5]
+  const auto& n = by["record_param_comms"];
+  EXPECT_EQ(n.cost_kind, "collective");
+  EXPECT_EQ(n.comm, R"(["allreduce",1000,1000,4,"Float"])");
+  EXPECT_DOUBLE_EQ(n.bytes_per_call, 2 * 0.75 * 4000);
+  // 6000 bytes in 20 us.
+  EXPECT_NEAR(n.tb_per_s(), 6000 / 20e-6 / 1e12, 1e-15);
+}
+
 }  // namespace
 }  // namespace mlprof
