@@ -175,12 +175,17 @@ check "bad chip file message" has "bad_chip.json: chip file, field 'peak_tflops.
 
 # Roofline of the synthetic XSpace (generated above).
 check "roofline" run 0 "$BIN" roofline "$TMP/s.xplane.pb" --chip tpu-v6e --svg "$TMP/r.svg" --format csv
-check "roofline summary row" has "0,tpu-v6e,bf16,918.0,1.64,560.4,400," out
+check "roofline summary row" has "0,tpu-v6e,bf16,918.0,1.64,560.4,200," out  # one ICI axis: 2 x 100 GB/s
 check "roofline matmul is compute bound" bash -c "grep -qE '^0,matmul/convolution,.*,compute\$' '$TMP/out'"
 check "roofline svg written" bash -c "head -c 5 '$TMP/r.svg' | grep -qx '<svg ' ; tail -1 '$TMP/r.svg' | grep -qx '</svg>'"
 check "roofline svg has points" test "$(grep -c '<circle' "$TMP/r.svg")" -gt 10
 check "roofline detects the chip" run 0 "$BIN" roofline "$TMP/s.xplane.pb" --top 1
 check "roofline says which chip" has "Chip detected from the profile: tpu-v6e" out
+check "roofline link model" has "Collectives timed as: ring on one ICI axis, 200 GB/s per direction" out
+check "roofline ici axes" run 0 "$BIN" roofline "$TMP/s.xplane.pb" --chip tpu-v6e --ici-axes 4x4 --top 1
+check "roofline ici axes model" has "over the axes of the 4x4 torus each group spans" out
+check "roofline bad ici axes" run 1 "$BIN" roofline "$TMP/s.xplane.pb" --chip tpu-v6e --ici-axes 4xx
+check "roofline bad ici axes message" has "--ici-axes: '4xx' is not a list of axis sizes" err
 check "roofline on a kineto trace" run 0 "$BIN" roofline "$EX" --top 1 --format csv
 check "roofline kineto: the mm" has '0,"aten::mm [[8192,4096],[4096,16384]]",matmul/convolution,40,' out
 check "roofline kineto: both ranks" test "$(grep -c '^[01],h100-sxm,bf16,989.4,3.35,295.3,450,' "$TMP/out")" -eq 2

@@ -767,6 +767,12 @@ std::optional<OpCost> CollectiveOpCost(std::string_view comm) {
   if (buffer > 1e30) return std::nullopt;
   OpCost c = Make("collective", 0, factor * buffer, bpe, dtype);
   c.batch = group;
+  const double f2 = RingWireFactor(name, 2);  // 1 for all-reduce, 0.5 for the (n-1)/n family, 1 for point-to-point
+  if (f2 == 1 && RingWireFactor(name, 4) == 1.5) c.collective = "all-reduce";
+  else if (gather) c.collective = "all-gather";
+  else if (name.find("scatter") != std::string::npos && f2 == 0.5) c.collective = "reduce-scatter";
+  else if (f2 == 0.5) c.collective = "all-to-all";
+  else c.collective = name;
   return c;
 }
 

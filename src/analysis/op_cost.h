@@ -31,6 +31,9 @@ struct OpCost {
   bool bias = false;
   int elem_bytes = 0;
   std::string dtype;  // of the first matrix, as the trace wrote it
+  // Collectives: "all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+  // "broadcast", "reduce", "send", "recv", "gather", "scatter", "barrier".
+  std::string collective;
 };
 
 // aten::mm, aten::addmm, aten::bmm, aten::baddbmm, aten::linear,

@@ -81,6 +81,10 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
         row.comm = std::string(p.str(key.comm));
         auto c = row.comm.empty() ? FrameworkOpCost(row.name, row.input_dims, row.input_types, row.concrete_inputs)
                                   : CollectiveOpCost(row.comm);
+        if (c && c->kind == "collective") {
+          row.group_size = c->batch;
+          row.collective = c->collective;
+        }
         if (c) {
           row.flops_per_call = c->flops;
           row.cost_kind = c->kind;

@@ -22,6 +22,8 @@ struct OpGpuTime {
   std::string input_types;
   std::string concrete_inputs;  // "Concrete Inputs", compact JSON; "" when not recorded
   std::string comm;  // a collective's [name, in nelems, out nelems, group size, dtype]; "" for others
+  int64_t group_size = 0;  // collectives: participants
+  std::string collective;  // collectives: "all-reduce", "all-gather", "reduce-scatter", ... ("" otherwise)
   int64_t calls = 0;    // distinct cpu_op instances that launched GPU work
   int64_t gpu_ops = 0;  // kernels/memcpys/memsets attributed
   Ps gpu_time = 0;      // sum of their durations

@@ -1,5 +1,7 @@
 #include "analysis/roofline.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 
@@ -34,11 +36,19 @@ RooflineResult Header(const hw::Chip& chip, hw::DType dtype) {
   res.peak = chip.peak(dtype);
   res.hbm_bw = chip.hbm_bytes_per_s;
   res.ridge = chip.ridge(dtype);
-  for (const auto& l : chip.interconnect)
-    if (l.scope == "scale-up" && l.bytes_per_s_per_dir() > 0) {
-      res.link_bw = l.bytes_per_s_per_dir();
+  for (const auto& l : chip.interconnect) {
+    if (l.scope != "scale-up") continue;
+    if (l.bytes_per_s_per_dir_per_axis > 0) {
+      res.link_bw = l.bytes_per_s_per_dir_per_axis;
+      res.link_model = fmt::format("ring on one {} axis, {:.0f} GB/s per direction", l.name, res.link_bw / 1e9);
       break;
     }
+    if (l.bytes_per_s_per_dir() > 0) {
+      res.link_bw = l.bytes_per_s_per_dir();
+      res.link_model = fmt::format("ring over {}, {:.0f} GB/s per direction", l.name, res.link_bw / 1e9);
+      break;
+    }
+  }
   return res;
 }
 
@@ -54,9 +64,11 @@ void Fill(const RooflineResult& res, double peak, bool collective, RooflineRow* 
   row->expected_s = p.expected_s;
   row->efficiency = p.efficiency;
   row->bound = p.bound;
-  if (collective && p.bound != "unknown") {
+  if (collective && (p.bound != "unknown" || row->wire_bytes >= 0)) {
     const double compute_s = row->flops > 0 && peak > 0 ? row->flops / peak : 0;
-    const double link_s = row->bytes > 0 && res.link_bw > 0 ? row->bytes / res.link_bw : 0;
+    const double wire = row->wire_bytes >= 0 ? row->wire_bytes : row->bytes;
+    const double t = CollectiveSeconds(row->collective, wire, row->group, res.link_bw, res.ici_axes);
+    const double link_s = t > 0 ? t : 0;
     row->expected_s = std::max(compute_s, link_s);
     row->bound = link_s > 0 ? "communication" : "unknown";
     row->efficiency = row->measured_s > 0 && row->expected_s > 0 ? row->expected_s / row->measured_s : -1;
@@ -135,8 +147,41 @@ class Totals {
 
 }  // namespace
 
-RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip& chip, hw::DType dtype) {
+double CollectiveSeconds(std::string_view collective, double wire_bytes, int64_t group, double link_bw,
+                         const std::vector<int64_t>& axes) {
+  if (!(wire_bytes >= 0) || !(link_bw > 0)) return -1;
+  const bool spread = collective == "all-reduce" || collective == "all-gather" || collective == "reduce-scatter";
+  if (!axes.empty() && group > 1 && spread) {
+    // The axes the group spans, innermost first: each must be taken whole,
+    // or be the last, partly filled one.
+    int64_t left = group, hops = 0, k = 0;
+    for (int64_t a : axes) {
+      if (left == 1) break;
+      if (a <= 1) continue;
+      const int64_t take = left % a == 0 ? a : (a % left == 0 ? left : 0);
+      if (take == 0) break;
+      ++k, hops += take;
+      left /= take;
+    }
+    // Over k axes the data moves on all of them at once (scaling-book:
+    // divide by k); at least ~1 us per hop around half of each ring.
+    if (left == 1 && k > 0) return std::max(1e-6 * static_cast<double>(hops) / 2, wire_bytes / (link_bw * k));
+  }
+  return wire_bytes / link_bw;
+}
+
+RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip& chip, hw::DType dtype,
+                           const std::vector<int64_t>& ici_axes) {
   RooflineResult res = Header(chip, dtype);
+  res.ici_axes = ici_axes;
+  if (!ici_axes.empty() && res.link_bw > 0) {
+    std::string dims;
+    for (int64_t a : ici_axes) dims += (dims.empty() ? "" : "x") + std::to_string(a);
+    res.link_model = fmt::format(
+        "over the axes of the {} torus each group spans (innermost first), {:.0f} GB/s per axis, all spanned axes "
+        "at once, at least 1 us per hop",
+        dims, res.link_bw / 1e9);
+  }
   struct Acc {
     int64_t count = 0;
     Ps time = 0;
@@ -159,6 +204,9 @@ RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip
     row.time_s = static_cast<double>(per_op[k].time) / 1e12;
     row.flops = info.flops;
     row.bytes = info.bytes;
+    row.wire_bytes = info.network_bytes;
+    row.group = info.group_size;
+    row.collective = info.collective;
     const bool collective = info.group == XlaGroup::kCollective;
     Fill(res, res.peak, collective, &row);
     totals.Add(std::move(row), collective);
@@ -180,7 +228,12 @@ RooflineResult RooflineFrameworkOps(const std::vector<OpGpuTime>& ops, int64_t r
     row.time_s = static_cast<double>(o.gpu_time) / 1e12;
     row.flops = o.flops_per_call;
     row.bytes = o.bytes_per_call;
-    if (!o.comm.empty()) row.name = o.name + " " + o.comm;
+    if (!o.comm.empty()) {
+      row.name = o.name + " " + o.comm;
+      row.wire_bytes = o.bytes_per_call;  // already the ring's bytes on the wire
+      row.group = o.group_size;
+      row.collective = o.collective;
+    }
     hw::DType d = dtype;
     if (per_op_dtype && !o.cost_dtype.empty()) PeakDtypeOf(o.cost_dtype, &d);
     const bool collective = o.cost_kind == "collective";

@@ -2,9 +2,10 @@
 // category, FLOPs and bytes per execution, arithmetic intensity against
 // the ridge point, the roofline ceiling, expected time = max(FLOPs / peak,
 // bytes / HBM bandwidth), measured time, efficiency = expected / measured,
-// and what bounds it. Collectives: expected time = bytes accessed / the
-// chip's scale-up bandwidth per direction (a first model; ring formulas per
-// replica-group size are the next step).
+// and what bounds it. Collectives: expected time = the bytes each
+// participant sends (ring formulas from the buffer and the group size) /
+// the chip's scale-up bandwidth per direction, on one torus axis where the
+// chip states one; or, given the ICI axes, the per-axis model (op_cost.h).
 #pragma once
 
 #include <string>
@@ -31,6 +32,11 @@ struct RooflineRow {
   double efficiency = -1;   // expected / measured
   double achieved_tflops = -1;
   std::string bound;  // compute, memory, communication, unknown (no cost)
+  // Collectives: bytes each participant sends (-1: unknown, then `bytes`
+  // is used), the group size (0: unknown) and the kind ("all-reduce").
+  double wire_bytes = -1;
+  int64_t group = 0;
+  std::string collective;
 };
 
 struct RooflineResult {
@@ -39,7 +45,9 @@ struct RooflineResult {
   double peak = 0;      // FLOP/s per device
   double hbm_bw = 0;    // B/s
   double ridge = 0;     // FLOP/B
-  double link_bw = 0;   // B/s per direction, scale-up (0: unknown)
+  double link_bw = 0;   // B/s per direction, scale-up (0: unknown): one torus axis on TPUs, all links on GPUs
+  std::string link_model;  // how collectives were timed, in words
+  std::vector<int64_t> ici_axes;  // the torus axes given for the per-axis model (empty: one-axis ring)
   std::vector<RooflineRow> ops;         // by measured time, largest first
   std::vector<RooflineRow> categories;  // likewise
   double time_s = 0;                    // all XLA op time
@@ -60,7 +68,20 @@ struct RoofPoint {
 };
 RoofPoint RoofAt(double flops, double bytes, double seconds, double peak, double bandwidth);
 
-RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip& chip, hw::DType dtype);
+// `ici_axes` (innermost first, e.g. {4, 4, 4}): time each all-reduce,
+// all-gather and reduce-scatter over the axes its group spans
+// (CollectiveSeconds); empty: a ring on one axis.
+RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip& chip, hw::DType dtype,
+                           const std::vector<int64_t>& ici_axes = {});
+
+// Seconds a collective takes on the links: `wire_bytes` (bytes each
+// participant sends in a ring) / `link_bw`. With torus axes (TPU ICI), an
+// all-reduce, all-gather or reduce-scatter whose group spans k of them
+// (filled from the innermost; its size must be a product of whole axes and
+// one last part) moves on all k at once: max(1 us x hops / 2, wire / (k x
+// link_bw)) (planner-formulas.md, scaling-book). -1 when nothing is known.
+double CollectiveSeconds(std::string_view collective, double wire_bytes, int64_t group, double link_bw,
+                         const std::vector<int64_t>& axes);
 
 // The same for a PyTorch trace's framework ops (analysis/ops.h rows of one
 // rank): each (op, shapes) group with a cost from its shapes, per call

@@ -181,3 +181,42 @@ TEST(Roofline, FrameworkOpsUseEachOpsDtype) {
 
 }  // namespace
 }  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+TEST(Roofline, CollectiveSeconds) {
+  // Ring: the wire bytes over the link.
+  EXPECT_DOUBLE_EQ(CollectiveSeconds("all-reduce", 1.5e9, 4, 1e11, {}), 0.015);
+  // 16 chips on a 4x4x4 torus span two axes: twice the bandwidth.
+  EXPECT_DOUBLE_EQ(CollectiveSeconds("all-reduce", 1.875e9, 16, 1e11, {4, 4, 4}), 1.875e9 / 2e11);
+  // 8 of 4x4x4: one whole axis and half of the next, still two axes.
+  EXPECT_DOUBLE_EQ(CollectiveSeconds("all-gather", 7e8, 8, 1e11, {4, 4, 4}), 7e8 / 2e11);
+  // A tiny buffer is latency-bound: 1 us per hop over half of 4 + 4 + 4.
+  EXPECT_DOUBLE_EQ(CollectiveSeconds("reduce-scatter", 1e3, 64, 1e11, {4, 4, 4}), 6e-6);
+  // A group that is no product of the axes (6 on 4x4), or an op the axes do
+  // not apply to, falls back to the ring.
+  EXPECT_DOUBLE_EQ(CollectiveSeconds("all-reduce", 1e9, 6, 1e11, {4, 4}), 0.01);
+  EXPECT_DOUBLE_EQ(CollectiveSeconds("collective-permute", 1e9, 2, 1e11, {4, 4}), 0.01);
+  EXPECT_LT(CollectiveSeconds("all-reduce", 1e9, 4, 0, {}), 0);
+  EXPECT_LT(CollectiveSeconds("all-reduce", -1, 4, 1e11, {}), 0);
+}
+
+// An XLA all-reduce with the HLO's ring bytes: timed on them, not on its
+// HBM bytes.
+TEST(Roofline, XlaCollectiveUsesWireBytes) {
+  Built b;
+  Build(&b);
+  for (auto& info : b.x.ops)
+    if (info.hlo_op == "C") info.network_bytes = 6e8, info.group_size = 4, info.collective = "all-reduce";
+  RooflineResult r = RooflineXla(b.p, b.x, TestChip(), hw::DType::kBf16);
+  EXPECT_DOUBLE_EQ(Op(r, "C").expected_s, 6e8 / 1e11);  // the made-up chip: 2 links x 50 GB/s
+  EXPECT_DOUBLE_EQ(Op(r, "C").wire_bytes, 6e8);
+  EXPECT_EQ(r.link_model, "ring over L, 100 GB/s per direction");
+  // The same on a 2x2 torus: the 4-chip group spans both axes.
+  RooflineResult t = RooflineXla(b.p, b.x, TestChip(), hw::DType::kBf16, {2, 2});
+  EXPECT_DOUBLE_EQ(Op(t, "C").expected_s, 6e8 / 2e11);
+}
+
+}  // namespace
+}  // namespace mlprof

@@ -242,13 +242,29 @@ XlaOps ResolveXlaOps(const RankProfile& r) {
     if (in) {
       if (info.category.empty()) info.category = XprofCategory(*mod, *in);
       if (info.op_name.empty()) info.op_name = in->metadata.op_name;
-      if (info.flops < 0 || info.bytes < 0) {
+      std::string_view base = in->opcode;
+      for (std::string_view suffix : {"-start", "-done"})
+        if (base.size() > suffix.size() && base.substr(base.size() - suffix.size()) == suffix)
+          base.remove_suffix(suffix.size());
+      const bool collective = base == "all-reduce" || base == "all-gather" || base == "reduce-scatter" ||
+                              base == "all-to-all" || base == "ragged-all-to-all" ||
+                              base == "collective-permute" || base == "collective-broadcast";
+      if (collective) info.collective = std::string(base);
+      if (info.flops < 0 || info.bytes < 0 || collective) {
         hlo::Cost c = cost[mod_index].Of(*comp, *in);
         if (!c.unknown) {
-          if (info.flops < 0) info.flops = c.flops;  // flops only; XLA counts transcendentals apart
-          if (info.bytes < 0) info.bytes = c.bytes_accessed;
-          info.cost_from_model = true;
-          ++x.costed_from_model;
+          if (info.flops < 0 || info.bytes < 0) {
+            if (info.flops < 0) info.flops = c.flops;  // flops only; XLA counts transcendentals apart
+            if (info.bytes < 0) info.bytes = c.bytes_accessed;
+            info.cost_from_model = true;
+            ++x.costed_from_model;
+          }
+          // -done moves nothing of its own: the -start carries the transfer.
+          const bool done = in->opcode.size() > 5 && in->opcode.compare(in->opcode.size() - 5, 5, "-done") == 0;
+          if (collective && !done) {
+            info.network_bytes = c.network_bytes;
+            info.group_size = cost[mod_index].GroupSize(*in);
+          }
         }
       }
     }

@@ -60,6 +60,11 @@ struct XlaOpInfo {
   double flops = -1;    // per execution; -1 unknown
   double bytes = -1;
   bool cost_from_model = false;  // computed by mlprof from the HLO (not recorded by the runtime)
+  // Collectives, from the HLO: bytes each participant sends over its links
+  // (ring formulas, hlo/cost.h) and the replica-group size; -1 / 0 unknown.
+  double network_bytes = -1;
+  int64_t group_size = 0;
+  std::string collective;  // HLO opcode without -start/-done ("all-reduce"), "" for others
 };
 
 struct XlaOps {

@@ -331,6 +331,10 @@ int RunMain(int argc, char** argv) {
   CLI::Option* dtype_opt = subs["roofline"]->add_option(
       "--dtype", dtype_name, "peak of this data type (default bf16; PyTorch ops: each op's own dtype)");
   subs["roofline"]->add_option("--svg", svg_path, "also write the roofline plot to this SVG file");
+  std::string ici_axes_text;
+  subs["roofline"]->add_option("--ici-axes", ici_axes_text,
+                               "XLA collectives: the torus axes, innermost first (4x4x4): time all-reduce, all-gather "
+                               "and reduce-scatter axis by axis (default: a ring on one axis)");
   subs["mfu"]->add_option("--chip", chip_id, "chip id, name or device name (`mlprof chips` lists them)");
   subs["mfu"]->add_option("--dtype", dtype_name, "peak of this data type: fp32, tf32, bf16, fp16, fp8, int8");
   MfuInput mfu;
@@ -441,6 +445,23 @@ int RunMain(int argc, char** argv) {
         if (!c.ok()) return Fail(c.status());
         forced = *c;
       }
+      std::vector<int64_t> ici_axes;
+      if (!ici_axes_text.empty()) {
+        size_t i = 0;
+        while (i <= ici_axes_text.size()) {
+          const size_t x = std::min(ici_axes_text.find('x', i), ici_axes_text.size());
+          const std::string part = ici_axes_text.substr(i, x - i);
+          int64_t v = 0;
+          bool ok = !part.empty() && part.size() <= 6;
+          for (char ch : part) ok = ok && ch >= '0' && ch <= '9';
+          if (ok) v = std::stoll(part);
+          if (!ok || v < 1)
+            return Fail(InvalidArgument(fmt::format(
+                "--ici-axes: '{}' is not a list of axis sizes like 4x4x4 (each 1 to 999999)", ici_axes_text)));
+          ici_axes.push_back(v);
+          i = x + 1;
+        }
+      }
       double load_s = 0;
       auto p = Load(o, &load_s);
       if (!p.ok()) return Fail(p.status());
@@ -482,7 +503,7 @@ int RunMain(int argc, char** argv) {
         RooflineResult rr;
         if (xla) {
           XlaOps x = ResolveXlaOps(rank);
-          rr = RooflineXla(rank, x, *chip, dtype);
+          rr = RooflineXla(rank, x, *chip, dtype, ici_axes);
           for (const auto& problem : x.problems) r.warnings.push_back(problem);
         } else {
           rr = RooflineFrameworkOps(framework_ops, rank.rank_or(0), *chip, dtype, !dtype_given);

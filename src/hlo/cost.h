@@ -62,13 +62,16 @@ class CostModel {
   Cost OfComputation(const Computation& c);
 
   int64_t ShapeBytes(const Shape& s) const;
+  // Participants of a collective: the largest replica group; {} (or none)
+  // is every device (the option's default_group, else partitions x
+  // replicas); collective-permute is a pair.
+  int64_t GroupSize(const Instruction& in) const;
 
  private:
   Cost Fusion(const Computation& c, const Instruction& in);
   const Shape* OperandShape(const Computation& c, const Instruction& in, size_t i) const;
   int64_t OperandBytes(const Computation& c, const Instruction& in, size_t i) const;
   double ReducerFlops(const Instruction& in);
-  int64_t GroupSize(const Instruction& in) const;
 
   const Module& m_;
   CostOptions o_;

@@ -142,10 +142,11 @@ Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
                     r.time_with_cost_s > 0 ? Cell::Real(r.expected_s / r.time_with_cost_s, 3) : Cell::Null(),
                     Cell::Int(r.ops_without_cost)});
   t.notes.push_back(
-      "Expected time = max(FLOPs / peak, bytes / HBM bandwidth) per execution; collectives: bytes on the wire / the "
-      "scale-up link bandwidth per direction (PyTorch: ring bytes from the buffer and group size, 2(n-1)/n of the "
-      "buffer for all-reduce; XLA: the op's HLO bytes). Efficiency = expected / measured over the ops with a known "
-      "cost. Peaks are per device (chip) and dense.");
+      "Expected time = max(FLOPs / peak, bytes / HBM bandwidth) per execution; collectives: the bytes each "
+      "participant sends in a ring (from the buffer and the group size: 2(n-1)/n of it for all-reduce, (n-1)/n for "
+      "all-gather, reduce-scatter and all-to-all) / the link bandwidth per direction. Efficiency = expected / "
+      "measured over the ops with a known cost. Peaks are per device (chip) and dense.");
+  if (!r.link_model.empty()) t.notes.push_back("Collectives timed as: " + r.link_model + ".");
   size_t faster = 0;
   for (const auto& o : r.ops) faster += o.efficiency > 1.05;
   if (faster > 0)
