@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs mlprof's build and test dependencies from Debian 12 (bookworm)
 # packages. Versions tested: simdjson 3.0.1, libdeflate 1.14, zlib 1.2.13,
-# zstd 1.5.4, CLI11 2.1.2, fmt 9.1.0, Abseil 20220623 (InlinedVector), GoogleTest 1.12.1, Google Benchmark
+# zstd 1.5.4, CLI11 2.1.2, fmt 9.1.0, Abseil 20220623 (InlinedVector), toml++ 3.3.0 (planner model files),
+# GoogleTest 1.12.1, Google Benchmark
 # 1.7.1, clang 14 (fuzzing only). CMake checks the minimum versions.
 #   scripts/setup.sh         build + test dependencies
 #   scripts/setup.sh --ci    also clang + libFuzzer for sanitizer/fuzz runs
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config
       libsimdjson-dev libdeflate-dev zlib1g-dev libzstd-dev
-      libcli11-dev libfmt-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev)
+      libcli11-dev libfmt-dev libabsl-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev)
 if [ "${1:-}" = "--ci" ]; then pkgs+=(clang libclang-rt-14-dev python3 time); fi
 
 missing=()

@@ -24,6 +24,8 @@
 #include "io/xplane.h"
 #include "analysis/mfu.h"
 #include "analysis/roofline.h"
+#include "analysis/planner.h"
+#include "report/plan_tables.h"
 #include "hw/chip.h"
 #include "report/hw_tables.h"
 #include "report/tables.h"
@@ -50,6 +52,7 @@ const std::vector<Command> kCommands = {
     {"chips", "the chip database: peak FLOP/s per dtype, HBM, ridge point, interconnect, sources"},
     {"mfu", "model FLOPs utilisation from throughput and model size (a calculator)"},
     {"roofline", "XLA profiles: each op and category against the chip's roofline; --svg draws it"},
+    {"plan", "rank TP/DP/PP/EP/FSDP/CP/remat/micro-batch plans by memory and MFU before a run"},
 };
 
 struct CommonOptions {
@@ -138,6 +141,25 @@ StatusOr<Profile> Load(const CommonOptions& o, double* seconds) {
   auto p = LoadProfile(o.paths, lo);  // expands directories itself (skips non-traces found there)
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return p;
+}
+
+// "4x4x4" -> {4, 4, 4} (each 1 to 999999).
+StatusOr<std::vector<int64_t>> ParseAxes(const std::string& text) {
+  std::vector<int64_t> axes;
+  size_t i = 0;
+  while (i <= text.size()) {
+    const size_t x = std::min(text.find('x', i), text.size());
+    const std::string part = text.substr(i, x - i);
+    bool ok = !part.empty() && part.size() <= 6;
+    for (char ch : part) ok = ok && ch >= '0' && ch <= '9';
+    const int64_t v = ok ? std::stoll(part) : 0;
+    if (!ok || v < 1)
+      return InvalidArgument(
+          fmt::format("--ici-axes: '{}' is not a list of axis sizes like 4x4x4 (each 1 to 999999)", text));
+    axes.push_back(v);
+    i = x + 1;
+  }
+  return axes;
 }
 
 void Emit(const Report& r, const CommonOptions& o) {
@@ -289,7 +311,7 @@ int RunMain(int argc, char** argv) {
   for (const auto& c : kCommands) {
     CLI::App* s = app.add_subcommand(c.name, c.help);
     const std::string n = c.name;
-    if (n != "shape" && n != "hlo" && n != "chips" && n != "mfu") AddCommon(s, o);
+    if (n != "shape" && n != "hlo" && n != "chips" && n != "mfu" && n != "plan") AddCommon(s, o);
     subs[c.name] = s;
   }
   std::vector<std::string> shape_texts;
@@ -325,6 +347,57 @@ int RunMain(int argc, char** argv) {
     subs[n]->add_option("--width", o.width, "cut text cells to this many characters")->check(CLI::Range(8, 100000));
   }
   subs["chips"]->add_option("--chip", chip_id, "show every field and source of this chip");
+  // Planner.
+  struct PlanCli {
+    std::string model, memory, ici_axes;
+    int64_t chips = 0, node = 0;
+    plan::TrainSpec train;
+    plan::Knobs knobs;
+    plan::PlanFilter filter;
+    double max_mem_gb = 0;
+    int explain = 0;
+    bool no_zero1 = false;
+  } pc;
+  {
+    CLI::App* p = subs["plan"];
+    p->add_option("--model", pc.model, "a built-in model (llama3-8b, llama3-70b, llama3-405b, llama2-70b, mixtral-8x7b, "
+                                       "mixtral-8x22b, deepseek-v3, gpt3-175b) or a .toml file (docs/PLANNER.md)")
+        ->required();
+    p->add_option("--chip", chip_id, "chip id (`mlprof chips` lists them)")->required();
+    p->add_option("--chip-file", chip_files, "add or replace chips from JSON files");
+    p->add_option("--chips", pc.chips, "number of chips")->required()->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+    p->add_option("--gpus-per-node", pc.node, "GPUs per NVLink domain (default 8; TPU: the slice)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+    p->add_option("--ici-axes", pc.ici_axes, "TPU torus axes, innermost first (16x16, 8x8x16)");
+    p->add_option("--global-batch", pc.train.global_batch, "sequences per step")
+        ->required()
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+    p->add_option("--seq", pc.train.seq, "sequence length (default: the model's seq_len)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+    p->add_option("--memory", pc.memory, "bytes per parameter: megatron (2+4+12), zero (2+2+12), maxtext (4+4+8); "
+                                         "default megatron on GPUs, maxtext on TPUs");
+    p->add_option("--reserve", pc.train.reserve, "fraction of HBM kept free (default 0.10)")->check(CLI::Range(0.0, 0.9));
+    p->add_flag("--causal", pc.train.causal_half, "count half the s x s attention scores in model FLOPs");
+    p->add_flag("--no-zero1", pc.no_zero1, "optimizer state replicated over DP (default: sharded)");
+    p->add_option("--gemm-eff", pc.knobs.gemm, "fraction of peak the matmuls reach")->check(CLI::Range(0.01, 1.0));
+    p->add_option("--collective-eff", pc.knobs.collective, "fraction of link bandwidth collectives reach")
+        ->check(CLI::Range(0.01, 1.0));
+    p->add_option("--overlap", pc.knobs.overlap, "fraction of FSDP/DP communication hidden under compute")
+        ->check(CLI::Range(0.0, 1.0));
+    for (auto [flag, ptr] : std::initializer_list<std::pair<const char*, int64_t*>>{
+             {"--tp", &pc.filter.tp}, {"--dp", &pc.filter.dp}, {"--pp", &pc.filter.pp}, {"--vpp", &pc.filter.vpp},
+             {"--ep", &pc.filter.ep}, {"--fsdp", &pc.filter.fsdp}, {"--cp", &pc.filter.cp}, {"--mb", &pc.filter.mb}})
+      p->add_option(flag, *ptr, "only plans with this degree")->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+    p->add_option("--remat", pc.filter.remat,
+                  "only this remat policy: none, save_dots, selective, minimal_with_context, save_out_proj, full");
+    p->add_option("--max-mem", pc.max_mem_gb, "only plans needing at most this many GB per chip")
+        ->check(CLI::PositiveNumber);
+    p->add_flag("--all", pc.filter.include_oom, "also list plans that do not fit (bottleneck: memory)");
+    p->add_option("--explain", pc.explain, "show the arithmetic of this row")->check(CLI::PositiveNumber);
+    p->add_option("--top", o.top, "plans listed (0 = all)")->check(CLI::NonNegativeNumber);
+    p->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "csv"}));
+    p->add_option("--width", o.width, "cut text cells to this many characters")->check(CLI::Range(8, 100000));
+  }
   std::string svg_path;
   subs["roofline"]->add_option("--chip", chip_id, "the chip (default: detected from the profile)");
   subs["roofline"]->add_option("--chip-file", chip_files, "add or replace chips from JSON files");
@@ -369,6 +442,49 @@ int RunMain(int argc, char** argv) {
   }
 
   try {
+    if (subs["plan"]->parsed()) {
+      auto db = hw::ChipDb::WithFiles(chip_files);
+      if (!db.ok()) return Fail(db.status());
+      auto chip = db->Find(chip_id);
+      if (!chip.ok()) return Fail(chip.status());
+      const bool is_file = pc.model.find('/') != std::string::npos || pc.model.size() > 5 &&
+                                                                           pc.model.substr(pc.model.size() - 5) == ".toml";
+      auto model = is_file ? plan::LoadModelFile(pc.model) : plan::BuiltInModel(pc.model);
+      if (!model.ok()) return Fail(model.status());
+      std::vector<int64_t> axes;
+      if (!pc.ici_axes.empty()) {
+        auto parsed = ParseAxes(pc.ici_axes);
+        if (!parsed.ok()) return Fail(parsed.status());
+        axes = *parsed;
+      }
+      plan::Cluster cluster = plan::MakeCluster(**chip, pc.chips, pc.node, axes);
+      plan::TrainSpec& t = pc.train;
+      if (t.seq == 0) t.seq = model->seq_len;
+      if (t.seq == 0) return Fail(InvalidArgument("--seq: the model file has no seq_len; give --seq"));
+      const std::string mem = pc.memory.empty() ? (cluster.tpu ? "maxtext" : "megatron") : pc.memory;
+      if (!plan::ParseMemoryConvention(mem, &t.memory))
+        return Fail(InvalidArgument(fmt::format("--memory '{}': expected megatron, zero or maxtext", mem)));
+      t.zero1 = !pc.no_zero1;
+      pc.filter.max_mem_bytes = pc.max_mem_gb * 1e9;
+      if (auto st = plan::CheckRun(*model, cluster, t, pc.filter); !st.ok()) return Fail(st);
+      plan::PlanSearch search = plan::SearchPlans(*model, cluster, t, pc.knobs, pc.filter);
+      Report r;
+      r.tables.push_back(PlanSettingTable(*model, cluster, t, pc.knobs, search));
+      if (pc.explain > 0) {
+        if (static_cast<size_t>(pc.explain) > search.plans.size())
+          return Fail(InvalidArgument(fmt::format("--explain {}: there are {} plans", pc.explain, search.plans.size())));
+        r.tables.push_back(PlansTable({{search.plans[pc.explain - 1]}, 0, 0, 0, 0, search.params,
+                                       search.flops_per_token},
+                                      0));
+        r.tables.back().rows[0][0] = Cell::Int(pc.explain);
+        r.tables.push_back(PlanExplainTable(
+            pc.explain, plan::Explain(*model, cluster, t, pc.knobs, search.plans[pc.explain - 1])));
+      } else {
+        r.tables.push_back(PlansTable(search, o.top));
+      }
+      Emit(r, o);
+      return kExitOk;
+    }
     if (subs["chips"]->parsed() || subs["mfu"]->parsed()) {
       auto db = hw::ChipDb::WithFiles(chip_files);
       if (!db.ok()) return Fail(db.status());
@@ -447,20 +563,9 @@ int RunMain(int argc, char** argv) {
       }
       std::vector<int64_t> ici_axes;
       if (!ici_axes_text.empty()) {
-        size_t i = 0;
-        while (i <= ici_axes_text.size()) {
-          const size_t x = std::min(ici_axes_text.find('x', i), ici_axes_text.size());
-          const std::string part = ici_axes_text.substr(i, x - i);
-          int64_t v = 0;
-          bool ok = !part.empty() && part.size() <= 6;
-          for (char ch : part) ok = ok && ch >= '0' && ch <= '9';
-          if (ok) v = std::stoll(part);
-          if (!ok || v < 1)
-            return Fail(InvalidArgument(fmt::format(
-                "--ici-axes: '{}' is not a list of axis sizes like 4x4x4 (each 1 to 999999)", ici_axes_text)));
-          ici_axes.push_back(v);
-          i = x + 1;
-        }
+        auto parsed = ParseAxes(ici_axes_text);
+        if (!parsed.ok()) return Fail(parsed.status());
+        ici_axes = *parsed;
       }
       double load_s = 0;
       auto p = Load(o, &load_s);

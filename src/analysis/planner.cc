@@ -1,0 +1,619 @@
+#include "analysis/planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace mlprof::plan {
+
+// ---- parameters and FLOPs ------------------------------------------------------
+
+double AttentionParams(const ModelSpec& m) {
+  const double d = static_cast<double>(m.hidden), nq = static_cast<double>(m.heads);
+  if (m.mla()) {
+    // DeepSeek MLA (Megatron theoretical_memory_usage.py): the query through
+    // a low-rank bottleneck (or directly), keys/values from a shared
+    // latent, a decoupled RoPE key, the output projection; +1 per rank for
+    // the bottleneck norms.
+    const double nope = static_cast<double>(m.qk_nope_dim), rope = static_cast<double>(m.qk_rope_dim),
+                 dv = static_cast<double>(m.v_head_dim), ql = static_cast<double>(m.q_lora_rank),
+                 kvl = static_cast<double>(m.kv_lora_rank);
+    const double q = ql > 0 ? ql * (d + nq * (nope + rope) + 1) : d * nq * (nope + rope);
+    return q + kvl * (d + nq * (nope + dv) + 1) + d * rope + nq * dv * d;
+  }
+  const double dh = static_cast<double>(m.head_dim), nkv = static_cast<double>(m.kv_heads);
+  return d * nq * dh + 2 * d * nkv * dh + nq * dh * d;
+}
+
+double DenseMlpParams(const ModelSpec& m, int64_t ffn) {
+  return (m.gated ? 3.0 : 2.0) * static_cast<double>(m.hidden) * static_cast<double>(ffn);
+}
+
+double MoeParams(const ModelSpec& m, bool active) {
+  const double d = static_cast<double>(m.hidden), per_expert = (m.gated ? 3.0 : 2.0) * d * static_cast<double>(m.expert_ffn);
+  const double routed = static_cast<double>(active ? m.top_k : m.experts) * per_expert;
+  const double shared = static_cast<double>(m.shared_experts) * (m.gated ? 3.0 : 2.0) * d * static_cast<double>(m.shared_ffn);
+  return routed + shared + d * static_cast<double>(m.experts);  // + router
+}
+
+double NormParams(const ModelSpec& m) { return (m.layernorm ? 4.0 : 2.0) * static_cast<double>(m.hidden); }
+
+ParamCounts CountParams(const ModelSpec& m) {
+  ParamCounts p;
+  const double d = static_cast<double>(m.hidden), v = static_cast<double>(m.vocab);
+  const double attn = AttentionParams(m), norm = NormParams(m);
+  for (const LayerGroup& g : m.groups) {
+    const double n = static_cast<double>(g.count);
+    double mlp_all, mlp_active;
+    if (g.moe) {
+      mlp_all = MoeParams(m, false), mlp_active = MoeParams(m, true);
+      p.experts += n * static_cast<double>(m.experts) * (m.gated ? 3.0 : 2.0) * d * static_cast<double>(m.expert_ffn);
+    } else {
+      mlp_all = mlp_active = DenseMlpParams(m, g.ffn > 0 ? g.ffn : m.ffn);
+    }
+    p.layers += n * (attn + mlp_all + norm);
+    p.active += n * (attn + mlp_active + norm);
+    p.matmul_active += n * (attn + mlp_active);
+  }
+  p.embedding = v * d + static_cast<double>(m.position_embeddings) * d;
+  p.output = m.tied_embeddings ? 0 : v * d;
+  const double final_norm = (m.layernorm ? 2.0 : 1.0) * d;
+  p.total = p.layers + p.embedding + p.output + final_norm;
+  p.active += p.embedding + p.output + final_norm;
+  p.matmul_active += v * d;  // the unembedding multiplies every token, tied or not
+  return p;
+}
+
+namespace {
+double AttnWidths(const ModelSpec& m, double* dqk, double* dv) {
+  if (m.mla()) {
+    *dqk = static_cast<double>(m.qk_nope_dim + m.qk_rope_dim);
+    *dv = static_cast<double>(m.v_head_dim);
+  } else {
+    *dqk = *dv = static_cast<double>(m.head_dim);
+  }
+  return static_cast<double>(m.heads);
+}
+}  // namespace
+
+double AttentionScoreFlops(const ModelSpec& m, const LayerGroup& g, int64_t seq, bool causal_half) {
+  double dqk, dv;
+  const double nq = AttnWidths(m, &dqk, &dv);
+  double ctx = static_cast<double>(g.window > 0 ? std::min(seq, g.window) : seq);
+  if (causal_half) ctx /= 2;
+  return 2 * ctx * nq * (dqk + dv);
+}
+
+double TrainFlopsPerToken(const ModelSpec& m, int64_t seq, bool causal_half) {
+  double f = 6 * CountParams(m).matmul_active;
+  for (const LayerGroup& g : m.groups)
+    f += 3 * static_cast<double>(g.count) * AttentionScoreFlops(m, g, seq, causal_half);
+  return f;
+}
+
+// ---- names -------------------------------------------------------------------------
+
+const char* RematName(Remat r) {
+  switch (r) {
+    case Remat::kNone: return "none";
+    case Remat::kSaveDots: return "save_dots";
+    case Remat::kSelective: return "selective";
+    case Remat::kMinimalWithContext: return "minimal_with_context";
+    case Remat::kSaveOutProj: return "save_out_proj";
+    case Remat::kFull: return "full";
+    default: return "?";
+  }
+}
+
+bool ParseRemat(std::string_view s, Remat* out) {
+  for (int i = 0; i < static_cast<int>(Remat::kCount); ++i)
+    if (s == RematName(static_cast<Remat>(i))) return *out = static_cast<Remat>(i), true;
+  return false;
+}
+
+bool ParseMemoryConvention(std::string_view s, MemoryConvention* out) {
+  if (s == "megatron") return *out = {"megatron", 2, 4, 12}, true;
+  if (s == "zero") return *out = {"zero", 2, 2, 12}, true;
+  if (s == "maxtext") return *out = {"maxtext", 4, 4, 8}, true;
+  return false;
+}
+
+Cluster MakeCluster(const hw::Chip& chip, int64_t chips, int64_t node_size, std::vector<int64_t> axes) {
+  Cluster c;
+  c.chip = chip;
+  c.chips = chips;
+  c.tpu = chip.kind == "tpu";
+  c.node_size = node_size > 0 ? node_size : (c.tpu ? chips : 8);
+  c.axes = std::move(axes);
+  for (const auto& l : chip.interconnect) {
+    if (l.scope == "scale-up" && c.fast_bw == 0)
+      c.fast_bw = l.bytes_per_s_per_dir_per_axis > 0 ? l.bytes_per_s_per_dir_per_axis : l.bytes_per_s_per_dir();
+    if (l.scope == "scale-out" && c.slow_bw == 0) {
+      // Node egress is stated per node on GPUs: share it among the node's GPUs.
+      const double per = l.bytes_per_s_per_dir();
+      c.slow_bw = l.name == "node egress" && c.node_size > 0 ? per / static_cast<double>(c.node_size) : per;
+    }
+  }
+  if (c.slow_bw == 0) c.slow_bw = c.fast_bw / 8;  // not stated: an order below the scale-up link
+  return c;
+}
+
+// ---- one plan -----------------------------------------------------------------------
+
+namespace {
+
+constexpr int kRematCount = static_cast<int>(Remat::kCount);
+
+// What does not change between plans of one model and run.
+struct Derived {
+  ParamCounts p;
+  double flops_per_token = 0;
+  double tokens = 0;                 // per step
+  double attn = 0, norm = 0;         // per layer
+  double dense_layer = 0;            // parameters of the largest dense layer
+  double moe_layer_nonexpert = 0;    // per MoE layer: attention + norms + shared + router
+  double expert_per_layer = 0;       // per MoE layer: routed experts
+  int64_t moe_layers = 0;
+  double score_fwd_per_token = 0;    // attention-score FLOPs per token, forward, summed over layers
+  double qkv_fwd_per_token = 0;      // 2 x (Q, K, V projections), summed over layers
+  double out_fwd_per_token = 0;      // 2 x output projection, summed
+  double mlp_fwd_per_token = 0;      // 2 x active MLP, summed
+  // Saved activation elements per token per layer (averaged over layers),
+  // per remat policy, before TP and CP; and fp32 bytes (log-sum-exp).
+  double saved[kRematCount] = {};
+  double full_layer = 0;             // one layer's full working set, elements per token
+};
+
+Derived Derive(const ModelSpec& m, const TrainSpec& t) {
+  Derived d;
+  d.p = CountParams(m);
+  d.flops_per_token = TrainFlopsPerToken(m, t.seq, t.causal_half);
+  d.tokens = static_cast<double>(t.global_batch) * static_cast<double>(t.seq);
+  d.attn = AttentionParams(m);
+  d.norm = NormParams(m);
+  const double h = static_cast<double>(m.hidden);
+  double dqk, dv;
+  const double nq = AttnWidths(m, &dqk, &dv);
+  const double q = nq * dqk, ctx = nq * dv;
+  const double kv = m.mla() ? static_cast<double>(m.kv_lora_rank + m.qk_rope_dim) + nq * (static_cast<double>(m.qk_nope_dim) + dv)
+                            : 2.0 * static_cast<double>(m.kv_heads * m.head_dim);
+  const double out_proj = ctx * h;
+  double saved[kRematCount] = {};
+  double full = 0;
+  for (const LayerGroup& g : m.groups) {
+    const double n = static_cast<double>(g.count);
+    double mlp_active, mlp_act_elems, mlp_dots;
+    if (g.moe) {
+      d.moe_layers += g.count;
+      d.expert_per_layer = static_cast<double>(m.experts) * (m.gated ? 3.0 : 2.0) * h * static_cast<double>(m.expert_ffn);
+      d.moe_layer_nonexpert = d.attn + d.norm + MoeParams(m, false) - d.expert_per_layer;
+      mlp_active = MoeParams(m, true);
+      const double k = static_cast<double>(m.top_k), fe = static_cast<double>(m.expert_ffn),
+                   sh = static_cast<double>(m.shared_experts), fs = static_cast<double>(m.shared_ffn);
+      const double per = m.gated ? 3 : 2;
+      // Each token's k expert inputs (permuted copies) and their
+      // intermediates, the shared experts', and the routing buffers.
+      mlp_act_elems = 2 * h + k * (h + per * fe) + sh * (per * fs) + k * (h / 2 + 4);
+      mlp_dots = k * ((per - 1) * fe + h) + sh * ((per - 1) * fs + h);
+    } else {
+      const double f = static_cast<double>(g.ffn > 0 ? g.ffn : m.ffn);
+      d.dense_layer = std::max(d.dense_layer, d.attn + d.norm + DenseMlpParams(m, g.ffn > 0 ? g.ffn : m.ffn));
+      mlp_active = DenseMlpParams(m, g.ffn > 0 ? g.ffn : m.ffn);
+      mlp_act_elems = 2 * h + (m.gated ? 3 : 2) * f;
+      mlp_dots = (m.gated ? 2 : 1) * f + h;
+    }
+    d.score_fwd_per_token += n * AttentionScoreFlops(m, g, t.seq, t.causal_half);
+    d.qkv_fwd_per_token += n * 2 * (h * (q + kv));
+    d.out_fwd_per_token += n * 2 * out_proj;
+    d.mlp_fwd_per_token += n * 2 * mlp_active;
+    // Saved per token (elements; the fp32 log-sum-exp as 2 elements per head).
+    const double lse = 2 * nq;
+    const double attn_all = h + h + q + kv + ctx + lse;  // layer input, norm, Q, K, V, context
+    const double none = attn_all + mlp_act_elems;
+    saved[static_cast<int>(Remat::kNone)] += n * none;
+    saved[static_cast<int>(Remat::kSelective)] += n * (none - ctx - lse);  // core attention recomputed
+    saved[static_cast<int>(Remat::kSaveDots)] += n * (h + q + kv + ctx + h + mlp_dots);
+    saved[static_cast<int>(Remat::kMinimalWithContext)] += n * (h + q + kv + ctx + h);
+    saved[static_cast<int>(Remat::kSaveOutProj)] += n * (h + h);
+    saved[static_cast<int>(Remat::kFull)] += n * h;
+    full = std::max(full, none);
+  }
+  const double layers = static_cast<double>(m.layers);
+  for (int r = 0; r < kRematCount; ++r) d.saved[r] = saved[r] / layers;
+  d.full_layer = full;
+  return d;
+}
+
+double RematFlopsPerToken(const Derived& d, Remat r) {
+  switch (r) {
+    case Remat::kNone:
+    case Remat::kSaveDots: return 0;  // elementwise ops only
+    case Remat::kSelective: return d.score_fwd_per_token;
+    case Remat::kMinimalWithContext: return d.mlp_fwd_per_token;
+    case Remat::kSaveOutProj: return d.qkv_fwd_per_token + d.score_fwd_per_token + d.mlp_fwd_per_token;
+    case Remat::kFull: return d.qkv_fwd_per_token + d.score_fwd_per_token + d.out_fwd_per_token + d.mlp_fwd_per_token;
+    default: return 0;
+  }
+}
+
+// Extra TP all-reduces a recomputed forward adds per layer per micro-batch.
+double RematTpCollectives(Remat r) {
+  switch (r) {
+    case Remat::kFull:
+    case Remat::kSaveOutProj: return 2;
+    case Remat::kMinimalWithContext: return 1;
+    default: return 0;
+  }
+}
+
+// Bandwidth (B/s per chip) a group of `size` ranks gets when `inner` ranks
+// sit inside it in the rank order: NVLink while inner x size stays in a
+// node, else the per-GPU share of the node's egress; TPU: the axes the
+// group spans, all at once.
+double GroupBw(const Cluster& c, int64_t inner, int64_t size) {
+  if (size <= 1) return c.fast_bw;
+  if (!c.tpu) return inner * size <= c.node_size ? c.fast_bw : c.slow_bw;
+  if (inner * size > c.node_size) return c.slow_bw;  // across slices: DCN
+  if (c.axes.empty()) return c.fast_bw;
+  // Skip the axes `inner` fills, then count those `size` touches.
+  int64_t skip = inner, left = size, k = 0;
+  for (int64_t a : c.axes) {
+    if (skip > 1) {
+      if (skip >= a) {
+        skip /= a;
+        continue;
+      }
+      const int64_t room = a / skip;
+      skip = 1;
+      ++k;
+      left = (left + room - 1) / room;
+      continue;
+    }
+    if (left <= 1) break;
+    ++k;
+    left = (left + a - 1) / a;
+  }
+  return c.fast_bw * static_cast<double>(std::max<int64_t>(1, k));
+}
+
+struct Terms {
+  Plan plan;
+  std::vector<std::string> lines;  // filled when explaining
+};
+
+int64_t Lcm(int64_t a, int64_t b) { return a / std::gcd(a, b) * b; }
+
+void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Derived& d, Plan* pl,
+             std::vector<std::string>* why) {
+  auto say = [&](std::string s) {
+    if (why) why->push_back(std::move(s));
+  };
+  const double GB = 1e9;
+  const double peak = c.chip.peak(hw::DType::kBf16);
+  const double N = static_cast<double>(c.chips);
+  const double tp = static_cast<double>(pl->tp), pp = static_cast<double>(pl->pp), cp = static_cast<double>(pl->cp),
+               ep = static_cast<double>(pl->ep), fsdp = static_cast<double>(pl->fsdp), dp = static_cast<double>(pl->dp),
+               v = static_cast<double>(pl->vpp), mb = static_cast<double>(pl->mb), ga = static_cast<double>(pl->ga);
+  const double seq = static_cast<double>(t.seq), h = static_cast<double>(m.hidden), L = static_cast<double>(m.layers);
+  const double stage_layers = std::ceil(L / pp);
+  const double imbalance = stage_layers * pp / L;  // the slowest stage sets the pace
+
+  // ---- memory ----
+  const double expert_shards = tp * static_cast<double>(Lcm(pl->ep, pl->fsdp));
+  const double moe_frac = static_cast<double>(d.moe_layers) / L;
+  const double layer_params = d.p.layers - d.p.experts;  // dense part of all layers
+  const double final_norm = d.p.total - d.p.layers - d.p.embedding - d.p.output;
+  const double dense_stage = pl->pp == 1 ? d.p.total - d.p.experts
+                                         : layer_params * stage_layers / L + std::max(d.p.embedding, d.p.output + final_norm);
+  const double expert_stage = d.p.experts * stage_layers / L;
+  const double dense_local = dense_stage / (tp * fsdp), expert_local = expert_stage / expert_shards;
+  const double local = dense_local + expert_local;
+  pl->weights = local * t.memory.weight;
+  pl->grads = local * t.memory.grad;
+  const double opt_shard = t.zero1 ? dp : 1;
+  pl->optimizer = local * t.memory.optimizer / opt_shard;
+  say(fmt::format("parameters on the largest stage: dense {:.3f} B / (TP {} x FSDP {}) + experts {:.3f} B / (TP {} x "
+                  "lcm(EP {}, FSDP {})) = {:.3f} B per chip",
+                  dense_stage / 1e9, pl->tp, pl->fsdp, expert_stage / 1e9, pl->tp, pl->ep, pl->fsdp, local / 1e9));
+  say(fmt::format("W = {:.3f} B x {} B = {:.2f} GB; G = x {} B = {:.2f} GB; O = x {} B / {} = {:.2f} GB ({})",
+                  local / 1e9, t.memory.weight, pl->weights / GB, t.memory.grad, pl->grads / GB, t.memory.optimizer,
+                  opt_shard, pl->optimizer / GB, t.memory.name));
+  pl->fsdp_buffers = 0;
+  if (pl->fsdp > 1) {
+    const double layer = std::max(d.dense_layer, d.moe_layer_nonexpert + d.expert_per_layer / ep);
+    pl->fsdp_buffers = 2 * 2 * layer / tp;  // this layer and the prefetched next, gathered, bf16
+    say(fmt::format("FBuf = 2 layers gathered in bf16: 2 x 2 B x {:.3f} B / TP {} = {:.2f} GB", layer / 1e9, pl->tp,
+                    pl->fsdp_buffers / GB));
+  }
+  const double tokens_mb = mb * seq / cp;  // tokens of one micro-batch on this chip
+  const double inflight = pl->pp > 1 ? std::min(ga, pp) * (v > 1 ? 1 + (pp - 1) / (pp * v) : 1.0) : 1.0;
+  const double saved = d.saved[static_cast<int>(pl->remat)] * 2;  // bytes per token per layer
+  const double act_saved = saved * tokens_mb / tp * stage_layers * inflight;
+  const double transient = pl->remat == Remat::kNone ? 0 : d.full_layer * 2 * tokens_mb / tp;
+  const double logits = (pl->pp == 1 ? 1.0 : 0.0) * 6 * tokens_mb * static_cast<double>(m.vocab) / tp;
+  const double logits_last = 6 * tokens_mb * static_cast<double>(m.vocab) / tp;
+  // The first stage holds the most micro-batches; the last holds the logits.
+  const double first = act_saved + transient + logits;
+  const double last = saved * tokens_mb / tp * stage_layers * (pl->pp > 1 ? 1.0 : inflight) + transient + logits_last;
+  pl->activations = std::max(first, last);
+  say(fmt::format("Act = {:.1f} B per token per layer ({}) x {:.0f} tokens / TP {} x {:.0f} layers x {:.2f} in flight "
+                  "+ one layer recomputed {:.2f} GB + logits (fp32 + bf16, last stage) {:.2f} GB = {:.2f} GB",
+                  saved, RematName(pl->remat), tokens_mb, pl->tp, stage_layers, inflight, transient / GB,
+                  logits_last / GB, pl->activations / GB));
+  pl->reserve = t.reserve * c.chip.hbm_bytes;
+  pl->total = pl->weights + pl->grads + pl->optimizer + pl->fsdp_buffers + pl->activations + pl->reserve;
+  pl->fits = pl->total <= c.chip.hbm_bytes;
+  say(fmt::format("Tot = W + G + O + FBuf + Act + Rsv ({:.0f} % of HBM) = {:.2f} GB of {:.2f} GB: {}", t.reserve * 100,
+                  pl->total / GB, c.chip.hbm_bytes / GB, pl->fits ? "fits" : "does not fit"));
+
+  // ---- time ----
+  pl->model_flops = d.flops_per_token * d.tokens;
+  pl->remat_flops = RematFlopsPerToken(d, pl->remat) * d.tokens;
+  const double rate = N * peak * k.gemm;
+  pl->t_compute = (pl->model_flops + pl->remat_flops) / rate * imbalance;
+  say(fmt::format("Comp = ({:.3f} + remat {:.3f}) PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) x stage "
+                  "imbalance {:.3f} = {:.4f} s",
+                  pl->model_flops / 1e15, pl->remat_flops / 1e15, c.chips, peak / 1e12, k.gemm, imbalance,
+                  pl->t_compute));
+  const double m_steps = ga;  // micro-batches per step per pipeline
+  const double A = mb * seq / cp * h * 2;  // one micro-batch's activation, bytes, before TP
+  // TP (sequence parallel: all-gather + reduce-scatter, the bytes of an all-reduce).
+  pl->t_tp = 0;
+  if (pl->tp > 1) {
+    const double n = 4 + RematTpCollectives(pl->remat);
+    const double bw = GroupBw(c, 1, pl->tp) * k.collective;
+    pl->t_tp = stage_layers * m_steps * n * 2 * (tp - 1) / tp * A / bw;
+    say(fmt::format("TP = {:.0f} layers x {:.0f} micro-batches x {:.0f} all-reduces x 2({}-1)/{} x {:.3f} GB / {:.0f} "
+                    "GB/s = {:.4f} s (exposed)",
+                    stage_layers, m_steps, n, pl->tp, pl->tp, A / GB, bw / GB, pl->t_tp));
+  }
+  // EP: dispatch + combine all-to-all, forward and backward (+ forward again under full remat).
+  pl->t_ep = 0;
+  if (pl->ep > 1 && d.moe_layers > 0) {
+    const double n = 4 + (pl->remat == Remat::kFull || pl->remat == Remat::kSaveOutProj ? 2 : 0);
+    const double bytes = mb * seq / cp * static_cast<double>(m.top_k) * h * 2 / tp * (ep - 1) / ep;
+    const double bw = GroupBw(c, pl->tp * pl->cp, pl->ep) * k.collective;
+    const double moe_stage = std::ceil(static_cast<double>(d.moe_layers) / pp);
+    pl->t_ep = moe_stage * m_steps * n * bytes / bw;
+    say(fmt::format("EP = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x {:.3f} GB / {:.0f} GB/s = "
+                    "{:.4f} s (exposed)",
+                    moe_stage, m_steps, n, bytes / GB, bw / GB, pl->t_ep));
+  }
+  // FSDP: gather weights forward and backward, reduce-scatter grads, per micro-batch; DP: all-reduce grads once.
+  double t_fsdp = 0, t_dp = 0;
+  const double stage_params = (dense_stage + expert_stage * tp / expert_shards) / tp;
+  if (pl->fsdp > 1) {
+    const double bw = GroupBw(c, pl->tp * pl->cp, pl->fsdp) * k.collective;
+    t_fsdp = m_steps * 3 * (fsdp - 1) / fsdp * stage_params * 2 / bw;
+  }
+  if (pl->dp > 1) {
+    const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp, pl->dp) * k.collective;
+    t_dp = 2 * (dp - 1) / dp * local * std::min(t.memory.grad, 4.0) / bw;
+  }
+  // Hidden: FSDP under the whole step's compute; DP under the last
+  // micro-batch's backward (2/3 of its compute).
+  const double hide_fsdp = k.overlap * pl->t_compute;
+  const double exposed_fsdp = std::max(0.0, t_fsdp - hide_fsdp);
+  const double hide_dp = k.overlap * pl->t_compute / m_steps * 2 / 3;
+  const double exposed_dp = std::max(0.0, t_dp - hide_dp);
+  pl->t_fsdp_dp = exposed_fsdp + exposed_dp;
+  if (pl->fsdp > 1 || pl->dp > 1)
+    say(fmt::format("FSDP+DP = max(0, FSDP {:.4f} s - {:.2f} x Comp) + max(0, DP {:.4f} s - {:.2f} x backward of one "
+                    "micro-batch) = {:.4f} s exposed",
+                    t_fsdp, k.overlap, t_dp, k.overlap, pl->t_fsdp_dp));
+  // CP: ring attention, K and V chunks around the ring (backward twice),
+  // hidden under the attention-score compute.
+  pl->t_cp = 0;
+  if (pl->cp > 1) {
+    const double kv_dim = m.mla() ? static_cast<double>(m.kv_lora_rank + m.qk_rope_dim) : 2.0 * static_cast<double>(m.kv_heads * m.head_dim);
+    const double chunk = mb * seq / cp * kv_dim * 2 / tp;
+    const double bw = GroupBw(c, pl->tp, pl->cp) * k.collective;
+    const double t = stage_layers * m_steps * 3 * (cp - 1) * chunk / bw;
+    const double attn = d.score_fwd_per_token * 3 * d.tokens / (N * peak * k.gemm) * imbalance;
+    pl->t_cp = std::max(0.0, t - attn);
+    say(fmt::format("CP = max(0, ring {:.4f} s - attention compute {:.4f} s) = {:.4f} s", t, attn, pl->t_cp));
+  }
+  // PP: bubble (p-1)/(v m) of the pipelined work, and the fill/drain p2p.
+  pl->t_pp = 0;
+  if (pl->pp > 1) {
+    const double bubble = (pp - 1) / (v * m_steps) * (pl->t_compute + pl->t_tp + pl->t_ep);
+    const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp * pl->dp, pl->pp) * k.collective;
+    const double p2p = 2 * v * (pp - 1) * (A / tp) / bw;
+    pl->t_pp = bubble + p2p;
+    say(fmt::format("PP+Bubble = ({}-1)/({} x {:.0f}) x (Comp + TP + EP) {:.4f} s + p2p 2 x {} x ({}-1) x {:.3f} GB / "
+                    "{:.0f} GB/s {:.4f} s = {:.4f} s",
+                    pl->pp, pl->vpp, m_steps, bubble, pl->vpp, pl->pp, A / tp / GB, bw / GB, p2p, pl->t_pp));
+  }
+  // Optimizer: AdamW touches ~34 bytes per parameter it updates (HBM-bound).
+  pl->t_opt = 34 * local / opt_shard / (c.chip.hbm_bytes_per_s * k.hbm);
+  say(fmt::format("Opt = 34 B x {:.3f} B parameters / {:.0f} GB/s x HBM {:.2f} = {:.4f} s", local / opt_shard / 1e9,
+                  c.chip.hbm_bytes_per_s / GB, k.hbm, pl->t_opt));
+  pl->t_step = pl->t_compute + pl->t_tp + pl->t_ep + pl->t_fsdp_dp + pl->t_cp + pl->t_pp + pl->t_opt;
+  pl->mfu = pl->model_flops / (pl->t_step * N * peak);
+  const std::pair<double, const char*> terms[] = {{pl->t_compute, "compute"}, {pl->t_tp, "TP"},
+                                                  {pl->t_ep, "EP"},           {pl->t_fsdp_dp, "FSDP+DP"},
+                                                  {pl->t_cp, "CP"},           {pl->t_pp, "PP+bubble"},
+                                                  {pl->t_opt, "optimizer"}};
+  pl->bottleneck = "compute";
+  double worst = -1;
+  for (const auto& [tm, name] : terms)
+    if (tm > worst) worst = tm, pl->bottleneck = name;
+  if (!pl->fits) pl->bottleneck = "memory";
+  say(fmt::format("Step = {:.4f} s; MFU = {:.3f} PFLOP / ({:.4f} s x {} x {:.0f} TFLOP/s) = {:.2f} %; bottleneck: {}",
+                  pl->t_step, pl->model_flops / 1e15, pl->t_step, c.chips, peak / 1e12, pl->mfu * 100,
+                  pl->bottleneck));
+}
+
+std::vector<int64_t> Divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t i = 1; i * i <= n; ++i)
+    if (n % i == 0) {
+      out.push_back(i);
+      if (i != n / i) out.push_back(n / i);
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const PlanFilter& f) {
+  if (c.chips <= 0) return InvalidArgument("--chips: need at least one chip");
+  if (!(c.chip.peak(hw::DType::kBf16) > 0)) return InvalidArgument(fmt::format("chip '{}' has no bf16 peak", c.chip.id));
+  if (!(c.chip.hbm_bytes > 0)) return InvalidArgument(fmt::format("chip '{}' has no HBM size", c.chip.id));
+  if (t.global_batch <= 0) return InvalidArgument("--global-batch: need at least one sequence per step");
+  if (t.seq <= 0) return InvalidArgument("--seq: the sequence length must be positive");
+  if (!c.axes.empty()) {
+    int64_t prod = 1;
+    for (int64_t a : c.axes) prod *= a;
+    if (prod != c.chips)
+      return InvalidArgument(fmt::format("--ici-axes: the axes multiply to {}, not --chips {}", prod, c.chips));
+  }
+  auto divides = [&](int64_t x, int64_t n, const char* what, const char* of, int64_t of_v) -> Status {
+    if (x > 0 && of_v % x != 0)
+      return InvalidArgument(fmt::format("{} = {} does not divide {} = {}", what, x, of, of_v));
+    (void)n;
+    return OkStatus();
+  };
+  if (auto s = divides(f.tp, 0, "--tp", "model.heads", m.heads); !s.ok()) return s;
+  if (f.tp > 0 && m.kv_heads % f.tp != 0 && f.tp % m.kv_heads != 0)
+    return InvalidArgument(fmt::format("--tp = {} neither divides nor is a multiple of model.kv_heads = {}", f.tp,
+                                       m.kv_heads));
+  if (auto s = divides(f.cp, 0, "--cp", "--seq", t.seq); !s.ok()) return s;
+  if (f.ep > 1 && !m.moe()) return InvalidArgument("--ep: the model has no experts ([moe] table)");
+  if (auto s = divides(f.ep, 0, "--ep", "moe.experts", m.experts); !s.ok()) return s;
+  if (f.pp > 0 && f.pp > m.layers)
+    return InvalidArgument(fmt::format("--pp = {} is more than model.layers = {}", f.pp, m.layers));
+  const int64_t fixed = std::max<int64_t>(1, f.tp) * std::max<int64_t>(1, f.pp) * std::max<int64_t>(1, f.cp) *
+                        std::max<int64_t>(1, f.fsdp) * std::max<int64_t>(1, f.dp);
+  if (c.chips % fixed != 0)
+    return InvalidArgument(fmt::format("--chips = {} is not divisible by TP x PP x CP x FSDP x DP = {}", c.chips, fixed));
+  if (f.dp > 0 && f.fsdp > 0) {
+    const int64_t replicas = f.dp * f.fsdp * std::max<int64_t>(1, f.mb);
+    if (t.global_batch % replicas != 0)
+      return InvalidArgument(fmt::format("--global-batch = {} is not divisible by DP x FSDP x micro-batch = {}",
+                                         t.global_batch, replicas));
+  }
+  if (!f.remat.empty()) {
+    Remat r;
+    if (!ParseRemat(f.remat, &r))
+      return InvalidArgument(fmt::format("--remat '{}': expected none, save_dots, selective, minimal_with_context, "
+                                         "save_out_proj or full",
+                                         f.remat));
+  }
+  return OkStatus();
+}
+
+Plan Evaluate(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Plan& split) {
+  Plan p = split;
+  const Derived d = Derive(m, t);
+  Compute(m, c, t, k, d, &p, nullptr);
+  return p;
+}
+
+std::vector<std::string> Explain(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k,
+                                 const Plan& split) {
+  Plan p = split;
+  const Derived d = Derive(m, t);
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("{}: {:.3f} B parameters ({:.3f} B active), {:.3f} GFLOP per token trained ({} "
+                              "attention), {} sequences x {} tokens per step",
+                              m.name, d.p.total / 1e9, d.p.active / 1e9, d.flops_per_token / 1e9,
+                              t.causal_half ? "causal-halved" : "full s x s", t.global_batch, t.seq));
+  lines.push_back(fmt::format("TP {} x DP {} x PP {} (v {}) x FSDP {} x CP {} = {} chips; EP {} inside DP x FSDP; "
+                              "micro-batch {}, {} micro-batches per step; remat {}",
+                              p.tp, p.dp, p.pp, p.vpp, p.fsdp, p.cp, c.chips, p.ep, p.mb, p.ga, RematName(p.remat)));
+  Compute(m, c, t, k, d, &p, &lines);
+  return lines;
+}
+
+PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const PlanFilter& f) {
+  PlanSearch out;
+  const Derived d = Derive(m, t);
+  out.params = d.p;
+  out.flops_per_token = d.flops_per_token;
+  Remat only = Remat::kCount;
+  if (!f.remat.empty()) ParseRemat(f.remat, &only);
+  const auto chips_div = Divisors(c.chips);
+  std::vector<Plan> oom;
+  for (int64_t tp : chips_div) {
+    if (f.tp && tp != f.tp) continue;
+    if (m.heads % tp != 0 || (m.kv_heads % tp != 0 && tp % m.kv_heads != 0)) continue;
+    if (!c.tpu && tp > c.node_size) continue;  // TP stays inside an NVLink domain
+    for (int64_t cp : Divisors(c.chips / tp)) {
+      if (f.cp && cp != f.cp) continue;
+      if (t.seq % cp != 0 || (cp > 1 && t.seq / cp < 128)) continue;
+      for (int64_t pp : Divisors(c.chips / (tp * cp))) {
+        if (f.pp && pp != f.pp) continue;
+        if (pp > m.layers) continue;
+        const int64_t D = c.chips / (tp * cp * pp);  // data-parallel ranks: DP x FSDP
+        for (int64_t fsdp : Divisors(D)) {
+          if (f.fsdp && fsdp != f.fsdp) continue;
+          const int64_t dp = D / fsdp;
+          if (f.dp && dp != f.dp) continue;
+          if (t.global_batch % D != 0) continue;
+          const int64_t per_replica = t.global_batch / D;
+          for (int64_t ep : m.moe() ? Divisors(D) : std::vector<int64_t>{1}) {
+            if (f.ep && ep != f.ep) continue;
+            if (m.moe() && m.experts % ep != 0) continue;
+            if (fsdp % ep != 0 && ep % fsdp != 0) continue;
+            for (int64_t vpp : {1, 2, 4}) {
+              if (f.vpp && vpp != f.vpp) continue;
+              if (vpp > 1 && (pp == 1 || m.layers % (pp * vpp) != 0)) continue;
+              ++out.layouts;
+              for (int64_t mb : Divisors(per_replica)) {
+                if (f.mb && mb != f.mb) continue;
+                const int64_t ga = per_replica / mb;
+                if (vpp > 1 && ga % pp != 0) continue;  // interleaving needs whole rounds of micro-batches
+                bool fitted = false, smallest_oom = false;
+                double kept_act = INFINITY;
+                for (int r = 0; r < kRematCount; ++r) {
+                  const Remat remat = static_cast<Remat>(r);
+                  if (only != Remat::kCount && remat != only) continue;
+                  Plan p;
+                  p.tp = tp, p.cp = cp, p.pp = pp, p.vpp = vpp, p.fsdp = fsdp, p.dp = dp, p.ep = ep, p.mb = mb, p.ga = ga;
+                  p.remat = remat;
+                  if (fitted && !f.include_dominated) {  // a cheaper policy fits: more recompute cannot help
+                    ++out.dominated;
+                    continue;
+                  }
+                  Compute(m, c, t, k, d, &p, nullptr);
+                  ++out.evaluated;
+                  if (f.max_mem_bytes > 0 && p.total > f.max_mem_bytes) p.fits = false, p.bottleneck = "memory";
+                  if (p.activations >= kept_act && !f.include_dominated && remat != Remat::kNone) {
+                    ++out.dominated;  // more recompute for no memory saved
+                    continue;
+                  }
+                  kept_act = std::min(kept_act, p.activations);
+                  if (p.fits) {
+                    fitted = true;
+                    out.plans.push_back(p);
+                  } else {
+                    ++out.oom;
+                    if (f.include_oom) oom.push_back(p);
+                    smallest_oom = remat == Remat::kFull;
+                  }
+                }
+                // Larger micro-batches need more memory: past one whose
+                // smallest footprint does not fit, stop.
+                if (smallest_oom && !f.include_oom && only == Remat::kCount) break;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  auto by_mfu = [](const Plan& a, const Plan& b) {
+    if (a.mfu != b.mfu) return a.mfu > b.mfu;
+    return a.total < b.total;
+  };
+  std::sort(out.plans.begin(), out.plans.end(), by_mfu);
+  std::sort(oom.begin(), oom.end(), by_mfu);
+  out.plans.insert(out.plans.end(), oom.begin(), oom.end());
+  return out;
+}
+
+}  // namespace mlprof::plan

@@ -1,0 +1,135 @@
+// Parallelism-strategy planner: for a model (plan/spec.h), a cluster of
+// chips (hw/chip.h) and a training run, every feasible way to split the
+// work over TP, DP, PP (with interleaving), EP, FSDP and CP, with a remat
+// policy, a micro-batch size and gradient accumulation; per plan the HBM
+// each chip needs, the time of a step term by term, MFU and what bounds
+// it. Formulas: docs/PLANNER.md (from shared/reference/planner-formulas.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/chip.h"
+#include "plan/spec.h"
+
+namespace mlprof::plan {
+
+// ---- the model's arithmetic -------------------------------------------------
+struct ParamCounts {
+  double total = 0;         // every parameter
+  double active = 0;        // used per token (top-k experts + shared)
+  double embedding = 0;     // input embedding (+ learned positions)
+  double output = 0;        // untied output projection (0 when tied)
+  double layers = 0;        // all layers
+  double experts = 0;       // routed-expert weights (all layers)
+  double matmul_active = 0; // weights a token multiplies by: layers' projections and active MLPs + the unembedding
+};
+ParamCounts CountParams(const ModelSpec& m);
+// Per layer: attention projections (MLA or GQA), MLP (dense of width
+// `ffn`, or MoE: all / active experts), norms.
+double AttentionParams(const ModelSpec& m);
+double DenseMlpParams(const ModelSpec& m, int64_t ffn);
+double MoeParams(const ModelSpec& m, bool active);  // experts + shared + router
+double NormParams(const ModelSpec& m);
+// Attention-score FLOPs per token per layer, forward: 2 · s_ctx · n_q ·
+// (d_qk + d_v); s_ctx = min(seq, window), halved with `causal_half`.
+double AttentionScoreFlops(const ModelSpec& m, const LayerGroup& g, int64_t seq, bool causal_half);
+// Training FLOPs per token (forward + backward): 6 · matmul_active +
+// 3 · Σ layers AttentionScoreFlops.
+double TrainFlopsPerToken(const ModelSpec& m, int64_t seq, bool causal_half);
+
+// ---- the run and the cluster -----------------------------------------------
+enum class Remat { kNone, kSaveDots, kSelective, kMinimalWithContext, kSaveOutProj, kFull, kCount };
+const char* RematName(Remat r);
+bool ParseRemat(std::string_view s, Remat* out);
+
+// Bytes per parameter held by each chip for its shard: weights, gradients,
+// optimizer state (AdamW: fp32 master + m + v where the weights are 16-bit).
+struct MemoryConvention {
+  std::string name = "megatron";
+  double weight = 2, grad = 4, optimizer = 12;
+};
+// "megatron" (bf16 weights, fp32 grads, fp32 master+m+v: 18 B), "zero"
+// (ZeRO paper: 2+2+12 = 16 B), "maxtext" (fp32 weights and grads, m+v: 16 B).
+bool ParseMemoryConvention(std::string_view s, MemoryConvention* out);
+
+struct Cluster {
+  hw::Chip chip;
+  int64_t chips = 0;
+  int64_t node_size = 8;       // GPUs per NVLink domain; TPU: chips per slice
+  double fast_bw = 0;          // B/s per direction per chip inside a node (NVLink; TPU: one ICI axis)
+  double slow_bw = 0;          // B/s per chip across nodes (node egress / GPUs per node; TPU: DCN)
+  std::vector<int64_t> axes;   // TPU torus axes, innermost first (empty on GPUs)
+  bool tpu = false;
+};
+// Fills the bandwidths from the chip file: NVLink (all links) / ICI per
+// axis, node egress or DCN.
+Cluster MakeCluster(const hw::Chip& chip, int64_t chips, int64_t node_size, std::vector<int64_t> axes);
+
+struct TrainSpec {
+  int64_t global_batch = 0;  // sequences per step
+  int64_t seq = 0;
+  MemoryConvention memory;
+  double reserve = 0.10;     // fraction of HBM kept for the runtime / compiler / fragmentation
+  bool causal_half = false;  // count half the s x s attention scores (MaxText since 2025); default: all (PaLM, Megatron)
+  bool zero1 = true;         // optimizer state sharded over the data-parallel replicas (distributed optimizer)
+};
+
+// Efficiency knobs (defaults calibrated in docs/PLANNER.md).
+struct Knobs {
+  double gemm = 0.70;       // fraction of peak the model's matmuls reach
+  double collective = 0.80; // fraction of link bandwidth a large collective reaches
+  double overlap = 0.90;    // fraction of FSDP/DP communication hidden under compute
+  double hbm = 0.80;        // fraction of HBM bandwidth the optimizer step reaches
+  double hop_latency = 1e-6;
+};
+
+// ---- plans -------------------------------------------------------------------
+struct Plan {
+  int64_t tp = 1, dp = 1, pp = 1, vpp = 1, ep = 1, fsdp = 1, cp = 1, mb = 1, ga = 1;
+  Remat remat = Remat::kNone;
+  // Memory per chip, bytes.
+  double weights = 0, optimizer = 0, grads = 0, fsdp_buffers = 0, activations = 0, reserve = 0, total = 0;
+  bool fits = false;
+  // Work and time per step.
+  double model_flops = 0;  // per step, all chips
+  double remat_flops = 0;
+  double t_compute = 0, t_tp = 0, t_ep = 0, t_fsdp_dp = 0, t_cp = 0, t_pp = 0, t_opt = 0, t_step = 0;
+  double mfu = 0;  // model FLOPs / (step · chips · peak)
+  std::string bottleneck;
+};
+
+// Restrict the search (0 / empty: any).
+struct PlanFilter {
+  int64_t tp = 0, dp = 0, pp = 0, vpp = 0, ep = 0, fsdp = 0, cp = 0, mb = 0;
+  std::string remat;
+  double max_mem_bytes = 0;
+  bool include_oom = false;       // keep plans that do not fit (bottleneck "memory")
+  bool include_dominated = false; // keep remat policies a cheaper one that fits makes pointless
+};
+
+struct PlanSearch {
+  std::vector<Plan> plans;  // fitting plans by MFU, best first (then the rest, with include_oom)
+  int64_t evaluated = 0;    // plans whose memory and time were computed
+  int64_t layouts = 0;      // (tp, pp, vpp, ep, fsdp, cp, dp) splits considered
+  int64_t oom = 0;          // evaluated plans that do not fit
+  int64_t dominated = 0;    // skipped remat policies (a cheaper one fit)
+  ParamCounts params;
+  double flops_per_token = 0;
+};
+
+// Validates the run (a batch the data-parallel degree and micro-batch cannot
+// split, a sequence CP cannot split, experts EP cannot split...): errors
+// name the field. A filter that pins every axis is checked the same way.
+Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const PlanFilter& f);
+
+// One plan's memory and time (the split must be valid).
+Plan Evaluate(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Plan& split);
+// The arithmetic behind Evaluate, one line per term.
+std::vector<std::string> Explain(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k,
+                                 const Plan& split);
+
+PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const PlanFilter& f);
+
+}  // namespace mlprof::plan

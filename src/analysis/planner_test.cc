@@ -1,0 +1,268 @@
+// Planner arithmetic against hand-computed figures, published parameter
+// counts and the closed forms in shared/reference/planner-formulas.md.
+#include "analysis/planner.h"
+
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace mlprof::plan {
+namespace {
+
+ModelSpec Preset(const char* id) {
+  auto m = BuiltInModel(id);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return *m;
+}
+
+// A made-up chip: bf16 peak, HBM size and bandwidth, a scale-up link (all
+// links, per direction) and 400 GB/s of node egress.
+std::string fmt_chip(double tflops, double hbm_gb, double hbm_tb_s, double link_gb_s) {
+  return fmt::format(
+      R"({{"id":"t","name":"T","kind":"gpu","peak_tflops":{{"bf16":{}}},"hbm_bytes":{},"hbm_bytes_per_s":{},)"
+      R"("interconnect":[{{"name":"NVLink","scope":"scale-up","links":1,"bytes_per_s_per_dir_per_link":{}}},)"
+      R"({{"name":"node egress","scope":"scale-out","links":1,"bytes_per_s_per_dir_per_link":4e11}}]}})",
+      tflops, hbm_gb * 1e9, hbm_tb_s * 1e12, link_gb_s * 1e9);
+}
+
+hw::Chip Chip(double tflops, double hbm_gb, double hbm_tb_s, double link_gb_s) {
+  auto c = hw::ParseChipJson(fmt_chip(tflops, hbm_gb, hbm_tb_s, link_gb_s), "t.json");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return *c;
+}
+
+TEST(Planner, ParameterCounts) {
+  // Llama 3 70B: per layer 2·8192·8192 (Q, O) + 2·8192·1024 (K, V) +
+  // 3·8192·28672 (SwiGLU) + 2·8192 (norms) = 855,654,400; 80 layers +
+  // 2 x 128256·8192 (untied) + 8192 = 70,553,706,496 ("70.6 B").
+  ParamCounts p = CountParams(Preset("llama3-70b"));
+  EXPECT_DOUBLE_EQ(p.total, 80.0 * 855654400 + 2.0 * 128256 * 8192 + 8192);
+  EXPECT_NEAR(p.total / 1e9, 70.6, 0.05);
+  EXPECT_DOUBLE_EQ(p.active, p.total);
+  // Llama 3.1 405B: 405.8 B.
+  EXPECT_NEAR(CountParams(Preset("llama3-405b")).total / 1e9, 405.8, 0.1);
+  // Llama 3 8B: 8.03 B.
+  EXPECT_NEAR(CountParams(Preset("llama3-8b")).total / 1e9, 8.03, 0.01);
+  // DeepSeek-V3: 671 B total, ~37 B active (reference: 61 x 187 M attention,
+  // 3 x 396 M dense MLP, 58 x 11.31 B MoE, 1.85 B embeddings).
+  const ModelSpec ds = Preset("deepseek-v3");
+  EXPECT_NEAR(AttentionParams(ds) / 1e6, 187.1, 0.1);
+  EXPECT_NEAR(MoeParams(ds, false) / 1e9, 11.32, 0.01);
+  ParamCounts d = CountParams(ds);
+  EXPECT_NEAR(d.total / 1e9, 671.0, 0.5);
+  EXPECT_NEAR(d.active / 1e9, 37.5, 0.2);
+  // Mixtral 8x7B: 46.7 B total, 12.9 B active (Mistral's figures).
+  ParamCounts mx = CountParams(Preset("mixtral-8x7b"));
+  EXPECT_NEAR(mx.total / 1e9, 46.7, 0.1);
+  EXPECT_NEAR(mx.active / 1e9, 12.9, 0.1);
+  // GPT-3 175B: 12·L·h² + embeddings and positions: 174.6 B ("175 B").
+  EXPECT_NEAR(CountParams(Preset("gpt3-175b")).total / 1e9, 174.6, 0.1);
+}
+
+TEST(Planner, FlopsPerToken) {
+  // GPT-3 (MHA, non-gated, LayerNorm) equals Megatron's closed form per
+  // token: 72·L·h²·(1 + s/(6h) + V/(12·L·h)).
+  const ModelSpec g = Preset("gpt3-175b");
+  const double L = 96, h = 12288, s = 2048, V = 50257;
+  EXPECT_NEAR(TrainFlopsPerToken(g, 2048, false), 72 * L * h * h * (1 + s / (6 * h) + V / (12 * L * h)), 1);
+  // Llama 3 70B (GQA): 6 x matmul weights + 3 x 2·s·n_q·(d + d) per layer.
+  const ModelSpec l = Preset("llama3-70b");
+  const double matmul = 80.0 * (2 * 8192.0 * 8192 + 2 * 8192.0 * 1024 + 3 * 8192.0 * 28672) + 128256.0 * 8192;
+  EXPECT_DOUBLE_EQ(CountParams(l).matmul_active, matmul);
+  EXPECT_DOUBLE_EQ(TrainFlopsPerToken(l, 8192, false), 6 * matmul + 3 * 80 * 2 * 8192.0 * 64 * 256);
+  // Causal halving takes half of the attention term only.
+  EXPECT_DOUBLE_EQ(TrainFlopsPerToken(l, 8192, true), 6 * matmul + 3 * 80 * 8192.0 * 64 * 256);
+}
+
+TEST(Planner, ActivationBytesPerLayer) {
+  // Reference §2.3: a modern Llama-3-70B block keeps ≈ 33.5·s·b·h bytes per
+  // layer without recompute; full recompute keeps the layer input, 2·s·b·h.
+  const ModelSpec m = Preset("llama3-70b");
+  TrainSpec t;
+  t.global_batch = 8, t.seq = 4096;
+  hw::Chip c = Chip(1000, 1000, 3, 400);
+  Cluster cl = MakeCluster(c, 8, 8, {});
+  Plan p;
+  p.tp = 1, p.dp = 8, p.pp = 1, p.mb = 1, p.ga = 1;
+  Knobs k;
+  const double tokens = 4096, h = 8192, layers = 80, logits = 6 * tokens * 128256;
+  p.remat = Remat::kNone;
+  const Plan none = Evaluate(m, cl, t, k, p);
+  const double none_layer = (none.activations - logits) / layers;  // bytes per layer, 4096 tokens
+  EXPECT_NEAR(none_layer / (tokens * h), 33.5, 0.1);
+  // Full: the layer inputs, plus one layer's full working set while it is
+  // recomputed, plus the logits.
+  p.remat = Remat::kFull;
+  const Plan full = Evaluate(m, cl, t, k, p);
+  EXPECT_NEAR((full.activations - logits - none_layer) / layers / (tokens * h), 2.0, 1e-9);
+  // TP 8 (sequence parallel) divides them by 8.
+  p.tp = 8, p.dp = 1;
+  EXPECT_NEAR(Evaluate(m, cl, t, k, p).activations, full.activations / 8, 1e-3);
+}
+
+TEST(Planner, MemoryConventionsAndZero) {
+  // ZeRO paper, 7.5 B parameters on 64 GPUs (16 B per parameter): 120 GB
+  // without sharding; ZeRO-1 31.4 GB, ZeRO-3 1.9 GB. A dense toy model of
+  // exactly known size stands in.
+  ModelSpec m;
+  m.id = m.name = "toy";
+  m.layers = 32, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.head_dim = 128, m.ffn = 11008, m.vocab = 32000;
+  m.seq_len = 2048;
+  m.groups.push_back({32, false, 0, 0});
+  const double psi = CountParams(m).total;
+  TrainSpec t;
+  t.global_batch = 64, t.seq = 2048;
+  ASSERT_TRUE(ParseMemoryConvention("zero", &t.memory));
+  Cluster cl = MakeCluster(Chip(1000, 1000, 3, 400), 64, 8, {});
+  Knobs k;
+  Plan z1;
+  z1.dp = 64, z1.mb = 1, z1.ga = 1;
+  Plan e = Evaluate(m, cl, t, k, z1);
+  EXPECT_DOUBLE_EQ(e.weights, 2 * psi);
+  EXPECT_DOUBLE_EQ(e.grads, 2 * psi);
+  EXPECT_DOUBLE_EQ(e.optimizer, 12 * psi / 64);
+  EXPECT_NEAR((e.weights + e.grads + e.optimizer) / psi, 4 + 12.0 / 64, 1e-12);  // 31.4 GB at 7.5 B
+  Plan z3;
+  z3.fsdp = 64, z3.mb = 1, z3.ga = 1;
+  e = Evaluate(m, cl, t, k, z3);
+  EXPECT_NEAR((e.weights + e.grads + e.optimizer) / psi, 16.0 / 64, 1e-12);  // 1.9 GB at 7.5 B
+  // Megatron's convention is 18 B per parameter.
+  ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  Plan dp;
+  dp.dp = 64, dp.mb = 1, dp.ga = 1;
+  t.zero1 = false;
+  e = Evaluate(m, cl, t, k, dp);
+  EXPECT_DOUBLE_EQ(e.weights + e.grads + e.optimizer, 18 * psi);
+}
+
+TEST(Planner, CommunicationAndBubble) {
+  // A made-up GPU: 1000 TFLOP/s, 1 TB/s HBM, NVLink 400 GB/s, 8 per node.
+  const ModelSpec m = Preset("llama3-8b");
+  Cluster cl = MakeCluster(Chip(1000, 1000, 1, 400), 64, 8, {});
+  TrainSpec t;
+  t.global_batch = 64, t.seq = 4096;
+  Knobs k;
+  k.gemm = 0.5, k.collective = 1.0, k.overlap = 0;
+  Plan p;
+  p.tp = 8, p.pp = 4, p.dp = 2, p.mb = 1, p.ga = 32;
+  Plan e = Evaluate(m, cl, t, k, p);
+  // Compute: model FLOPs / (64 x 1e15 x 0.5); 32 layers over 4 stages, even.
+  const double flops = TrainFlopsPerToken(m, 4096, false) * 64 * 4096;
+  EXPECT_DOUBLE_EQ(e.model_flops, flops);
+  EXPECT_DOUBLE_EQ(e.t_compute, flops / (64 * 1e15 * 0.5));
+  // TP: 8 layers x 32 micro-batches x 4 all-reduces x 2·7/8 x (4096·4096·2 B) / 400 GB/s.
+  const double A = 4096.0 * 4096 * 2;
+  EXPECT_DOUBLE_EQ(e.t_tp, 8 * 32 * 4 * 2 * 7.0 / 8 * A / 400e9);
+  // PP: bubble (4-1)/32 of compute + TP; p2p 2 x 3 x A/8 over the
+  // per-GPU node egress (the PP group crosses nodes).
+  const double bubble = 3.0 / 32 * (e.t_compute + e.t_tp);
+  EXPECT_NEAR(e.t_pp, bubble + 2 * 3 * (A / 8) / cl.slow_bw, 1e-12);
+  // DP: 2 replicas, all-reduce of 4-byte grads, 2·1/2 x local params x 4 B,
+  // over the slow link, nothing hidden (overlap 0).
+  EXPECT_GT(e.t_fsdp_dp, 0);
+  EXPECT_DOUBLE_EQ(e.t_step, e.t_compute + e.t_tp + e.t_ep + e.t_fsdp_dp + e.t_cp + e.t_pp + e.t_opt);
+  EXPECT_DOUBLE_EQ(e.mfu, flops / (e.t_step * 64 * 1e15));
+  // Interleaving by 2 halves the bubble.
+  p.vpp = 2;
+  Plan v = Evaluate(m, cl, t, k, p);
+  EXPECT_NEAR(v.t_pp - 2 * 2 * 3 * (A / 8) / cl.slow_bw, bubble / 2, 1e-12);
+}
+
+TEST(Planner, SearchIsConsistent) {
+  const ModelSpec m = Preset("mixtral-8x7b");
+  Cluster cl = MakeCluster(Chip(1000, 80, 3, 450), 64, 8, {});
+  TrainSpec t;
+  t.global_batch = 256, t.seq = 4096;
+  Knobs k;
+  PlanFilter f;
+  PlanSearch s = SearchPlans(m, cl, t, k, f);
+  ASSERT_FALSE(s.plans.empty());
+  EXPECT_GT(s.evaluated, 1000);
+  double last = INFINITY;
+  for (const Plan& p : s.plans) {
+    EXPECT_EQ(p.tp * p.dp * p.pp * p.fsdp * p.cp, 64);
+    EXPECT_EQ(t.global_batch % (p.dp * p.fsdp * p.mb), 0);
+    EXPECT_EQ(p.mb * p.ga * p.dp * p.fsdp, t.global_batch);
+    EXPECT_EQ(m.experts % p.ep, 0);
+    EXPECT_TRUE(p.fits);
+    EXPECT_LE(p.total, 80e9);
+    EXPECT_LE(p.mfu, last);
+    last = p.mfu;
+  }
+  // Filters hold; dominated remat choices are only skipped, never better.
+  f.tp = 2, f.ep = 8;
+  PlanSearch g = SearchPlans(m, cl, t, k, f);
+  ASSERT_FALSE(g.plans.empty());
+  for (const Plan& p : g.plans) EXPECT_TRUE(p.tp == 2 && p.ep == 8);
+  PlanFilter all = f;
+  all.include_dominated = true;
+  PlanSearch a = SearchPlans(m, cl, t, k, all);
+  EXPECT_GT(a.plans.size(), g.plans.size());
+  EXPECT_DOUBLE_EQ(a.plans[0].mfu, g.plans[0].mfu);
+}
+
+TEST(Planner, BadInput) {
+  // TOML errors name the file, the line and the key.
+  auto unknown = ParseModelToml("[model]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\ncolour = 3\n", "m.toml");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().message(), "m.toml:7: unknown key 'model.colour'");
+  auto missing = ParseModelToml("[model]\nlayers = 2\nheads = 4\nffn = 128\nvocab = 100\n", "m.toml");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("missing key 'model.hidden'"), std::string::npos);
+  auto heads = ParseModelToml("[model]\nlayers = 2\nhidden = 100\nheads = 3\nffn = 128\nvocab = 100\n", "m.toml");
+  ASSERT_FALSE(heads.ok());
+  EXPECT_NE(heads.status().message().find("model.heads = 3 does not divide model.hidden = 100"), std::string::npos);
+  auto kv = ParseModelToml("[model]\nlayers = 2\nhidden = 64\nheads = 4\nkv_heads = 3\nffn = 128\nvocab = 100\n", "m.toml");
+  ASSERT_FALSE(kv.ok());
+  EXPECT_NE(kv.status().message().find("model.kv_heads = 3 does not divide model.heads = 4"), std::string::npos);
+  auto type = ParseModelToml("[model]\nlayers = \"two\"\n", "m.toml");
+  ASSERT_FALSE(type.ok());
+  EXPECT_EQ(type.status().message(), "m.toml:2: model.layers: expected an integer");
+  auto syntax = ParseModelToml("[model\nlayers = 2\n", "m.toml");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_EQ(syntax.status().message().substr(0, 9), "m.toml:1:");
+  auto groups = ParseModelToml("[model]\nlayers = 4\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n"
+                               "[[layers]]\ncount = 3\n",
+                               "m.toml");
+  ASSERT_FALSE(groups.ok());
+  EXPECT_NE(groups.status().message().find("add up to 3, not model.layers = 4"), std::string::npos);
+  auto topk = ParseModelToml("[model]\nlayers = 2\nhidden = 64\nheads = 4\nvocab = 100\n"
+                             "[moe]\nexperts = 4\ntop_k = 5\nexpert_ffn = 32\n",
+                             "m.toml");
+  ASSERT_FALSE(topk.ok());
+  EXPECT_NE(topk.status().message().find("moe.top_k = 5 is more than moe.experts = 4"), std::string::npos);
+  auto absurd = ParseModelToml("[model]\nlayers = -1\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n", "m.toml");
+  ASSERT_FALSE(absurd.ok());
+  EXPECT_EQ(absurd.status().message(), "m.toml:2: model.layers = -1: expected 1 to 100000");
+  EXPECT_FALSE(BuiltInModel("llama9").ok());
+  EXPECT_NE(BuiltInModel("llama9").status().message().find("llama3-70b"), std::string::npos);
+
+  // The run: experts EP cannot split, a batch DP x FSDP x micro-batch
+  // cannot split, a sequence CP cannot split.
+  const ModelSpec mx = Preset("mixtral-8x7b");
+  Cluster cl = MakeCluster(Chip(1000, 80, 3, 450), 64, 8, {});
+  TrainSpec t;
+  t.global_batch = 100, t.seq = 4096;
+  PlanFilter f;
+  f.ep = 3;
+  EXPECT_EQ(CheckRun(mx, cl, t, f).message(), "--ep = 3 does not divide moe.experts = 8");
+  f = {};
+  f.dp = 8, f.fsdp = 1, f.mb = 2;
+  EXPECT_EQ(CheckRun(mx, cl, t, f).message(), "--global-batch = 100 is not divisible by DP x FSDP x micro-batch = 16");
+  f = {};
+  f.cp = 3;
+  EXPECT_EQ(CheckRun(mx, cl, t, f).message(), "--cp = 3 does not divide --seq = 4096");
+  f = {};
+  f.tp = 3;
+  EXPECT_EQ(CheckRun(mx, cl, t, f).message(), "--tp = 3 does not divide model.heads = 32");
+  f = {};
+  f.ep = 2;
+  EXPECT_EQ(CheckRun(Preset("llama3-8b"), cl, t, f).message(), "--ep: the model has no experts ([moe] table)");
+  Cluster tpu = MakeCluster(Chip(1000, 80, 3, 450), 64, 0, {4, 4});
+  EXPECT_EQ(CheckRun(mx, tpu, t, {}).message(), "--ici-axes: the axes multiply to 16, not --chips 64");
+}
+
+}  // namespace
+}  // namespace mlprof::plan

@@ -1,0 +1,81 @@
+#include "report/plan_tables.h"
+
+#include <fmt/format.h>
+
+namespace mlprof {
+
+Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t,
+                       const plan::Knobs& k, const plan::PlanSearch& s) {
+  Table tb{"plan_setting", "What was planned", {}, {}, {}};
+  tb.AddColumn("item", false).AddColumn("value", false);
+  auto row = [&](std::string a, std::string b) { tb.rows.push_back({Cell::Text(std::move(a)), Cell::Text(std::move(b))}); };
+  row("model", fmt::format("{} ({}): {:.3f} B parameters, {:.3f} B active", m.name, m.source, s.params.total / 1e9,
+                           s.params.active / 1e9));
+  row("training FLOPs per token", fmt::format("{:.4g} GFLOP (6 x {:.3f} B matmul weights + attention, {})",
+                                              s.flops_per_token / 1e9, s.params.matmul_active / 1e9,
+                                              t.causal_half ? "causal: half of s x s" : "full s x s"));
+  std::string axes;
+  for (int64_t a : c.axes) axes += (axes.empty() ? "" : "x") + std::to_string(a);
+  row("cluster", fmt::format("{} x {} ({:.0f} TFLOP/s bf16, {:.0f} GB HBM); {}", c.chips, c.chip.id,
+                             c.chip.peak(hw::DType::kBf16) / 1e12, c.chip.hbm_bytes / 1e9,
+                             c.tpu ? fmt::format("ICI {:.0f} GB/s per axis{}, DCN {:.1f} GB/s", c.fast_bw / 1e9,
+                                                 axes.empty() ? "" : " on a " + axes + " torus", c.slow_bw / 1e9)
+                                   : fmt::format("{} per node: NVLink {:.0f} GB/s, {:.1f} GB/s per GPU across nodes",
+                                                 c.node_size, c.fast_bw / 1e9, c.slow_bw / 1e9)));
+  row("run", fmt::format("{} sequences x {} tokens per step; memory {} ({:g}+{:g}+{:g} B per parameter); reserve {:.0f} "
+                         "%; optimizer state {}",
+                         t.global_batch, t.seq, t.memory.name, t.memory.weight, t.memory.grad, t.memory.optimizer,
+                         t.reserve * 100, t.zero1 ? "sharded over DP" : "replicated over DP"));
+  row("efficiency", fmt::format("GEMM {:.2f}, collectives {:.2f}, overlap {:.2f}, HBM {:.2f}", k.gemm, k.collective,
+                                k.overlap, k.hbm));
+  int64_t fit = 0;
+  for (const auto& p : s.plans) fit += p.fits;
+  row("search", fmt::format("{} layouts, {} plans evaluated: {} fit, {} do not fit; {} remat choices skipped as "
+                            "dominated (a cheaper one fits, or no memory saved)",
+                            s.layouts, s.evaluated, fit, s.oom, s.dominated));
+  return tb;
+}
+
+Table PlansTable(const plan::PlanSearch& s, int top) {
+  Table t{"plans", "Plans, best MFU first (memory per chip in GB; times per step in s)", {}, {}, {}};
+  for (const char* c : {"#", "TP", "DP", "PP", "V", "EP", "FSDP", "CP"}) t.AddColumn(c, true);
+  t.AddColumn("Remat", false);
+  for (const char* c : {"MB", "GA", "W(GB)", "O(GB)", "G(GB)", "FBuf", "Act(GB)", "Rsv", "Tot(GB)", "Train(PF)",
+                        "Remat%", "Comp(s)", "TP(s)", "EP(s)", "FSDP+DP(s)", "CP(s)", "PP+Bubble(s)", "Opt(s)",
+                        "Step(s)", "MFU%"})
+    t.AddColumn(c, true);
+  t.AddColumn("Bottleneck", false);
+  const double GB = 1e9;
+  int n = 0;
+  for (const plan::Plan& p : s.plans) {
+    if (top > 0 && n >= top) break;
+    ++n;
+    t.rows.push_back({Cell::Int(n), Cell::Int(p.tp), Cell::Int(p.dp), Cell::Int(p.pp), Cell::Int(p.vpp),
+                      Cell::Int(p.ep), Cell::Int(p.fsdp), Cell::Int(p.cp), Cell::Text(plan::RematName(p.remat)),
+                      Cell::Int(p.mb), Cell::Int(p.ga), Cell::Real(p.weights / GB, 1), Cell::Real(p.optimizer / GB, 1),
+                      Cell::Real(p.grads / GB, 1), Cell::Real(p.fsdp_buffers / GB, 1),
+                      Cell::Real(p.activations / GB, 1), Cell::Real(p.reserve / GB, 1), Cell::Real(p.total / GB, 1),
+                      Cell::Real(p.model_flops / 1e15, 1),
+                      Cell::Real(p.model_flops > 0 ? 100 * p.remat_flops / p.model_flops : 0, 1),
+                      Cell::Real(p.t_compute, 3), Cell::Real(p.t_tp, 3), Cell::Real(p.t_ep, 3),
+                      Cell::Real(p.t_fsdp_dp, 3), Cell::Real(p.t_cp, 3), Cell::Real(p.t_pp, 3), Cell::Real(p.t_opt, 3),
+                      Cell::Real(p.t_step, 3), Cell::Real(p.mfu * 100, 1), Cell::Text(p.bottleneck)});
+  }
+  t.notes.push_back(
+      "TP x DP x PP x FSDP x CP = chips; V = interleaved stages per PP rank; EP splits the experts over data-parallel "
+      "ranks; MB = micro-batch (sequences), GA = micro-batches per step. W/O/G = weights, optimizer state, gradients; "
+      "FBuf = FSDP gather buffers; Rsv = the reserve. Times are exposed (not hidden under compute). `--explain N` "
+      "shows the arithmetic of row N.");
+  if (s.plans.empty()) t.notes.push_back("No plan fits: try more chips, a smaller batch, or --all to see the closest.");
+  return t;
+}
+
+Table PlanExplainTable(int row, const std::vector<std::string>& lines) {
+  Table t{"plan_explain", fmt::format("Plan {}: the arithmetic", row), {}, {}, {}};
+  t.AddColumn("step", true).AddColumn("computation", false);
+  int i = 0;
+  for (const auto& l : lines) t.rows.push_back({Cell::Int(++i), Cell::Text(l)});
+  return t;
+}
+
+}  // namespace mlprof

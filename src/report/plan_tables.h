@@ -1,0 +1,21 @@
+// Tables for `mlprof plan`: the ranked plans, the setting they were
+// computed for, and one plan's arithmetic (--explain).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/planner.h"
+#include "report/table.h"
+
+namespace mlprof {
+
+// The model, the cluster, the run and the efficiency knobs, as key/value rows.
+Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t,
+                       const plan::Knobs& k, const plan::PlanSearch& s);
+// One row per plan (best MFU first), `top` of them (0: all), numbered from 1.
+Table PlansTable(const plan::PlanSearch& s, int top);
+// The lines of plan::Explain as a one-column table.
+Table PlanExplainTable(int row, const std::vector<std::string>& lines);
+
+}  // namespace mlprof
