@@ -12,6 +12,8 @@
 
 #include "analysis/gpu_time.h"
 #include "analysis/idle.h"
+#include "analysis/planner.h"
+#include "hw/chip.h"
 #include "io/load.h"
 #include "hlo/text_parser.h"
 #include "trace_synth.h"
@@ -207,3 +209,35 @@ BENCHMARK(BM_ParseHloText)->Unit(benchmark::kMillisecond)->UseRealTime();
 }  // namespace
 
 BENCHMARK_MAIN();
+
+// The planner's full search: every TP/CP/PP/FSDP/DP/EP/V/micro-batch split
+// of the cluster and every remat policy not dominated, memory and time
+// computed for each. Counter: plans evaluated per second (one thread).
+static void PlanSearchBench(benchmark::State& state, const char* model, const char* chip, int64_t chips,
+                            int64_t batch) {
+  auto db = mlprof::hw::ChipDb::WithFiles({});
+  auto c = db->Find(chip);
+  auto m = mlprof::plan::BuiltInModel(model);
+  if (!db.ok() || !c.ok() || !m.ok()) {
+    state.SkipWithError("no chip or model");
+    return;
+  }
+  mlprof::plan::Cluster cl = mlprof::plan::MakeCluster(**c, chips, 0, {});
+  mlprof::plan::TrainSpec t;
+  t.global_batch = batch;
+  t.seq = m->seq_len;
+  mlprof::plan::Knobs k;
+  int64_t plans = 0;
+  for (auto _ : state) {
+    auto s = mlprof::plan::SearchPlans(*m, cl, t, k, {});
+    plans += s.evaluated;
+    benchmark::DoNotOptimize(s.plans.data());
+  }
+  state.counters["plans_per_s"] = benchmark::Counter(static_cast<double>(plans), benchmark::Counter::kIsRate);
+}
+static void BM_PlanSearchLlama70B(benchmark::State& state) { PlanSearchBench(state, "llama3-70b", "h100-sxm", 1024, 1024); }
+BENCHMARK(BM_PlanSearchLlama70B)->Unit(benchmark::kMillisecond)->UseRealTime();
+static void BM_PlanSearchDeepSeekV3(benchmark::State& state) {
+  PlanSearchBench(state, "deepseek-v3", "h100-sxm", 2048, 3840);
+}
+BENCHMARK(BM_PlanSearchDeepSeekV3)->Unit(benchmark::kMillisecond)->UseRealTime();

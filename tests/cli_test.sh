@@ -196,6 +196,32 @@ check "roofline without GPU work" run 1 "$BIN" roofline "$TMP/noshapes.json"
 check "roofline without GPU work message" has "nothing to put on a roofline" err
 check "roofline unknown chip" run 1 "$BIN" roofline "$TMP/s.xplane.pb" --chip tpu-v9
 
+# The planner.
+check "plan" run 0 "$BIN" plan --model llama3-70b --chip h100-sxm --chips 64 --global-batch 64 --top 3 --format csv
+check "plan setting" has "Llama 3 70B (built-in): 70.554 B parameters, 70.554 B active" out
+check "plan columns" has "#,TP,DP,PP,V,EP,FSDP,CP,Remat,MB,GA,W(GB),O(GB),G(GB),FBuf,Act(GB),Rsv,Tot(GB),Train(PF),Remat%,Comp(s),TP(s),EP(s),FSDP+DP(s),CP(s),PP+Bubble(s),Opt(s),Step(s),MFU%,Bottleneck" out
+check "plan rows" test "$(grep -cE '^[123],' "$TMP/out")" -eq 3
+check "plan layouts multiply to the chips" bash -c "awk -F, '/^[123],/{ if (\$2*\$3*\$4*\$7*\$8 != 64) exit 1 }' '$TMP/out'"
+check "plan filter" run 0 "$BIN" plan --model mixtral-8x7b --chip h100-sxm --chips 64 --global-batch 128 --ep 8 --tp 2 --top 0 --format csv
+check "plan filter holds" bash -c "awk -F, '/^[0-9]+,/{ if (\$2 != 2 || \$6 != 8) exit 1; n++ } END { exit n == 0 }' '$TMP/out'"
+check "plan explain" run 0 "$BIN" plan --model deepseek-v3 --chip h100-sxm --chips 256 --global-batch 1024 --explain 1 --width 400
+check "plan explain arithmetic" has "MFU = " out
+check "plan explain memory" has "Tot = W + G + O + FBuf + Act + Rsv" out
+check "plan tpu" run 0 "$BIN" plan --model llama3-8b --chip tpu-v5p --chips 64 --ici-axes 4x4x4 --global-batch 128 --top 1
+check "plan tpu calibrated" has "GEMM 0.65 (calibrated for tpu-v5p)" out
+printf '[model]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\nsize = 3\n' >"$TMP/bad_model.toml"
+check "plan unknown key" run 1 "$BIN" plan --model "$TMP/bad_model.toml" --chip h100-sxm --chips 8 --global-batch 8 --seq 128
+check "plan unknown key message" has "bad_model.toml:7: unknown key 'model.size'" err
+printf '[model]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\nseq_len = 128\n' >"$TMP/toy.toml"
+check "plan own model file" run 0 "$BIN" plan --model "$TMP/toy.toml" --chip h100-sxm --chips 8 --global-batch 8 --top 1
+check "plan batch not divisible" run 1 "$BIN" plan --model llama3-8b --chip h100-sxm --chips 8 --global-batch 12 --dp 8 --fsdp 1 --mb 1
+check "plan batch message" has "--global-batch = 12 is not divisible by DP x FSDP x micro-batch = 8" err
+check "plan experts not divisible" run 1 "$BIN" plan --model mixtral-8x7b --chip h100-sxm --chips 8 --global-batch 8 --ep 3
+check "plan experts message" has "--ep = 3 does not divide moe.experts = 8" err
+check "plan unknown model" run 1 "$BIN" plan --model gpt5 --chip h100-sxm --chips 8 --global-batch 8
+check "plan unknown model lists presets" has "built-in models are deepseek-v3, gpt3-175b" err
+check "plan explain out of range" run 1 "$BIN" plan --model llama3-8b --chip h100-sxm --chips 8 --global-batch 8 --explain 100000
+
 # MFU with the step time, devices, chip and op FLOPs taken from a profile.
 check "mfu from xplane" run 0 "$BIN" mfu "$TMP/s.xplane.pb" --model-flops-per-step 1e12 --width 200
 check "mfu from xplane: chip and devices" has "From the profile: step time" out

@@ -130,14 +130,30 @@ Cluster MakeCluster(const hw::Chip& chip, int64_t chips, int64_t node_size, std:
   for (const auto& l : chip.interconnect) {
     if (l.scope == "scale-up" && c.fast_bw == 0)
       c.fast_bw = l.bytes_per_s_per_dir_per_axis > 0 ? l.bytes_per_s_per_dir_per_axis : l.bytes_per_s_per_dir();
-    if (l.scope == "scale-out" && c.slow_bw == 0) {
-      // Node egress is stated per node on GPUs: share it among the node's GPUs.
-      const double per = l.bytes_per_s_per_dir();
-      c.slow_bw = l.name == "node egress" && c.node_size > 0 ? per / static_cast<double>(c.node_size) : per;
-    }
+    if (l.scope == "scale-out" && c.slow_bw == 0) c.slow_bw = l.bytes_per_s_per_dir();  // per chip (its NIC)
   }
   if (c.slow_bw == 0) c.slow_bw = c.fast_bw / 8;  // not stated: an order below the scale-up link
   return c;
+}
+
+double GemmEfficiency(const hw::Chip& chip, std::string* source) {
+  // Fitted by scripts/calibrate_planner.sh on the calibration half of
+  // MaxText's published MFU table (docs/PLANNER.md).
+  struct Fit {
+    const char* chip;
+    double gemm;
+  };
+  static constexpr Fit kFits[] = {{"tpu-v6e", 0.45}, {"tpu-v5p", 0.65}, {"h100-sxm", 0.74}};
+  double sum = 0;
+  for (const Fit& f : kFits) {
+    sum += f.gemm;
+    if (chip.id == f.chip) {
+      if (source) *source = "calibrated for " + chip.id;
+      return f.gemm;
+    }
+  }
+  if (source) *source = "mean of the calibrated chips (no published figures for " + chip.id + ")";
+  return sum / static_cast<double>(std::size(kFits));
 }
 
 // ---- one plan -----------------------------------------------------------------------
@@ -160,6 +176,7 @@ struct Derived {
   double qkv_fwd_per_token = 0;      // 2 x (Q, K, V projections), summed over layers
   double out_fwd_per_token = 0;      // 2 x output projection, summed
   double mlp_fwd_per_token = 0;      // 2 x active MLP, summed
+  double expert_train_per_token = 0; // 6 x routed-expert weights a token uses, summed over MoE layers
   // Saved activation elements per token per layer (averaged over layers),
   // per remat policy, before TP and CP; and fp32 bytes (log-sum-exp).
   double saved[kRematCount] = {};
@@ -190,6 +207,8 @@ Derived Derive(const ModelSpec& m, const TrainSpec& t) {
       d.expert_per_layer = static_cast<double>(m.experts) * (m.gated ? 3.0 : 2.0) * h * static_cast<double>(m.expert_ffn);
       d.moe_layer_nonexpert = d.attn + d.norm + MoeParams(m, false) - d.expert_per_layer;
       mlp_active = MoeParams(m, true);
+      d.expert_train_per_token += n * 6 * static_cast<double>(m.top_k) * (m.gated ? 3.0 : 2.0) * h *
+                                  static_cast<double>(m.expert_ffn);
       const double k = static_cast<double>(m.top_k), fe = static_cast<double>(m.expert_ffn),
                    sh = static_cast<double>(m.shared_experts), fs = static_cast<double>(m.shared_ffn);
       const double per = m.gated ? 3 : 2;
@@ -287,9 +306,11 @@ int64_t Lcm(int64_t a, int64_t b) { return a / std::gcd(a, b) * b; }
 
 void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Derived& d, Plan* pl,
              std::vector<std::string>* why) {
-  auto say = [&](std::string s) {
-    if (why) why->push_back(std::move(s));
-  };
+// Formats only when explaining: the search calls Compute ~10^5 times a second.
+#define MLPROF_SAY(...) \
+  do {                  \
+    if (why) why->push_back(fmt::format(__VA_ARGS__)); \
+  } while (0)
   const double GB = 1e9;
   const double peak = c.chip.peak(hw::DType::kBf16);
   const double N = static_cast<double>(c.chips);
@@ -314,18 +335,18 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   pl->grads = local * t.memory.grad;
   const double opt_shard = t.zero1 ? dp : 1;
   pl->optimizer = local * t.memory.optimizer / opt_shard;
-  say(fmt::format("parameters on the largest stage: dense {:.3f} B / (TP {} x FSDP {}) + experts {:.3f} B / (TP {} x "
+  MLPROF_SAY("parameters on the largest stage: dense {:.3f} B / (TP {} x FSDP {}) + experts {:.3f} B / (TP {} x "
                   "lcm(EP {}, FSDP {})) = {:.3f} B per chip",
-                  dense_stage / 1e9, pl->tp, pl->fsdp, expert_stage / 1e9, pl->tp, pl->ep, pl->fsdp, local / 1e9));
-  say(fmt::format("W = {:.3f} B x {} B = {:.2f} GB; G = x {} B = {:.2f} GB; O = x {} B / {} = {:.2f} GB ({})",
+                  dense_stage / 1e9, pl->tp, pl->fsdp, expert_stage / 1e9, pl->tp, pl->ep, pl->fsdp, local / 1e9);
+  MLPROF_SAY("W = {:.3f} B x {} B = {:.2f} GB; G = x {} B = {:.2f} GB; O = x {} B / {} = {:.2f} GB ({})",
                   local / 1e9, t.memory.weight, pl->weights / GB, t.memory.grad, pl->grads / GB, t.memory.optimizer,
-                  opt_shard, pl->optimizer / GB, t.memory.name));
+                  opt_shard, pl->optimizer / GB, t.memory.name);
   pl->fsdp_buffers = 0;
   if (pl->fsdp > 1) {
     const double layer = std::max(d.dense_layer, d.moe_layer_nonexpert + d.expert_per_layer / ep);
     pl->fsdp_buffers = 2 * 2 * layer / tp;  // this layer and the prefetched next, gathered, bf16
-    say(fmt::format("FBuf = 2 layers gathered in bf16: 2 x 2 B x {:.3f} B / TP {} = {:.2f} GB", layer / 1e9, pl->tp,
-                    pl->fsdp_buffers / GB));
+    MLPROF_SAY("FBuf = 2 layers gathered in bf16: 2 x 2 B x {:.3f} B / TP {} = {:.2f} GB", layer / 1e9, pl->tp,
+                    pl->fsdp_buffers / GB);
   }
   const double tokens_mb = mb * seq / cp;  // tokens of one micro-batch on this chip
   const double inflight = pl->pp > 1 ? std::min(ga, pp) * (v > 1 ? 1 + (pp - 1) / (pp * v) : 1.0) : 1.0;
@@ -338,25 +359,27 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double first = act_saved + transient + logits;
   const double last = saved * tokens_mb / tp * stage_layers * (pl->pp > 1 ? 1.0 : inflight) + transient + logits_last;
   pl->activations = std::max(first, last);
-  say(fmt::format("Act = {:.1f} B per token per layer ({}) x {:.0f} tokens / TP {} x {:.0f} layers x {:.2f} in flight "
+  MLPROF_SAY("Act = {:.1f} B per token per layer ({}) x {:.0f} tokens / TP {} x {:.0f} layers x {:.2f} in flight "
                   "+ one layer recomputed {:.2f} GB + logits (fp32 + bf16, last stage) {:.2f} GB = {:.2f} GB",
                   saved, RematName(pl->remat), tokens_mb, pl->tp, stage_layers, inflight, transient / GB,
-                  logits_last / GB, pl->activations / GB));
+                  logits_last / GB, pl->activations / GB);
   pl->reserve = t.reserve * c.chip.hbm_bytes;
   pl->total = pl->weights + pl->grads + pl->optimizer + pl->fsdp_buffers + pl->activations + pl->reserve;
   pl->fits = pl->total <= c.chip.hbm_bytes;
-  say(fmt::format("Tot = W + G + O + FBuf + Act + Rsv ({:.0f} % of HBM) = {:.2f} GB of {:.2f} GB: {}", t.reserve * 100,
-                  pl->total / GB, c.chip.hbm_bytes / GB, pl->fits ? "fits" : "does not fit"));
+  MLPROF_SAY("Tot = W + G + O + FBuf + Act + Rsv ({:.0f} % of HBM) = {:.2f} GB of {:.2f} GB: {}", t.reserve * 100,
+                  pl->total / GB, c.chip.hbm_bytes / GB, pl->fits ? "fits" : "does not fit");
 
   // ---- time ----
   pl->model_flops = d.flops_per_token * d.tokens;
   pl->remat_flops = RematFlopsPerToken(d, pl->remat) * d.tokens;
-  const double rate = N * peak * k.gemm;
-  pl->t_compute = (pl->model_flops + pl->remat_flops) / rate * imbalance;
-  say(fmt::format("Comp = ({:.3f} + remat {:.3f}) PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) x stage "
-                  "imbalance {:.3f} = {:.4f} s",
-                  pl->model_flops / 1e15, pl->remat_flops / 1e15, c.chips, peak / 1e12, k.gemm, imbalance,
-                  pl->t_compute));
+  const double gemm = k.gemm > 0 ? k.gemm : GemmEfficiency(c.chip);
+  const double rate = N * peak * gemm;
+  pl->imbalance_flops = (k.moe_imbalance - 1) * d.expert_train_per_token * d.tokens;
+  pl->t_compute = (pl->model_flops + pl->remat_flops + pl->imbalance_flops) / rate * imbalance;
+  MLPROF_SAY("Comp = ({:.3f} + remat {:.3f} + busiest expert {:.3f}) PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) "
+             "x stage imbalance {:.3f} = {:.4f} s",
+             pl->model_flops / 1e15, pl->remat_flops / 1e15, pl->imbalance_flops / 1e15, c.chips, peak / 1e12, gemm,
+             imbalance, pl->t_compute);
   const double m_steps = ga;  // micro-batches per step per pipeline
   const double A = mb * seq / cp * h * 2;  // one micro-batch's activation, bytes, before TP
   // TP (sequence parallel: all-gather + reduce-scatter, the bytes of an all-reduce).
@@ -365,9 +388,9 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double n = 4 + RematTpCollectives(pl->remat);
     const double bw = GroupBw(c, 1, pl->tp) * k.collective;
     pl->t_tp = stage_layers * m_steps * n * 2 * (tp - 1) / tp * A / bw;
-    say(fmt::format("TP = {:.0f} layers x {:.0f} micro-batches x {:.0f} all-reduces x 2({}-1)/{} x {:.3f} GB / {:.0f} "
+    MLPROF_SAY("TP = {:.0f} layers x {:.0f} micro-batches x {:.0f} all-reduces x 2({}-1)/{} x {:.3f} GB / {:.0f} "
                     "GB/s = {:.4f} s (exposed)",
-                    stage_layers, m_steps, n, pl->tp, pl->tp, A / GB, bw / GB, pl->t_tp));
+                    stage_layers, m_steps, n, pl->tp, pl->tp, A / GB, bw / GB, pl->t_tp);
   }
   // EP: dispatch + combine all-to-all, forward and backward (+ forward again under full remat).
   pl->t_ep = 0;
@@ -377,9 +400,9 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double bw = GroupBw(c, pl->tp * pl->cp, pl->ep) * k.collective;
     const double moe_stage = std::ceil(static_cast<double>(d.moe_layers) / pp);
     pl->t_ep = moe_stage * m_steps * n * bytes / bw;
-    say(fmt::format("EP = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x {:.3f} GB / {:.0f} GB/s = "
+    MLPROF_SAY("EP = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x {:.3f} GB / {:.0f} GB/s = "
                     "{:.4f} s (exposed)",
-                    moe_stage, m_steps, n, bytes / GB, bw / GB, pl->t_ep));
+                    moe_stage, m_steps, n, bytes / GB, bw / GB, pl->t_ep);
   }
   // FSDP: gather weights forward and backward, reduce-scatter grads, per micro-batch; DP: all-reduce grads once.
   double t_fsdp = 0, t_dp = 0;
@@ -400,9 +423,9 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double exposed_dp = std::max(0.0, t_dp - hide_dp);
   pl->t_fsdp_dp = exposed_fsdp + exposed_dp;
   if (pl->fsdp > 1 || pl->dp > 1)
-    say(fmt::format("FSDP+DP = max(0, FSDP {:.4f} s - {:.2f} x Comp) + max(0, DP {:.4f} s - {:.2f} x backward of one "
+    MLPROF_SAY("FSDP+DP = max(0, FSDP {:.4f} s - {:.2f} x Comp) + max(0, DP {:.4f} s - {:.2f} x backward of one "
                     "micro-batch) = {:.4f} s exposed",
-                    t_fsdp, k.overlap, t_dp, k.overlap, pl->t_fsdp_dp));
+                    t_fsdp, k.overlap, t_dp, k.overlap, pl->t_fsdp_dp);
   // CP: ring attention, K and V chunks around the ring (backward twice),
   // hidden under the attention-score compute.
   pl->t_cp = 0;
@@ -411,9 +434,9 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double chunk = mb * seq / cp * kv_dim * 2 / tp;
     const double bw = GroupBw(c, pl->tp, pl->cp) * k.collective;
     const double t = stage_layers * m_steps * 3 * (cp - 1) * chunk / bw;
-    const double attn = d.score_fwd_per_token * 3 * d.tokens / (N * peak * k.gemm) * imbalance;
+    const double attn = d.score_fwd_per_token * 3 * d.tokens / rate * imbalance;
     pl->t_cp = std::max(0.0, t - attn);
-    say(fmt::format("CP = max(0, ring {:.4f} s - attention compute {:.4f} s) = {:.4f} s", t, attn, pl->t_cp));
+    MLPROF_SAY("CP = max(0, ring {:.4f} s - attention compute {:.4f} s) = {:.4f} s", t, attn, pl->t_cp);
   }
   // PP: bubble (p-1)/(v m) of the pipelined work, and the fill/drain p2p.
   pl->t_pp = 0;
@@ -422,14 +445,14 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp * pl->dp, pl->pp) * k.collective;
     const double p2p = 2 * v * (pp - 1) * (A / tp) / bw;
     pl->t_pp = bubble + p2p;
-    say(fmt::format("PP+Bubble = ({}-1)/({} x {:.0f}) x (Comp + TP + EP) {:.4f} s + p2p 2 x {} x ({}-1) x {:.3f} GB / "
+    MLPROF_SAY("PP+Bubble = ({}-1)/({} x {:.0f}) x (Comp + TP + EP) {:.4f} s + p2p 2 x {} x ({}-1) x {:.3f} GB / "
                     "{:.0f} GB/s {:.4f} s = {:.4f} s",
-                    pl->pp, pl->vpp, m_steps, bubble, pl->vpp, pl->pp, A / tp / GB, bw / GB, p2p, pl->t_pp));
+                    pl->pp, pl->vpp, m_steps, bubble, pl->vpp, pl->pp, A / tp / GB, bw / GB, p2p, pl->t_pp);
   }
   // Optimizer: AdamW touches ~34 bytes per parameter it updates (HBM-bound).
   pl->t_opt = 34 * local / opt_shard / (c.chip.hbm_bytes_per_s * k.hbm);
-  say(fmt::format("Opt = 34 B x {:.3f} B parameters / {:.0f} GB/s x HBM {:.2f} = {:.4f} s", local / opt_shard / 1e9,
-                  c.chip.hbm_bytes_per_s / GB, k.hbm, pl->t_opt));
+  MLPROF_SAY("Opt = 34 B x {:.3f} B parameters / {:.0f} GB/s x HBM {:.2f} = {:.4f} s", local / opt_shard / 1e9,
+                  c.chip.hbm_bytes_per_s / GB, k.hbm, pl->t_opt);
   pl->t_step = pl->t_compute + pl->t_tp + pl->t_ep + pl->t_fsdp_dp + pl->t_cp + pl->t_pp + pl->t_opt;
   pl->mfu = pl->model_flops / (pl->t_step * N * peak);
   const std::pair<double, const char*> terms[] = {{pl->t_compute, "compute"}, {pl->t_tp, "TP"},
@@ -441,10 +464,12 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   for (const auto& [tm, name] : terms)
     if (tm > worst) worst = tm, pl->bottleneck = name;
   if (!pl->fits) pl->bottleneck = "memory";
-  say(fmt::format("Step = {:.4f} s; MFU = {:.3f} PFLOP / ({:.4f} s x {} x {:.0f} TFLOP/s) = {:.2f} %; bottleneck: {}",
+  MLPROF_SAY("Step = {:.4f} s; MFU = {:.3f} PFLOP / ({:.4f} s x {} x {:.0f} TFLOP/s) = {:.2f} %; bottleneck: {}",
                   pl->t_step, pl->model_flops / 1e15, pl->t_step, c.chips, peak / 1e12, pl->mfu * 100,
-                  pl->bottleneck));
+                  pl->bottleneck);
 }
+
+#undef MLPROF_SAY
 
 std::vector<int64_t> Divisors(int64_t n) {
   std::vector<int64_t> out;
@@ -559,9 +584,9 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
             if (f.ep && ep != f.ep) continue;
             if (m.moe() && m.experts % ep != 0) continue;
             if (fsdp % ep != 0 && ep % fsdp != 0) continue;
-            for (int64_t vpp : {1, 2, 4}) {
+            for (int64_t vpp : {1, 2, 4, 8}) {
               if (f.vpp && vpp != f.vpp) continue;
-              if (vpp > 1 && (pp == 1 || m.layers % (pp * vpp) != 0)) continue;
+              if (vpp > 1 && (pp == 1 || m.layers < pp * vpp)) continue;  // at least one layer per virtual stage
               ++out.layouts;
               for (int64_t mb : Divisors(per_replica)) {
                 if (f.mb && mb != f.mb) continue;

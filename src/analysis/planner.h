@@ -59,12 +59,13 @@ struct Cluster {
   int64_t chips = 0;
   int64_t node_size = 8;       // GPUs per NVLink domain; TPU: chips per slice
   double fast_bw = 0;          // B/s per direction per chip inside a node (NVLink; TPU: one ICI axis)
-  double slow_bw = 0;          // B/s per chip across nodes (node egress / GPUs per node; TPU: DCN)
+  double slow_bw = 0;          // B/s per chip across nodes (its share of node egress; TPU: DCN)
   std::vector<int64_t> axes;   // TPU torus axes, innermost first (empty on GPUs)
   bool tpu = false;
 };
 // Fills the bandwidths from the chip file: NVLink (all links) / ICI per
-// axis, node egress or DCN.
+// axis; the chip's scale-out link (node egress per GPU, DCN per chip), or
+// an eighth of the scale-up one where the file states none.
 Cluster MakeCluster(const hw::Chip& chip, int64_t chips, int64_t node_size, std::vector<int64_t> axes);
 
 struct TrainSpec {
@@ -78,12 +79,17 @@ struct TrainSpec {
 
 // Efficiency knobs (defaults calibrated in docs/PLANNER.md).
 struct Knobs {
-  double gemm = 0.70;       // fraction of peak the model's matmuls reach
+  double gemm = 0;          // fraction of peak the model's matmuls reach; 0: the chip's calibrated figure (GemmEfficiency)
+  double moe_imbalance = 1.25;  // the busiest expert's load / the mean (routed-expert compute is multiplied by it)
   double collective = 0.80; // fraction of link bandwidth a large collective reaches
   double overlap = 0.90;    // fraction of FSDP/DP communication hidden under compute
   double hbm = 0.80;        // fraction of HBM bandwidth the optimizer step reaches
   double hop_latency = 1e-6;
 };
+
+// The GEMM efficiency calibrated for a chip (docs/PLANNER.md) and where it
+// comes from; chips without published data get the mean of those with.
+double GemmEfficiency(const hw::Chip& chip, std::string* source = nullptr);
 
 // ---- plans -------------------------------------------------------------------
 struct Plan {
@@ -95,6 +101,7 @@ struct Plan {
   // Work and time per step.
   double model_flops = 0;  // per step, all chips
   double remat_flops = 0;
+  double imbalance_flops = 0;  // the busiest expert's extra work (MoE), per step
   double t_compute = 0, t_tp = 0, t_ep = 0, t_fsdp_dp = 0, t_cp = 0, t_pp = 0, t_opt = 0, t_step = 0;
   double mfu = 0;  // model FLOPs / (step · chips · peak)
   std::string bottleneck;

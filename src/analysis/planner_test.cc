@@ -18,12 +18,12 @@ ModelSpec Preset(const char* id) {
 }
 
 // A made-up chip: bf16 peak, HBM size and bandwidth, a scale-up link (all
-// links, per direction) and 400 GB/s of node egress.
+// links, per direction) and 50 GB/s of node egress per chip.
 std::string fmt_chip(double tflops, double hbm_gb, double hbm_tb_s, double link_gb_s) {
   return fmt::format(
       R"({{"id":"t","name":"T","kind":"gpu","peak_tflops":{{"bf16":{}}},"hbm_bytes":{},"hbm_bytes_per_s":{},)"
       R"("interconnect":[{{"name":"NVLink","scope":"scale-up","links":1,"bytes_per_s_per_dir_per_link":{}}},)"
-      R"({{"name":"node egress","scope":"scale-out","links":1,"bytes_per_s_per_dir_per_link":4e11}}]}})",
+      R"({{"name":"node egress","scope":"scale-out","links":1,"bytes_per_s_per_dir_per_link":5e10}}]}})",
       tflops, hbm_gb * 1e9, hbm_tb_s * 1e12, link_gb_s * 1e9);
 }
 

@@ -379,7 +379,10 @@ int RunMain(int argc, char** argv) {
     p->add_option("--reserve", pc.train.reserve, "fraction of HBM kept free (default 0.10)")->check(CLI::Range(0.0, 0.9));
     p->add_flag("--causal", pc.train.causal_half, "count half the s x s attention scores in model FLOPs");
     p->add_flag("--no-zero1", pc.no_zero1, "optimizer state replicated over DP (default: sharded)");
-    p->add_option("--gemm-eff", pc.knobs.gemm, "fraction of peak the matmuls reach")->check(CLI::Range(0.01, 1.0));
+    p->add_option("--gemm-eff", pc.knobs.gemm, "fraction of peak the matmuls reach (default: calibrated per chip)")
+        ->check(CLI::Range(0.01, 1.0));
+    p->add_option("--moe-imbalance", pc.knobs.moe_imbalance, "the busiest expert's load / the mean (default 1.25)")
+        ->check(CLI::Range(1.0, 8.0));
     p->add_option("--collective-eff", pc.knobs.collective, "fraction of link bandwidth collectives reach")
         ->check(CLI::Range(0.01, 1.0));
     p->add_option("--overlap", pc.knobs.overlap, "fraction of FSDP/DP communication hidden under compute")

@@ -26,8 +26,10 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
                          "%; optimizer state {}",
                          t.global_batch, t.seq, t.memory.name, t.memory.weight, t.memory.grad, t.memory.optimizer,
                          t.reserve * 100, t.zero1 ? "sharded over DP" : "replicated over DP"));
-  row("efficiency", fmt::format("GEMM {:.2f}, collectives {:.2f}, overlap {:.2f}, HBM {:.2f}", k.gemm, k.collective,
-                                k.overlap, k.hbm));
+  std::string gemm_source = "--gemm-eff";
+  const double gemm = k.gemm > 0 ? k.gemm : plan::GemmEfficiency(c.chip, &gemm_source);
+  row("efficiency", fmt::format("GEMM {:.2f} ({}), collectives {:.2f}, overlap {:.2f}, HBM {:.2f}, busiest expert x{:.2f}",
+                                gemm, gemm_source, k.collective, k.overlap, k.hbm, k.moe_imbalance));
   int64_t fit = 0;
   for (const auto& p : s.plans) fit += p.fits;
   row("search", fmt::format("{} layouts, {} plans evaluated: {} fit, {} do not fit; {} remat choices skipped as "
