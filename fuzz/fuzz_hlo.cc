@@ -1,12 +1,16 @@
-// libFuzzer target for the HLO readers: the input is tried as HLO text, as a
-// binary HloProto and as one instruction line; every module that parses is
-// run through the cost model and the category rules. Errors are fine;
+// libFuzzer target for the HLO readers and the planner's model files: the
+// input is tried as HLO text, as a binary HloProto, as one instruction line
+// and as a TOML model file; every module that parses is run through the
+// cost model and the category rules, every model through a plan search on
+// 8 chips. Errors are fine;
 // crashes, sanitizer reports and hangs are not.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "analysis/planner.h"
 #include "analysis/xla.h"
+#include "hw/chip.h"
 #include "hlo/cost.h"
 #include "hlo/proto_reader.h"
 #include "hlo/text_parser.h"
@@ -25,6 +29,17 @@ void Exercise(const mlprof::hlo::Module& m) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  if (auto model = mlprof::plan::ParseModelToml(bytes, "fuzz.toml"); model.ok()) {
+    static const mlprof::hw::Chip* chip = *mlprof::hw::ChipDb::BuiltIn().Find("h100-sxm");
+    mlprof::plan::Cluster c = mlprof::plan::MakeCluster(*chip, 8, 8, {});
+    mlprof::plan::TrainSpec t;
+    t.global_batch = 8;
+    t.seq = model->seq_len > 0 && model->seq_len <= (1 << 20) ? model->seq_len : 2048;
+    if (mlprof::plan::CheckRun(*model, c, t, {}).ok()) {
+      auto s = mlprof::plan::SearchPlans(*model, c, t, {}, {});
+      if (!s.plans.empty()) (void)mlprof::plan::Explain(*model, c, t, {}, s.plans[0]);
+    }
+  }
   if (auto text = mlprof::hlo::ParseHloText(bytes, "fuzz.hlo"); text.ok())
     for (const auto& m : *text) Exercise(m);
   if (auto proto = mlprof::hlo::ReadHloProto(bytes, "fuzz.pb"); proto.ok()) Exercise(*proto);

@@ -511,14 +511,24 @@ Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const 
   if (auto s = divides(f.ep, 0, "--ep", "moe.experts", m.experts); !s.ok()) return s;
   if (f.pp > 0 && f.pp > m.layers)
     return InvalidArgument(fmt::format("--pp = {} is more than model.layers = {}", f.pp, m.layers));
-  const int64_t fixed = std::max<int64_t>(1, f.tp) * std::max<int64_t>(1, f.pp) * std::max<int64_t>(1, f.cp) *
-                        std::max<int64_t>(1, f.fsdp) * std::max<int64_t>(1, f.dp);
-  if (c.chips % fixed != 0)
-    return InvalidArgument(fmt::format("--chips = {} is not divisible by TP x PP x CP x FSDP x DP = {}", c.chips, fixed));
+  // The pinned degrees must divide the chips together (divided out one by
+  // one: no product that could overflow).
+  int64_t rest = c.chips;
+  for (auto [flag, v] : {std::pair<const char*, int64_t>{"--tp", f.tp}, {"--pp", f.pp}, {"--cp", f.cp},
+                         {"--fsdp", f.fsdp}, {"--dp", f.dp}}) {
+    if (v <= 0) continue;
+    if (rest % v != 0)
+      return InvalidArgument(fmt::format("--chips = {} is not divisible by the pinned degrees (TP x PP x CP x FSDP x DP): "
+                                         "{} = {} does not fit",
+                                         c.chips, flag, v));
+    rest /= v;
+  }
   if (f.dp > 0 && f.fsdp > 0) {
-    const int64_t replicas = f.dp * f.fsdp * std::max<int64_t>(1, f.mb);
-    if (t.global_batch % replicas != 0)
-      return InvalidArgument(fmt::format("--global-batch = {} is not divisible by DP x FSDP x micro-batch = {}",
+    const double replicas = static_cast<double>(f.dp) * static_cast<double>(f.fsdp) *
+                            static_cast<double>(std::max<int64_t>(1, f.mb));
+    if (replicas > static_cast<double>(t.global_batch) ||
+        t.global_batch % (f.dp * f.fsdp * std::max<int64_t>(1, f.mb)) != 0)
+      return InvalidArgument(fmt::format("--global-batch = {} is not divisible by DP x FSDP x micro-batch = {:.0f}",
                                          t.global_batch, replicas));
   }
   if (!f.remat.empty()) {
