@@ -220,6 +220,8 @@ check "plan experts not divisible" run 1 "$BIN" plan --model mixtral-8x7b --chip
 check "plan experts message" has "--ep = 3 does not divide moe.experts = 8" err
 check "plan unknown model" run 1 "$BIN" plan --model gpt5 --chip h100-sxm --chips 8 --global-batch 8
 check "plan unknown model lists presets" has "built-in models are deepseek-v3, gpt3-175b" err
+check "plan tpu slices" run 0 "$BIN" plan --model llama3-8b --chip tpu-v5p --chips 128 --slices 2 --ici-axes 4x4x4 --global-batch 128 --top 1
+check "plan four gpus" run 0 "$BIN" plan --model llama3-8b --chip h100-sxm --chips 4 --global-batch 8 --top 1
 check "plan explain out of range" run 1 "$BIN" plan --model llama3-8b --chip h100-sxm --chips 8 --global-batch 8 --explain 100000
 
 # MFU with the step time, devices, chip and op FLOPs taken from a profile.

@@ -126,6 +126,7 @@ Cluster MakeCluster(const hw::Chip& chip, int64_t chips, int64_t node_size, std:
   c.chips = chips;
   c.tpu = chip.kind == "tpu";
   c.node_size = node_size > 0 ? node_size : (c.tpu ? chips : 8);
+  if (!c.tpu && chips > 0 && chips < c.node_size) c.node_size = chips;  // part of one node
   c.axes = std::move(axes);
   for (const auto& l : chip.interconnect) {
     if (l.scope == "scale-up" && c.fast_bw == 0)
@@ -486,6 +487,9 @@ std::vector<int64_t> Divisors(int64_t n) {
 
 Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const PlanFilter& f) {
   if (c.chips <= 0) return InvalidArgument("--chips: need at least one chip");
+  if (c.node_size <= 0 || c.chips % c.node_size != 0)
+    return InvalidArgument(fmt::format("--chips = {} is not a whole number of {} ({} chips each)", c.chips,
+                                       c.tpu ? "slices" : "nodes", c.node_size));
   if (!(c.chip.peak(hw::DType::kBf16) > 0)) return InvalidArgument(fmt::format("chip '{}' has no bf16 peak", c.chip.id));
   if (!(c.chip.hbm_bytes > 0)) return InvalidArgument(fmt::format("chip '{}' has no HBM size", c.chip.id));
   if (t.global_batch <= 0) return InvalidArgument("--global-batch: need at least one sequence per step");
@@ -493,8 +497,9 @@ Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const 
   if (!c.axes.empty()) {
     int64_t prod = 1;
     for (int64_t a : c.axes) prod *= a;
-    if (prod != c.chips)
-      return InvalidArgument(fmt::format("--ici-axes: the axes multiply to {}, not --chips {}", prod, c.chips));
+    if (prod != c.node_size)
+      return InvalidArgument(fmt::format("--ici-axes: the axes multiply to {}, not the {} chips of a slice", prod,
+                                         c.node_size));
   }
   auto divides = [&](int64_t x, int64_t n, const char* what, const char* of, int64_t of_v) -> Status {
     if (x > 0 && of_v % x != 0)

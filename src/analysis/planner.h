@@ -57,7 +57,7 @@ bool ParseMemoryConvention(std::string_view s, MemoryConvention* out);
 struct Cluster {
   hw::Chip chip;
   int64_t chips = 0;
-  int64_t node_size = 8;       // GPUs per NVLink domain; TPU: chips per slice
+  int64_t node_size = 8;       // GPUs per NVLink domain; TPU: chips per slice (ICI inside, DCN between)
   double fast_bw = 0;          // B/s per direction per chip inside a node (NVLink; TPU: one ICI axis)
   double slow_bw = 0;          // B/s per chip across nodes (its share of node egress; TPU: DCN)
   std::vector<int64_t> axes;   // TPU torus axes, innermost first (empty on GPUs)

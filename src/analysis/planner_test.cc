@@ -260,8 +260,12 @@ TEST(Planner, BadInput) {
   f = {};
   f.ep = 2;
   EXPECT_EQ(CheckRun(Preset("llama3-8b"), cl, t, f).message(), "--ep: the model has no experts ([moe] table)");
-  Cluster tpu = MakeCluster(Chip(1000, 80, 3, 450), 64, 0, {4, 4});
-  EXPECT_EQ(CheckRun(mx, tpu, t, {}).message(), "--ici-axes: the axes multiply to 16, not --chips 64");
+  hw::Chip tpu_chip = Chip(1000, 80, 3, 450);
+  tpu_chip.kind = "tpu";
+  Cluster tpu = MakeCluster(tpu_chip, 64, 0, {4, 4});  // one slice of 64
+  EXPECT_EQ(CheckRun(mx, tpu, t, {}).message(), "--ici-axes: the axes multiply to 16, not the 64 chips of a slice");
+  Cluster odd = MakeCluster(Chip(1000, 80, 3, 450), 60, 8, {});
+  EXPECT_EQ(CheckRun(mx, odd, t, {}).message(), "--chips = 60 is not a whole number of nodes (8 chips each)");
 }
 
 TEST(Planner, CalibratedDefaultsReproduceTheirPoints) {

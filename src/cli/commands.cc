@@ -350,7 +350,7 @@ int RunMain(int argc, char** argv) {
   // Planner.
   struct PlanCli {
     std::string model, memory, ici_axes;
-    int64_t chips = 0, node = 0;
+    int64_t chips = 0, node = 0, slices = 0;
     plan::TrainSpec train;
     plan::Knobs knobs;
     plan::PlanFilter filter;
@@ -369,6 +369,8 @@ int RunMain(int argc, char** argv) {
     p->add_option("--gpus-per-node", pc.node, "GPUs per NVLink domain (default 8; TPU: the slice)")
         ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
     p->add_option("--ici-axes", pc.ici_axes, "TPU torus axes, innermost first (16x16, 8x8x16)");
+    p->add_option("--slices", pc.slices, "TPU: slices joined over DCN (default 1)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
     p->add_option("--global-batch", pc.train.global_batch, "sequences per step")
         ->required()
         ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
@@ -460,7 +462,14 @@ int RunMain(int argc, char** argv) {
         if (!parsed.ok()) return Fail(parsed.status());
         axes = *parsed;
       }
-      plan::Cluster cluster = plan::MakeCluster(**chip, pc.chips, pc.node, axes);
+      int64_t node = pc.node;
+      if (pc.slices > 0) {
+        if ((*chip)->kind != "tpu") return Fail(InvalidArgument("--slices: TPU chips only (GPUs: --gpus-per-node)"));
+        if (pc.chips % pc.slices != 0)
+          return Fail(InvalidArgument(fmt::format("--slices = {} does not divide --chips = {}", pc.slices, pc.chips)));
+        node = pc.chips / pc.slices;
+      }
+      plan::Cluster cluster = plan::MakeCluster(**chip, pc.chips, node, axes);
       plan::TrainSpec& t = pc.train;
       if (t.seq == 0) t.seq = model->seq_len;
       if (t.seq == 0) return Fail(InvalidArgument("--seq: the model file has no seq_len; give --seq"));
