@@ -144,7 +144,7 @@ double GemmEfficiency(const hw::Chip& chip, std::string* source) {
     const char* chip;
     double gemm;
   };
-  static constexpr Fit kFits[] = {{"tpu-v6e", 0.45}, {"tpu-v5p", 0.65}, {"h100-sxm", 0.74}};
+  static constexpr Fit kFits[] = {{"tpu-v6e", 0.46}, {"tpu-v5p", 0.65}, {"h100-sxm", 0.74}};
   double sum = 0;
   for (const Fit& f : kFits) {
     sum += f.gemm;
@@ -407,7 +407,9 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   }
   // FSDP: gather weights forward and backward, reduce-scatter grads, per micro-batch; DP: all-reduce grads once.
   double t_fsdp = 0, t_dp = 0;
-  const double stage_params = (dense_stage + expert_stage * tp / expert_shards) / tp;
+  // What an FSDP gather rebuilds on each rank: its TP shard of the stage,
+  // the experts only for its EP group.
+  const double stage_params = dense_stage / tp + expert_stage / (tp * ep);
   if (pl->fsdp > 1) {
     const double bw = GroupBw(c, pl->tp * pl->cp, pl->fsdp) * k.collective;
     t_fsdp = m_steps * 3 * (fsdp - 1) / fsdp * stage_params * 2 / bw;

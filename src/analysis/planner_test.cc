@@ -170,6 +170,26 @@ TEST(Planner, CommunicationAndBubble) {
   EXPECT_NEAR(v.t_pp - 2 * 2 * 3 * (A / 8) / cl.slow_bw, bubble / 2, 1e-12);
 }
 
+TEST(Planner, FsdpGathersOnlyTheEpShardOfTheExperts) {
+  // Mixtral on 64 GPUs, FSDP 64 and EP 8, one micro-batch: each rank gathers
+  // the dense weights and an eighth of the experts, forward and backward,
+  // and reduce-scatters the gradients: 3 x 63/64 x (dense + experts / 8) x
+  // 2 B over the per-GPU node egress (50 GB/s); nothing hidden.
+  const ModelSpec m = Preset("mixtral-8x7b");
+  Cluster cl = MakeCluster(Chip(1000, 80, 3, 450), 64, 8, {});
+  TrainSpec t;
+  t.global_batch = 64, t.seq = 4096;
+  Knobs k;
+  k.collective = 1, k.overlap = 0;
+  Plan p;
+  p.fsdp = 64, p.ep = 8, p.mb = 1, p.ga = 1;
+  const Plan e = Evaluate(m, cl, t, k, p);
+  const ParamCounts pc = CountParams(m);
+  EXPECT_NEAR(e.t_fsdp_dp, 3 * 63.0 / 64 * ((pc.total - pc.experts) + pc.experts / 8) * 2 / 5e10, 1e-9);
+  // Weights on each rank: dense / 64 and experts / lcm(8, 64).
+  EXPECT_NEAR(e.weights, ((pc.total - pc.experts) / 64 + pc.experts / 64) * 2, 1e-3);
+}
+
 TEST(Planner, SearchIsConsistent) {
   const ModelSpec m = Preset("mixtral-8x7b");
   Cluster cl = MakeCluster(Chip(1000, 80, 3, 450), 64, 8, {});
