@@ -669,23 +669,58 @@ std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view inpu
   return c;
 }
 
+namespace {
+// c10d's collective names -> the collective they are, and what the ring
+// sends per byte of the buffer: 2(n-1)/n, (n-1)/n, or the buffer once.
+enum class Ring { kAllReduce, kFraction, kOnce, kNothing };
+struct CollectiveName {
+  std::string_view name, kind;
+  Ring ring;
+};
+constexpr CollectiveName kCollectives[] = {
+    {"allreduce", "all-reduce", Ring::kAllReduce},
+    {"all_reduce", "all-reduce", Ring::kAllReduce},
+    {"allreduce_coalesced", "all-reduce", Ring::kAllReduce},
+    {"all_reduce_coalesced", "all-reduce", Ring::kAllReduce},
+    {"allgather", "all-gather", Ring::kFraction},
+    {"all_gather", "all-gather", Ring::kFraction},
+    {"_allgather_base", "all-gather", Ring::kFraction},
+    {"allgather_into_tensor_coalesced", "all-gather", Ring::kFraction},
+    {"allgather_coalesced", "all-gather", Ring::kFraction},
+    {"all_gather_into_tensor", "all-gather", Ring::kFraction},
+    {"reduce_scatter", "reduce-scatter", Ring::kFraction},
+    {"_reduce_scatter_base", "reduce-scatter", Ring::kFraction},
+    {"reduce_scatter_tensor", "reduce-scatter", Ring::kFraction},
+    {"reduce_scatter_tensor_coalesced", "reduce-scatter", Ring::kFraction},
+    {"all_to_all", "all-to-all", Ring::kFraction},
+    {"alltoall", "all-to-all", Ring::kFraction},
+    {"alltoall_base", "all-to-all", Ring::kFraction},
+    {"all_to_all_single", "all-to-all", Ring::kFraction},
+    {"broadcast", "broadcast", Ring::kOnce},
+    {"reduce", "reduce", Ring::kOnce},
+    {"send", "send", Ring::kOnce},
+    {"recv", "recv", Ring::kOnce},
+    {"gather", "gather", Ring::kOnce},
+    {"scatter", "scatter", Ring::kOnce},
+    {"barrier", "barrier", Ring::kNothing},
+};
+const CollectiveName* FindCollective(std::string_view c) {
+  for (const CollectiveName& x : kCollectives)
+    if (x.name == c) return &x;
+  return nullptr;
+}
+}  // namespace
+
 double RingWireFactor(std::string_view c, int64_t n) {
-  if (n <= 0) return -1;
+  const CollectiveName* k = FindCollective(c);
+  if (!k || n <= 0) return -1;
   const double f = static_cast<double>(n - 1) / static_cast<double>(n);
-  auto is = [&](std::initializer_list<std::string_view> names) {
-    for (std::string_view x : names)
-      if (c == x) return true;
-    return false;
-  };
-  if (is({"allreduce", "all_reduce", "allreduce_coalesced", "all_reduce_coalesced"})) return 2 * f;
-  if (is({"allgather", "all_gather", "_allgather_base", "allgather_into_tensor_coalesced", "allgather_coalesced",
-          "all_gather_into_tensor"}))
-    return f;
-  if (is({"reduce_scatter", "_reduce_scatter_base", "reduce_scatter_tensor", "reduce_scatter_tensor_coalesced"}))
-    return f;
-  if (is({"all_to_all", "alltoall", "alltoall_base", "all_to_all_single"})) return f;
-  if (is({"broadcast", "reduce", "send", "recv", "gather", "scatter"})) return n > 1 ? 1 : 0;
-  if (c == "barrier") return 0;
+  switch (k->ring) {
+    case Ring::kAllReduce: return 2 * f;
+    case Ring::kFraction: return f;
+    case Ring::kOnce: return n > 1 ? 1 : 0;
+    case Ring::kNothing: return 0;
+  }
   return -1;
 }
 
@@ -758,21 +793,16 @@ std::optional<OpCost> CollectiveOpCost(std::string_view comm) {
   int64_t in = 0, out = 0, group = 0;
   if (!str(&name) || !num(&in) || !num(&out) || !num(&group) || !str(&dtype) || !l.Close()) return std::nullopt;
   const int bpe = CommDtypeBytes(dtype);
+  const CollectiveName* kind = FindCollective(name);
   const double factor = RingWireFactor(name, group);
-  if (bpe == 0 || factor < 0 || in < 0 || out < 0) return std::nullopt;
+  if (bpe == 0 || !kind || factor < 0 || in < 0 || out < 0) return std::nullopt;
   // The buffer the factor applies to: the gathered output for all-gather,
   // the input otherwise.
-  const bool gather = RingWireFactor(name, 2) == 0.5 && name.find("gather") != std::string::npos;
-  const double buffer = static_cast<double>(gather ? out : in) * bpe;
+  const double buffer = static_cast<double>(kind->kind == "all-gather" ? out : in) * bpe;
   if (buffer > 1e30) return std::nullopt;
   OpCost c = Make("collective", 0, factor * buffer, bpe, dtype);
   c.batch = group;
-  const double f2 = RingWireFactor(name, 2);  // 1 for all-reduce, 0.5 for the (n-1)/n family, 1 for point-to-point
-  if (f2 == 1 && RingWireFactor(name, 4) == 1.5) c.collective = "all-reduce";
-  else if (gather) c.collective = "all-gather";
-  else if (name.find("scatter") != std::string::npos && f2 == 0.5) c.collective = "reduce-scatter";
-  else if (f2 == 0.5) c.collective = "all-to-all";
-  else c.collective = name;
+  c.collective = std::string(kind->kind);
   return c;
 }
 

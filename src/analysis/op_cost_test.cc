@@ -246,14 +246,17 @@ TEST(OpCost, Collectives) {
   EXPECT_EQ(ar->kind, "collective");
   EXPECT_DOUBLE_EQ(ar->bytes, 2 * 0.75 * 4000);
   EXPECT_EQ(ar->batch, 4);
+  EXPECT_EQ(ar->collective, "all-reduce");
   // All-gather: 7/8 of the gathered output (8 x 100 bf16).
   auto ag = CollectiveOpCost(R"(["_allgather_base",100,800,8,"BFloat16"])");
   ASSERT_TRUE(ag);
   EXPECT_DOUBLE_EQ(ag->bytes, 7.0 / 8 * 1600);
+  EXPECT_EQ(ag->collective, "all-gather");
   // Reduce-scatter: 7/8 of the input.
   auto rs = CollectiveOpCost(R"(["_reduce_scatter_base",800,100,8,"Float"])");
   ASSERT_TRUE(rs);
   EXPECT_DOUBLE_EQ(rs->bytes, 7.0 / 8 * 3200);
+  EXPECT_EQ(rs->collective, "reduce-scatter");
   // One rank sends nothing; a broadcast sends the buffer once.
   EXPECT_DOUBLE_EQ(CollectiveOpCost(R"(["allreduce",10,10,1,"Float"])")->bytes, 0);
   EXPECT_DOUBLE_EQ(CollectiveOpCost(R"(["broadcast",10,10,8,"Long"])")->bytes, 80);

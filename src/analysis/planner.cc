@@ -352,18 +352,17 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double tokens_mb = mb * seq / cp;  // tokens of one micro-batch on this chip
   const double inflight = pl->pp > 1 ? std::min(ga, pp) * (v > 1 ? 1 + (pp - 1) / (pp * v) : 1.0) : 1.0;
   const double saved = d.saved[static_cast<int>(pl->remat)] * 2;  // bytes per token per layer
-  const double act_saved = saved * tokens_mb / tp * stage_layers * inflight;
+  const double per_mb = saved * tokens_mb / tp * stage_layers;  // one micro-batch's saved activations on a stage
   const double transient = pl->remat == Remat::kNone ? 0 : d.full_layer * 2 * tokens_mb / tp;
-  const double logits = (pl->pp == 1 ? 1.0 : 0.0) * 6 * tokens_mb * static_cast<double>(m.vocab) / tp;
-  const double logits_last = 6 * tokens_mb * static_cast<double>(m.vocab) / tp;
-  // The first stage holds the most micro-batches; the last holds the logits.
-  const double first = act_saved + transient + logits;
-  const double last = saved * tokens_mb / tp * stage_layers * (pl->pp > 1 ? 1.0 : inflight) + transient + logits_last;
-  pl->activations = std::max(first, last);
-  MLPROF_SAY("Act = {:.1f} B per token per layer ({}) x {:.0f} tokens / TP {} x {:.0f} layers x {:.2f} in flight "
-                  "+ one layer recomputed {:.2f} GB + logits (fp32 + bf16, last stage) {:.2f} GB = {:.2f} GB",
-                  saved, RematName(pl->remat), tokens_mb, pl->tp, stage_layers, inflight, transient / GB,
-                  logits_last / GB, pl->activations / GB);
+  const double logits = 6 * tokens_mb * static_cast<double>(m.vocab) / tp;  // fp32 + bf16, on the last stage
+  // The first stage holds the most micro-batches, the last one the logits
+  // (with one stage, both are the same and inflight is 1).
+  pl->activations = transient + std::max(per_mb * inflight, per_mb + logits);
+  MLPROF_SAY("Act = one layer recomputed {:.2f} GB + max(first stage {:.2f} GB x {:.2f} in flight, last stage {:.2f} "
+             "GB + logits {:.2f} GB) = {:.2f} GB; a micro-batch: {:.1f} B per token per layer ({}) x {:.0f} tokens / "
+             "TP {} x {:.0f} layers",
+             transient / GB, per_mb / GB, inflight, per_mb / GB, logits / GB, pl->activations / GB, saved,
+             RematName(pl->remat), tokens_mb, pl->tp, stage_layers);
   pl->reserve = t.reserve * c.chip.hbm_bytes;
   pl->total = pl->weights + pl->grads + pl->optimizer + pl->fsdp_buffers + pl->activations + pl->reserve;
   pl->fits = pl->total <= c.chip.hbm_bytes;

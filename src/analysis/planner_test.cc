@@ -190,6 +190,55 @@ TEST(Planner, FsdpGathersOnlyTheEpShardOfTheExperts) {
   EXPECT_NEAR(e.weights, ((pc.total - pc.experts) / 64 + pc.experts / 64) * 2, 1e-3);
 }
 
+TEST(Planner, RematOptimizerEpAndCpTerms) {
+  // Remat FLOPs (the Remat% column): full recompute is one more forward of
+  // every layer (its projections, MLP and attention scores, not the
+  // unembedding); selective the attention scores only; save_dots nothing.
+  const ModelSpec m = Preset("llama3-8b");
+  Cluster cl = MakeCluster(Chip(1000, 1000, 2, 1), 8, 8, {});  // a 1 GB/s link
+  TrainSpec t;
+  t.global_batch = 8, t.seq = 4096;
+  Knobs k;
+  k.gemm = 0.5, k.collective = 1;
+  const double tokens = 8.0 * 4096;
+  const double layer_matmul = 2 * 4096.0 * 4096 + 2 * 4096.0 * 1024 + 3 * 4096.0 * 14336;
+  const double scores = 2 * 4096.0 * 32 * 256;  // per token per layer, forward
+  Plan p;
+  p.dp = 8, p.mb = 1, p.ga = 1;
+  p.remat = Remat::kFull;
+  EXPECT_DOUBLE_EQ(Evaluate(m, cl, t, k, p).remat_flops, tokens * 32 * (2 * layer_matmul + scores));
+  p.remat = Remat::kSelective;
+  EXPECT_DOUBLE_EQ(Evaluate(m, cl, t, k, p).remat_flops, tokens * 32 * scores);
+  p.remat = Remat::kSaveDots;
+  const Plan dots = Evaluate(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(dots.remat_flops, 0);
+  // Optimizer: 34 B per local parameter (optimizer state sharded over the
+  // 8 replicas) at 80 % of 2 TB/s.
+  EXPECT_DOUBLE_EQ(dots.t_opt, 34 * CountParams(m).total / 8 / (2e12 * 0.8));
+  // CP 2: K and V chunks (2 x 8 heads x 128 of 2048 tokens, bf16) go round
+  // the ring 3 x (2-1) times per layer and micro-batch, minus the attention
+  // compute they hide under.
+  p.remat = Remat::kNone, p.cp = 2, p.dp = 4, p.ga = 2;
+  const Plan cp = Evaluate(m, cl, t, k, p);
+  const double ring = 32 * 2 * 3 * (2048.0 * 2048 * 2) / 1e9;
+  const double attention = 3 * 32 * scores * tokens / (8 * 1e15 * 0.5);
+  EXPECT_NEAR(cp.t_cp, ring - attention, 1e-12);
+}
+
+TEST(Planner, ExpertAllToAll) {
+  // Mixtral, EP 8 inside a node (450 GB/s), one micro-batch of 4096 tokens:
+  // 32 MoE layers x 4 all-to-alls x (4096 x top-2 x 4096 x 2 B x 7/8).
+  const ModelSpec m = Preset("mixtral-8x7b");
+  Cluster cl = MakeCluster(Chip(1000, 80, 3, 450), 64, 8, {});
+  TrainSpec t;
+  t.global_batch = 64, t.seq = 4096;
+  Knobs k;
+  k.collective = 1;
+  Plan p;
+  p.fsdp = 64, p.ep = 8, p.mb = 1, p.ga = 1;
+  EXPECT_NEAR(Evaluate(m, cl, t, k, p).t_ep, 32 * 4 * (4096.0 * 2 * 4096 * 2 * 7 / 8) / 450e9, 1e-12);
+}
+
 TEST(Planner, SearchIsConsistent) {
   const ModelSpec m = Preset("mixtral-8x7b");
   Cluster cl = MakeCluster(Chip(1000, 80, 3, 450), 64, 8, {});

@@ -485,14 +485,11 @@ int RunMain(int argc, char** argv) {
       if (pc.explain > 0) {
         if (static_cast<size_t>(pc.explain) > search.plans.size())
           return Fail(InvalidArgument(fmt::format("--explain {}: there are {} plans", pc.explain, search.plans.size())));
-        r.tables.push_back(PlansTable({{search.plans[pc.explain - 1]}, 0, 0, 0, 0, search.params,
-                                       search.flops_per_token},
-                                      0));
-        r.tables.back().rows[0][0] = Cell::Int(pc.explain);
+        r.tables.push_back(PlansTable({search.plans[pc.explain - 1]}, 0, pc.explain));
         r.tables.push_back(PlanExplainTable(
             pc.explain, plan::Explain(*model, cluster, t, pc.knobs, search.plans[pc.explain - 1])));
       } else {
-        r.tables.push_back(PlansTable(search, o.top));
+        r.tables.push_back(PlansTable(search.plans, o.top));
       }
       Emit(r, o);
       return kExitOk;

@@ -38,7 +38,7 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
   return tb;
 }
 
-Table PlansTable(const plan::PlanSearch& s, int top) {
+Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
   Table t{"plans", "Plans, best MFU first (memory per chip in GB; times per step in s)", {}, {}, {}};
   for (const char* c : {"#", "TP", "DP", "PP", "V", "EP", "FSDP", "CP"}) t.AddColumn(c, true);
   t.AddColumn("Remat", false);
@@ -49,10 +49,9 @@ Table PlansTable(const plan::PlanSearch& s, int top) {
   t.AddColumn("Bottleneck", false);
   const double GB = 1e9;
   int n = 0;
-  for (const plan::Plan& p : s.plans) {
+  for (const plan::Plan& p : plans) {
     if (top > 0 && n >= top) break;
-    ++n;
-    t.rows.push_back({Cell::Int(n), Cell::Int(p.tp), Cell::Int(p.dp), Cell::Int(p.pp), Cell::Int(p.vpp),
+    t.rows.push_back({Cell::Int(first + n++), Cell::Int(p.tp), Cell::Int(p.dp), Cell::Int(p.pp), Cell::Int(p.vpp),
                       Cell::Int(p.ep), Cell::Int(p.fsdp), Cell::Int(p.cp), Cell::Text(plan::RematName(p.remat)),
                       Cell::Int(p.mb), Cell::Int(p.ga), Cell::Real(p.weights / GB, 1), Cell::Real(p.optimizer / GB, 1),
                       Cell::Real(p.grads / GB, 1), Cell::Real(p.fsdp_buffers / GB, 1),
@@ -68,7 +67,7 @@ Table PlansTable(const plan::PlanSearch& s, int top) {
       "ranks; MB = micro-batch (sequences), GA = micro-batches per step. W/O/G = weights, optimizer state, gradients; "
       "FBuf = FSDP gather buffers; Rsv = the reserve. Times are exposed (not hidden under compute). `--explain N` "
       "shows the arithmetic of row N.");
-  if (s.plans.empty()) t.notes.push_back("No plan fits: try more chips, a smaller batch, or --all to see the closest.");
+  if (plans.empty()) t.notes.push_back("No plan fits: try more chips, a smaller batch, or --all to see the closest.");
   return t;
 }
 

@@ -13,8 +13,9 @@ namespace mlprof {
 // The model, the cluster, the run and the efficiency knobs, as key/value rows.
 Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t,
                        const plan::Knobs& k, const plan::PlanSearch& s);
-// One row per plan (best MFU first), `top` of them (0: all), numbered from 1.
-Table PlansTable(const plan::PlanSearch& s, int top);
+// One row per plan (best MFU first), `top` of them (0: all), numbered from
+// `first`.
+Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first = 1);
 // The lines of plan::Explain as a one-column table.
 Table PlanExplainTable(int row, const std::vector<std::string>& lines);
 
