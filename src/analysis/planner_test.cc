@@ -289,6 +289,13 @@ TEST(Planner, BadInput) {
   auto type = ParseModelToml("[model]\nlayers = \"two\"\n", "m.toml");
   ASSERT_FALSE(type.ok());
   EXPECT_EQ(type.status().message(), "m.toml:2: model.layers: expected an integer");
+  // A float where an integer belongs, even one no integer can hold (the
+  // fuzzer's find: toml++ converts it unchecked), is a type error.
+  for (const char* f : {"2.0", "1.29e282", "nan"}) {
+    auto flt = ParseModelToml(fmt::format("[model]\nlayers = {}\n", f), "m.toml");
+    ASSERT_FALSE(flt.ok()) << f;
+    EXPECT_EQ(flt.status().message(), "m.toml:2: model.layers: expected an integer") << f;
+  }
   auto syntax = ParseModelToml("[model\nlayers = 2\n", "m.toml");
   ASSERT_FALSE(syntax.ok());
   EXPECT_EQ(syntax.status().message().substr(0, 9), "m.toml:1:");

@@ -29,13 +29,16 @@ class TableReader {
     seen_.insert(key);
     const toml::node* n = t_.get(key);
     if (!n) return required ? Missing(key) : OkStatus();
-    auto v = n->value<int64_t>();
-    if (!n->is_integer() || !v)
+    // Type first: toml++'s value<int64_t>() casts a float to an integer
+    // without a range check (undefined for 1e300).
+    const auto* iv = n->as_integer();
+    if (!iv)
       return InvalidArgument(fmt::format("{}: {}{}: expected an integer", Where(file_, n->source()), prefix_, key));
-    if (*v < lo || *v > hi)
+    const int64_t v = iv->get();
+    if (v < lo || v > hi)
       return InvalidArgument(fmt::format("{}: {}{} = {}: expected {} to {}", Where(file_, n->source()), prefix_, key,
-                                         *v, lo, hi));
-    *out = *v;
+                                         v, lo, hi));
+    *out = v;
     return OkStatus();
   }
   Status Bool(const char* key, bool* out) {
