@@ -324,7 +324,6 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
 
   // ---- memory ----
   const double expert_shards = tp * static_cast<double>(Lcm(pl->ep, pl->fsdp));
-  const double moe_frac = static_cast<double>(d.moe_layers) / L;
   const double layer_params = d.p.layers - d.p.experts;  // dense part of all layers
   const double final_norm = d.p.total - d.p.layers - d.p.embedding - d.p.output;
   const double dense_stage = pl->pp == 1 ? d.p.total - d.p.experts
