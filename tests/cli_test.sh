@@ -199,11 +199,14 @@ check "roofline unknown chip" run 1 "$BIN" roofline "$TMP/s.xplane.pb" --chip tp
 # The planner.
 check "plan" run 0 "$BIN" plan --model llama3-70b --chip h100-sxm --chips 64 --global-batch 64 --top 3 --format csv
 check "plan setting" has "Llama 3 70B (built-in): 70.554 B parameters, 70.554 B active" out
-check "plan columns" has "#,TP,DP,PP,V,EP,FSDP,CP,Remat,MB,GA,W(GB),O(GB),G(GB),FBuf,Act(GB),Rsv,Tot(GB),Train(PF),Remat%,Comp(s),TP(s),EP(s),FSDP+DP(s),CP(s),PP+Bubble(s),Opt(s),Step(s),MFU%,Bottleneck" out
+check "plan columns" has "#,TP,DP,PP,V,EP,FSDP,ZeRO,CP,Remat,MB,GA,W(GB),O(GB),G(GB),FBuf,Act(GB),Rsv,Tot(GB),Train(PF),Remat%,Comp(s),TP(s),EP(s),FSDP+DP(s),CP(s),PP+Bubble(s),Opt(s),Step(s),MFU%,Bottleneck" out
 check "plan rows" test "$(grep -cE '^[123],' "$TMP/out")" -eq 3
-check "plan layouts multiply to the chips" bash -c "awk -F, '/^[123],/{ if (\$2*\$3*\$4*\$7*\$8 != 64) exit 1 }' '$TMP/out'"
+check "plan layouts multiply to the chips" bash -c "awk -F, '/^[123],/{ if (\$2*\$3*\$4*\$7*\$9 != 64) exit 1 }' '$TMP/out'"
 check "plan filter" run 0 "$BIN" plan --model mixtral-8x7b --chip h100-sxm --chips 64 --global-batch 128 --ep 8 --tp 2 --top 0 --format csv
 check "plan filter holds" bash -c "awk -F, '/^[0-9]+,/{ if (\$2 != 2 || \$6 != 8) exit 1; n++ } END { exit n == 0 }' '$TMP/out'"
+check "plan zero pinned" run 0 "$BIN" plan --model llama3-8b --chip h100-sxm --chips 16 --global-batch 64 --zero 2 --top 0 --format csv
+check "plan zero pinned holds" bash -c "awk -F, '/^[0-9]+,/{ if (\$8 != 2) exit 1; n++ } END { exit n == 0 }' '$TMP/out'"
+check "plan zero out of range" run 1 "$BIN" plan --model llama3-8b --chip h100-sxm --chips 8 --global-batch 8 --zero 3
 check "plan explain" run 0 "$BIN" plan --model deepseek-v3 --chip h100-sxm --chips 256 --global-batch 1024 --explain 1 --width 400
 check "plan explain arithmetic" has "MFU = " out
 check "plan explain memory" has "Tot = W + G + O + FBuf + Act + Rsv" out

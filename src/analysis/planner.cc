@@ -333,14 +333,16 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double local = dense_local + expert_local;
   pl->weights = local * t.memory.weight;
   pl->grads = local * t.memory.grad;
-  const double opt_shard = t.zero1 ? dp : 1;
+  const double opt_shard = pl->zero >= 1 ? dp : 1, grad_shard = pl->zero >= 2 ? dp : 1;
+  pl->grads /= grad_shard;
   pl->optimizer = local * t.memory.optimizer / opt_shard;
   MLPROF_SAY("parameters on the largest stage: dense {:.3f} B / (TP {} x FSDP {}) + experts {:.3f} B / (TP {} x "
                   "lcm(EP {}, FSDP {})) = {:.3f} B per chip",
                   dense_stage / 1e9, pl->tp, pl->fsdp, expert_stage / 1e9, pl->tp, pl->ep, pl->fsdp, local / 1e9);
-  MLPROF_SAY("W = {:.3f} B x {} B = {:.2f} GB; G = x {} B = {:.2f} GB; O = x {} B / {} = {:.2f} GB ({})",
-                  local / 1e9, t.memory.weight, pl->weights / GB, t.memory.grad, pl->grads / GB, t.memory.optimizer,
-                  opt_shard, pl->optimizer / GB, t.memory.name);
+  MLPROF_SAY("W = {:.3f} B x {} B = {:.2f} GB; G = x {} B / {} = {:.2f} GB; O = x {} B / {} = {:.2f} GB ({}, ZeRO-{} "
+             "over DP {})",
+             local / 1e9, t.memory.weight, pl->weights / GB, t.memory.grad, grad_shard, pl->grads / GB,
+             t.memory.optimizer, opt_shard, pl->optimizer / GB, t.memory.name, pl->zero, pl->dp);
   pl->fsdp_buffers = 0;
   if (pl->fsdp > 1) {
     const double layer = std::max(d.dense_layer, d.moe_layer_nonexpert + d.expert_per_layer / ep);
@@ -412,21 +414,31 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double bw = GroupBw(c, pl->tp * pl->cp, pl->fsdp) * k.collective;
     t_fsdp = m_steps * 3 * (fsdp - 1) / fsdp * stage_params * 2 / bw;
   }
+  // DP: the gradients' reduce-scatter and the parameters' all-gather (the
+  // bytes of one all-reduce), once per step; ZeRO-2 cannot keep unreduced
+  // gradients, so it reduce-scatters after every micro-batch.
+  double rs = 0;  // one reduce-scatter (or all-gather) of the chip's gradients
   if (pl->dp > 1) {
     const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp, pl->dp) * k.collective;
-    t_dp = 2 * (dp - 1) / dp * local * std::min(t.memory.grad, 4.0) / bw;
+    rs = (dp - 1) / dp * local * std::min(t.memory.grad, 4.0) / bw;
   }
-  // Hidden: FSDP under the whole step's compute; DP under the last
-  // micro-batch's backward (2/3 of its compute).
+  const double rs_count = pl->zero >= 2 ? m_steps : 1;
+  t_dp = (rs_count + 1) * rs;
+  // Hidden: FSDP under the whole step's compute; DP under a micro-batch's
+  // backward (2/3 of its compute): the last one's for the final
+  // reduce-scatter and the gather, each earlier one's for its own
+  // reduce-scatter (ZeRO-2).
   const double hide_fsdp = k.overlap * pl->t_compute;
   const double exposed_fsdp = std::max(0.0, t_fsdp - hide_fsdp);
   const double hide_dp = k.overlap * pl->t_compute / m_steps * 2 / 3;
-  const double exposed_dp = std::max(0.0, t_dp - hide_dp);
+  const double exposed_dp = (rs_count - 1) * std::max(0.0, rs - hide_dp) + std::max(0.0, 2 * rs - hide_dp);
   pl->t_fsdp_dp = exposed_fsdp + exposed_dp;
   if (pl->fsdp > 1 || pl->dp > 1)
-    MLPROF_SAY("FSDP+DP = max(0, FSDP {:.4f} s - {:.2f} x Comp) + max(0, DP {:.4f} s - {:.2f} x backward of one "
-                    "micro-batch) = {:.4f} s exposed",
-                    t_fsdp, k.overlap, t_dp, k.overlap, pl->t_fsdp_dp);
+    MLPROF_SAY("FSDP+DP = max(0, FSDP {:.4f} s - {:.2f} x Comp) + DP {:.0f} x max(0, reduce-scatter {:.4f} s - {:.2f} "
+               "x backward of one micro-batch {:.4f} s) + max(0, reduce-scatter + all-gather {:.4f} s - the same) = "
+               "{:.4f} s exposed (DP {:.4f} s in all)",
+               t_fsdp, k.overlap, rs_count - 1, rs, k.overlap, pl->t_compute / m_steps * 2 / 3, 2 * rs,
+               pl->t_fsdp_dp, t_dp);
   // CP: ring attention, K and V chunks around the ring (backward twice),
   // hidden under the attention-score compute.
   pl->t_cp = 0;
@@ -563,8 +575,9 @@ std::vector<std::string> Explain(const ModelSpec& m, const Cluster& c, const Tra
                               m.name, d.p.total / 1e9, d.p.active / 1e9, d.flops_per_token / 1e9,
                               t.causal_half ? "causal-halved" : "full s x s", t.global_batch, t.seq));
   lines.push_back(fmt::format("TP {} x DP {} x PP {} (v {}) x FSDP {} x CP {} = {} chips; EP {} inside DP x FSDP; "
-                              "micro-batch {}, {} micro-batches per step; remat {}",
-                              p.tp, p.dp, p.pp, p.vpp, p.fsdp, p.cp, c.chips, p.ep, p.mb, p.ga, RematName(p.remat)));
+                              "micro-batch {}, {} micro-batches per step; remat {}; ZeRO-{} over DP",
+                              p.tp, p.dp, p.pp, p.vpp, p.fsdp, p.cp, c.chips, p.ep, p.mb, p.ga, RematName(p.remat),
+                              p.zero));
   Compute(m, c, t, k, d, &p, &lines);
   return lines;
 }
@@ -607,33 +620,49 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
                 if (f.mb && mb != f.mb) continue;
                 const int64_t ga = per_replica / mb;
                 if (vpp > 1 && ga % pp != 0) continue;  // interleaving needs whole rounds of micro-batches
-                bool fitted = false, smallest_oom = false;
-                double kept_act = INFINITY;
-                for (int r = 0; r < kRematCount; ++r) {
-                  const Remat remat = static_cast<Remat>(r);
-                  if (only != Remat::kCount && remat != only) continue;
-                  Plan p;
-                  p.tp = tp, p.cp = cp, p.pp = pp, p.vpp = vpp, p.fsdp = fsdp, p.dp = dp, p.ep = ep, p.mb = mb, p.ga = ga;
-                  p.remat = remat;
-                  if (fitted && !f.include_dominated) {  // a cheaper policy fits: more recompute cannot help
-                    ++out.dominated;
-                    continue;
-                  }
-                  Compute(m, c, t, k, d, &p, nullptr);
-                  ++out.evaluated;
-                  if (f.max_mem_bytes > 0 && p.total > f.max_mem_bytes) p.fits = false, p.bottleneck = "memory";
-                  if (p.activations >= kept_act && !f.include_dominated && remat != Remat::kNone) {
-                    ++out.dominated;  // more recompute for no memory saved
-                    continue;
-                  }
-                  kept_act = std::min(kept_act, p.activations);
-                  if (p.fits) {
-                    fitted = true;
-                    out.plans.push_back(p);
-                  } else {
-                    ++out.oom;
-                    if (f.include_oom) oom.push_back(p);
-                    smallest_oom = remat == Remat::kFull;
+                // ZeRO-2 over DP saves gradient memory for more
+                // communication: tried only where ZeRO-1 does not fit.
+                int zeros[2] = {f.zero >= 0 ? f.zero : 1, 2};
+                const int n_zeros = f.zero >= 0 || dp == 1 ? 1 : 2;
+                bool fitted_before[kRematCount] = {};  // the policy fits with a less sharded stage
+                bool smallest_oom = false;
+                for (int zi = 0; zi < n_zeros; ++zi) {
+                  bool fitted = false, fitted_less_sharded = false;
+                  double kept_act = INFINITY;
+                  smallest_oom = false;
+                  for (int r = 0; r < kRematCount; ++r) {
+                    const Remat remat = static_cast<Remat>(r);
+                    if (only != Remat::kCount && remat != only) continue;
+                    // A cheaper policy fits (more recompute cannot help), or
+                    // this one or a cheaper one fits with less communication.
+                    fitted_less_sharded = fitted_less_sharded || fitted_before[r];
+                    if ((fitted || fitted_less_sharded) && !f.include_dominated) {
+                      ++out.dominated;
+                      continue;
+                    }
+                    Plan p;
+                    p.tp = tp, p.cp = cp, p.pp = pp, p.vpp = vpp, p.fsdp = fsdp, p.dp = dp, p.ep = ep, p.mb = mb,
+                    p.ga = ga;
+                    p.remat = remat;
+                    p.zero = zeros[zi];
+                    Compute(m, c, t, k, d, &p, nullptr);
+                    ++out.evaluated;
+                    if (f.max_mem_bytes > 0 && p.total > f.max_mem_bytes) p.fits = false, p.bottleneck = "memory";
+                    if (p.activations >= kept_act && !f.include_dominated && remat != Remat::kNone) {
+                      ++out.dominated;  // more recompute for no memory saved
+                      continue;
+                    }
+                    kept_act = std::min(kept_act, p.activations);
+                    if (p.fits) {
+                      fitted = fitted_before[r] = true;
+                      out.plans.push_back(p);
+                    } else {
+                      ++out.oom;
+                      // The most sharded stage's plans are the only ones
+                      // kept when nothing fits.
+                      if (f.include_oom && (f.include_dominated || zi == n_zeros - 1)) oom.push_back(p);
+                      smallest_oom = remat == Remat::kFull;
+                    }
                   }
                 }
                 // Larger micro-batches need more memory: past one whose

@@ -74,7 +74,6 @@ struct TrainSpec {
   MemoryConvention memory;
   double reserve = 0.10;     // fraction of HBM kept for the runtime / compiler / fragmentation
   bool causal_half = false;  // count half the s x s attention scores (MaxText since 2025); default: all (PaLM, Megatron)
-  bool zero1 = true;         // optimizer state sharded over the data-parallel replicas (distributed optimizer)
 };
 
 // Efficiency knobs (defaults calibrated in docs/PLANNER.md).
@@ -95,6 +94,11 @@ double GemmEfficiency(const hw::Chip& chip, std::string* source = nullptr);
 struct Plan {
   int64_t tp = 1, dp = 1, pp = 1, vpp = 1, ep = 1, fsdp = 1, cp = 1, mb = 1, ga = 1;
   Remat remat = Remat::kNone;
+  // ZeRO stage over the DP replicas (FSDP is ZeRO-3 on its own axis):
+  // 0 everything replicated, 1 optimizer state sharded (distributed
+  // optimizer), 2 optimizer state and gradients sharded (gradients
+  // reduce-scattered after every micro-batch).
+  int zero = 1;
   // Memory per chip, bytes.
   double weights = 0, optimizer = 0, grads = 0, fsdp_buffers = 0, activations = 0, reserve = 0, total = 0;
   bool fits = false;
@@ -111,6 +115,7 @@ struct Plan {
 struct PlanFilter {
   int64_t tp = 0, dp = 0, pp = 0, vpp = 0, ep = 0, fsdp = 0, cp = 0, mb = 0;
   std::string remat;
+  int zero = -1;  // ZeRO stage over DP; -1: 1, and 2 where 1 does not fit
   double max_mem_bytes = 0;
   bool include_oom = false;       // keep plans that do not fit (bottleneck "memory")
   bool include_dominated = false; // keep remat policies a cheaper one that fits makes pointless
@@ -121,7 +126,7 @@ struct PlanSearch {
   int64_t evaluated = 0;    // plans whose memory and time were computed
   int64_t layouts = 0;      // (tp, pp, vpp, ep, fsdp, cp, dp) splits considered
   int64_t oom = 0;          // evaluated plans that do not fit
-  int64_t dominated = 0;    // skipped remat policies (a cheaper one fit)
+  int64_t dominated = 0;    // skipped remat policies or ZeRO stages (a cheaper one fit)
   ParamCounts params;
   double flops_per_token = 0;
 };

@@ -132,9 +132,99 @@ TEST(Planner, MemoryConventionsAndZero) {
   ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
   Plan dp;
   dp.dp = 64, dp.mb = 1, dp.ga = 1;
-  t.zero1 = false;
+  dp.zero = 0;
   e = Evaluate(m, cl, t, k, dp);
   EXPECT_DOUBLE_EQ(e.weights + e.grads + e.optimizer, 18 * psi);
+}
+
+TEST(Planner, ZeroStagesOverDp) {
+  // A 6.7 B dense model on 8 GPUs of one node, DP 8, 4 micro-batches of
+  // one sequence, 2+2+12 B per parameter, NVLink 400 GB/s, nothing hidden.
+  ModelSpec m;
+  m.id = m.name = "toy";
+  m.layers = 32, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.head_dim = 128, m.ffn = 11008, m.vocab = 32000;
+  m.seq_len = 2048;
+  m.groups.push_back({32, false, 0, 0});
+  const double psi = CountParams(m).total;
+  TrainSpec t;
+  t.global_batch = 32, t.seq = 2048, t.reserve = 0;
+  ASSERT_TRUE(ParseMemoryConvention("zero", &t.memory));
+  Cluster cl = MakeCluster(Chip(1000, 80, 3, 400), 8, 8, {});
+  Knobs k;
+  k.collective = 1, k.overlap = 0;
+  Plan p;
+  p.dp = 8, p.mb = 1, p.ga = 4;
+  // The gradients' reduce-scatter: 7/8 x 2 B x psi / 400 GB/s.
+  const double rs = 7.0 / 8 * 2 * psi / 400e9;
+  p.zero = 0;
+  const Plan z0 = Evaluate(m, cl, t, k, p);
+  p.zero = 1;
+  const Plan z1 = Evaluate(m, cl, t, k, p);
+  p.zero = 2;
+  const Plan z2 = Evaluate(m, cl, t, k, p);
+  // Memory: ZeRO-0 keeps everything, ZeRO-1 shards the optimizer state,
+  // ZeRO-2 the gradients too.
+  EXPECT_DOUBLE_EQ(z0.optimizer, 12 * psi);
+  EXPECT_DOUBLE_EQ(z1.optimizer, 12 * psi / 8);
+  EXPECT_DOUBLE_EQ(z1.grads, 2 * psi);
+  EXPECT_DOUBLE_EQ(z2.grads, 2 * psi / 8);
+  EXPECT_DOUBLE_EQ(z2.optimizer, 12 * psi / 8);
+  EXPECT_DOUBLE_EQ(z2.weights, z1.weights);
+  // Time: ZeRO-0/1 move one all-reduce's bytes per step (reduce-scatter +
+  // all-gather); ZeRO-2 reduce-scatters after each of the 4 micro-batches,
+  // then gathers once: 5 x rs.
+  EXPECT_NEAR(z0.t_fsdp_dp, 2 * rs, 1e-12);
+  EXPECT_NEAR(z1.t_fsdp_dp, 2 * rs, 1e-12);
+  EXPECT_NEAR(z2.t_fsdp_dp, 5 * rs, 1e-12);
+  // The optimizer step touches 34 B per parameter it updates: all of them
+  // at ZeRO-0, an eighth otherwise (HBM 3 TB/s x 0.8).
+  EXPECT_NEAR(z0.t_opt, 34 * psi / 2.4e12, 1e-12);
+  EXPECT_NEAR(z2.t_opt, 34 * psi / 8 / 2.4e12, 1e-12);
+  // Hidden under a quarter of a micro-batch's backward (2/3 of its
+  // compute): each of the first three reduce-scatters on its own, the last
+  // with the gather.
+  k.overlap = 0.25;
+  const Plan h2 = Evaluate(m, cl, t, k, p);
+  const double bwd = 0.25 * h2.t_compute / 4 * 2 / 3;
+  ASSERT_GT(rs, bwd);  // so that something stays exposed
+  EXPECT_NEAR(h2.t_fsdp_dp, 3 * (rs - bwd) + (2 * rs - bwd), 1e-12);
+  // With one micro-batch ZeRO-2 moves what ZeRO-1 does.
+  p.ga = 1, t.global_batch = 8;
+  p.zero = 1;
+  const double one1 = Evaluate(m, cl, t, k, p).t_fsdp_dp;
+  p.zero = 2;
+  EXPECT_DOUBLE_EQ(Evaluate(m, cl, t, k, p).t_fsdp_dp, one1);
+
+  // The search tries ZeRO-2 only where ZeRO-1 does not fit. On 32 GB
+  // chips with DP 8, ZeRO-1 needs W + G + O = 4 + 1.5 B per parameter
+  // = 36.9 GB: every plan is ZeRO-2. On 44 GB chips ZeRO-1 fits with
+  // little activation memory, ZeRO-2 is kept only where ZeRO-1 does not
+  // fit (a larger micro-batch or less recompute). On 80 GB chips ZeRO-1
+  // fits everywhere.
+  t.global_batch = 32;
+  PlanFilter f;
+  f.tp = 1, f.pp = 1, f.fsdp = 1, f.cp = 1;
+  for (double hbm : {32.0, 44.0, 80.0}) {
+    Cluster small = MakeCluster(Chip(1000, hbm, 3, 400), 8, 8, {});
+    const PlanSearch s = SearchPlans(m, small, t, Knobs{}, f);
+    ASSERT_FALSE(s.plans.empty()) << hbm;
+    std::set<int> stages;
+    for (const Plan& pl : s.plans) {
+      EXPECT_TRUE(pl.fits);
+      stages.insert(pl.zero);
+      if (pl.zero == 2) {
+        Plan one = pl;
+        one.zero = 1;
+        EXPECT_FALSE(Evaluate(m, small, t, Knobs{}, one).fits) << hbm << " mb " << pl.mb;
+      }
+    }
+    const std::set<int> want = hbm == 32 ? std::set<int>{2} : hbm == 44 ? std::set<int>{1, 2} : std::set<int>{1};
+    EXPECT_EQ(stages, want) << hbm;
+    // Pinned, the other stage is searched alone: ZeRO-1 fits nowhere on 32 GB.
+    PlanFilter pinned = f;
+    pinned.zero = 1;
+    EXPECT_EQ(SearchPlans(m, small, t, Knobs{}, pinned).plans.empty(), hbm == 32) << hbm;
+  }
 }
 
 TEST(Planner, CommunicationAndBubble) {

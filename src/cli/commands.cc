@@ -356,7 +356,6 @@ int RunMain(int argc, char** argv) {
     plan::PlanFilter filter;
     double max_mem_gb = 0;
     int explain = 0;
-    bool no_zero1 = false;
   } pc;
   {
     CLI::App* p = subs["plan"];
@@ -380,7 +379,9 @@ int RunMain(int argc, char** argv) {
                                          "default megatron on GPUs, maxtext on TPUs");
     p->add_option("--reserve", pc.train.reserve, "fraction of HBM kept free (default 0.10)")->check(CLI::Range(0.0, 0.9));
     p->add_flag("--causal", pc.train.causal_half, "count half the s x s attention scores in model FLOPs");
-    p->add_flag("--no-zero1", pc.no_zero1, "optimizer state replicated over DP (default: sharded)");
+    p->add_option("--zero", pc.filter.zero, "ZeRO stage over DP: 0 replicated, 1 optimizer sharded, 2 optimizer and "
+                                            "gradients sharded (default: 1, and 2 where 1 does not fit)")
+        ->check(CLI::Range(0, 2));
     p->add_option("--gemm-eff", pc.knobs.gemm, "fraction of peak the matmuls reach (default: calibrated per chip)")
         ->check(CLI::Range(0.01, 1.0));
     p->add_option("--moe-imbalance", pc.knobs.moe_imbalance, "the busiest expert's load / the mean (default 1.25)")
@@ -452,8 +453,8 @@ int RunMain(int argc, char** argv) {
       if (!db.ok()) return Fail(db.status());
       auto chip = db->Find(chip_id);
       if (!chip.ok()) return Fail(chip.status());
-      const bool is_file = pc.model.find('/') != std::string::npos || pc.model.size() > 5 &&
-                                                                           pc.model.substr(pc.model.size() - 5) == ".toml";
+      const bool is_file = pc.model.find('/') != std::string::npos ||
+                           (pc.model.size() > 5 && pc.model.substr(pc.model.size() - 5) == ".toml");
       auto model = is_file ? plan::LoadModelFile(pc.model) : plan::BuiltInModel(pc.model);
       if (!model.ok()) return Fail(model.status());
       std::vector<int64_t> axes;
@@ -476,12 +477,11 @@ int RunMain(int argc, char** argv) {
       const std::string mem = pc.memory.empty() ? (cluster.tpu ? "maxtext" : "megatron") : pc.memory;
       if (!plan::ParseMemoryConvention(mem, &t.memory))
         return Fail(InvalidArgument(fmt::format("--memory '{}': expected megatron, zero or maxtext", mem)));
-      t.zero1 = !pc.no_zero1;
       pc.filter.max_mem_bytes = pc.max_mem_gb * 1e9;
       if (auto st = plan::CheckRun(*model, cluster, t, pc.filter); !st.ok()) return Fail(st);
       plan::PlanSearch search = plan::SearchPlans(*model, cluster, t, pc.knobs, pc.filter);
       Report r;
-      r.tables.push_back(PlanSettingTable(*model, cluster, t, pc.knobs, search));
+      r.tables.push_back(PlanSettingTable(*model, cluster, t, pc.knobs, pc.filter, search));
       if (pc.explain > 0) {
         if (static_cast<size_t>(pc.explain) > search.plans.size())
           return Fail(InvalidArgument(fmt::format("--explain {}: there are {} plans", pc.explain, search.plans.size())));

@@ -5,7 +5,7 @@
 namespace mlprof {
 
 Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t,
-                       const plan::Knobs& k, const plan::PlanSearch& s) {
+                       const plan::Knobs& k, const plan::PlanFilter& f, const plan::PlanSearch& s) {
   Table tb{"plan_setting", "What was planned", {}, {}, {}};
   tb.AddColumn("item", false).AddColumn("value", false);
   auto row = [&](std::string a, std::string b) { tb.rows.push_back({Cell::Text(std::move(a)), Cell::Text(std::move(b))}); };
@@ -23,24 +23,25 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
                                    : fmt::format("{} per node: NVLink {:.0f} GB/s, {:.1f} GB/s per GPU across nodes",
                                                  c.node_size, c.fast_bw / 1e9, c.slow_bw / 1e9)));
   row("run", fmt::format("{} sequences x {} tokens per step; memory {} ({:g}+{:g}+{:g} B per parameter); reserve {:.0f} "
-                         "%; optimizer state {}",
+                         "%; over DP: {}",
                          t.global_batch, t.seq, t.memory.name, t.memory.weight, t.memory.grad, t.memory.optimizer,
-                         t.reserve * 100, t.zero1 ? "sharded over DP" : "replicated over DP"));
+                         t.reserve * 100,
+                         f.zero < 0 ? "ZeRO-1, or ZeRO-2 where ZeRO-1 does not fit" : fmt::format("ZeRO-{}", f.zero)));
   std::string gemm_source = "--gemm-eff";
   const double gemm = k.gemm > 0 ? k.gemm : plan::GemmEfficiency(c.chip, &gemm_source);
   row("efficiency", fmt::format("GEMM {:.2f} ({}), collectives {:.2f}, overlap {:.2f}, HBM {:.2f}, busiest expert x{:.2f}",
                                 gemm, gemm_source, k.collective, k.overlap, k.hbm, k.moe_imbalance));
   int64_t fit = 0;
   for (const auto& p : s.plans) fit += p.fits;
-  row("search", fmt::format("{} layouts, {} plans evaluated: {} fit, {} do not fit; {} remat choices skipped as "
-                            "dominated (a cheaper one fits, or no memory saved)",
+  row("search", fmt::format("{} layouts, {} plans evaluated: {} fit, {} do not fit; {} remat or ZeRO choices skipped "
+                            "as dominated (a cheaper one fits, or no memory saved)",
                             s.layouts, s.evaluated, fit, s.oom, s.dominated));
   return tb;
 }
 
 Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
   Table t{"plans", "Plans, best MFU first (memory per chip in GB; times per step in s)", {}, {}, {}};
-  for (const char* c : {"#", "TP", "DP", "PP", "V", "EP", "FSDP", "CP"}) t.AddColumn(c, true);
+  for (const char* c : {"#", "TP", "DP", "PP", "V", "EP", "FSDP", "ZeRO", "CP"}) t.AddColumn(c, true);
   t.AddColumn("Remat", false);
   for (const char* c : {"MB", "GA", "W(GB)", "O(GB)", "G(GB)", "FBuf", "Act(GB)", "Rsv", "Tot(GB)", "Train(PF)",
                         "Remat%", "Comp(s)", "TP(s)", "EP(s)", "FSDP+DP(s)", "CP(s)", "PP+Bubble(s)", "Opt(s)",
@@ -52,7 +53,7 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
   for (const plan::Plan& p : plans) {
     if (top > 0 && n >= top) break;
     t.rows.push_back({Cell::Int(first + n++), Cell::Int(p.tp), Cell::Int(p.dp), Cell::Int(p.pp), Cell::Int(p.vpp),
-                      Cell::Int(p.ep), Cell::Int(p.fsdp), Cell::Int(p.cp), Cell::Text(plan::RematName(p.remat)),
+                      Cell::Int(p.ep), Cell::Int(p.fsdp), Cell::Int(p.zero), Cell::Int(p.cp), Cell::Text(plan::RematName(p.remat)),
                       Cell::Int(p.mb), Cell::Int(p.ga), Cell::Real(p.weights / GB, 1), Cell::Real(p.optimizer / GB, 1),
                       Cell::Real(p.grads / GB, 1), Cell::Real(p.fsdp_buffers / GB, 1),
                       Cell::Real(p.activations / GB, 1), Cell::Real(p.reserve / GB, 1), Cell::Real(p.total / GB, 1),
@@ -64,7 +65,7 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
   }
   t.notes.push_back(
       "TP x DP x PP x FSDP x CP = chips; V = interleaved stages per PP rank; EP splits the experts over data-parallel "
-      "ranks; MB = micro-batch (sequences), GA = micro-batches per step. W/O/G = weights, optimizer state, gradients; "
+      "ranks; ZeRO = the stage over DP (1: optimizer state sharded, 2: gradients too; FSDP is ZeRO-3); MB = micro-batch (sequences), GA = micro-batches per step. W/O/G = weights, optimizer state, gradients; "
       "FBuf = FSDP gather buffers; Rsv = the reserve. Times are exposed (not hidden under compute). `--explain N` "
       "shows the arithmetic of row N.");
   if (plans.empty()) t.notes.push_back("No plan fits: try more chips, a smaller batch, or --all to see the closest.");
