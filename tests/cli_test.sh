@@ -206,6 +206,8 @@ check "plan filter" run 0 "$BIN" plan --model mixtral-8x7b --chip h100-sxm --chi
 check "plan filter holds" bash -c "awk -F, '/^[0-9]+,/{ if (\$2 != 2 || \$6 != 8) exit 1; n++ } END { exit n == 0 }' '$TMP/out'"
 check "plan zero pinned" run 0 "$BIN" plan --model llama3-8b --chip h100-sxm --chips 16 --global-batch 64 --zero 2 --top 0 --format csv
 check "plan zero pinned holds" bash -c "awk -F, '/^[0-9]+,/{ if (\$8 != 2) exit 1; n++ } END { exit n == 0 }' '$TMP/out'"
+check "plan latency" run 0 "$BIN" plan --model llama3-8b --chip h100-sxm --chips 16 --global-batch 64 --latency 5 --top 1 --width 300
+check "plan latency stated" has "collectives 0.80 (+ 5 us per ring step)" out
 check "plan zero out of range" run 1 "$BIN" plan --model llama3-8b --chip h100-sxm --chips 8 --global-batch 8 --zero 3
 check "plan explain" run 0 "$BIN" plan --model deepseek-v3 --chip h100-sxm --chips 256 --global-batch 1024 --explain 1 --width 400
 check "plan explain arithmetic" has "MFU = " out

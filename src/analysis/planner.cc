@@ -388,10 +388,10 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   if (pl->tp > 1) {
     const double n = 4 + RematTpCollectives(pl->remat);
     const double bw = GroupBw(c, 1, pl->tp) * k.collective;
-    pl->t_tp = stage_layers * m_steps * n * 2 * (tp - 1) / tp * A / bw;
-    MLPROF_SAY("TP = {:.0f} layers x {:.0f} micro-batches x {:.0f} all-reduces x 2({}-1)/{} x {:.3f} GB / {:.0f} "
-                    "GB/s = {:.4f} s (exposed)",
-                    stage_layers, m_steps, n, pl->tp, pl->tp, A / GB, bw / GB, pl->t_tp);
+    pl->t_tp = stage_layers * m_steps * n * (2 * (tp - 1) / tp * A / bw + 2 * (tp - 1) * k.latency);
+    MLPROF_SAY("TP = {:.0f} layers x {:.0f} micro-batches x {:.0f} all-reduces x (2({}-1)/{} x {:.3f} GB / {:.0f} "
+               "GB/s + 2({}-1) x {:.1f} us) = {:.4f} s (exposed)",
+               stage_layers, m_steps, n, pl->tp, pl->tp, A / GB, bw / GB, pl->tp, k.latency * 1e6, pl->t_tp);
   }
   // EP: dispatch + combine all-to-all, forward and backward (+ forward again under full remat).
   pl->t_ep = 0;
@@ -400,10 +400,10 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double bytes = mb * seq / cp * static_cast<double>(m.top_k) * h * 2 / tp * (ep - 1) / ep;
     const double bw = GroupBw(c, pl->tp * pl->cp, pl->ep) * k.collective;
     const double moe_stage = std::ceil(static_cast<double>(d.moe_layers) / pp);
-    pl->t_ep = moe_stage * m_steps * n * bytes / bw;
-    MLPROF_SAY("EP = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x {:.3f} GB / {:.0f} GB/s = "
-                    "{:.4f} s (exposed)",
-                    moe_stage, m_steps, n, bytes / GB, bw / GB, pl->t_ep);
+    pl->t_ep = moe_stage * m_steps * n * (bytes / bw + (ep - 1) * k.latency);
+    MLPROF_SAY("EP = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x ({:.3f} GB / {:.0f} GB/s + ({}-1) "
+               "x {:.1f} us) = {:.4f} s (exposed)",
+               moe_stage, m_steps, n, bytes / GB, bw / GB, pl->ep, k.latency * 1e6, pl->t_ep);
   }
   // FSDP: gather weights forward and backward, reduce-scatter grads, per micro-batch; DP: all-reduce grads once.
   double t_fsdp = 0, t_dp = 0;
@@ -412,7 +412,10 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double stage_params = dense_stage / tp + expert_stage / (tp * ep);
   if (pl->fsdp > 1) {
     const double bw = GroupBw(c, pl->tp * pl->cp, pl->fsdp) * k.collective;
-    t_fsdp = m_steps * 3 * (fsdp - 1) / fsdp * stage_params * 2 / bw;
+    t_fsdp = m_steps * 3 * ((fsdp - 1) / fsdp * stage_params * 2 / bw + (fsdp - 1) * k.latency);
+    MLPROF_SAY("FSDP = {:.0f} micro-batches x 3 (gather forward, gather backward, reduce-scatter) x (({}-1)/{} x "
+               "{:.3f} B parameters x 2 B / {:.0f} GB/s + ({}-1) x {:.1f} us) = {:.4f} s",
+               m_steps, pl->fsdp, pl->fsdp, stage_params / 1e9, bw / GB, pl->fsdp, k.latency * 1e6, t_fsdp);
   }
   // DP: the gradients' reduce-scatter and the parameters' all-gather (the
   // bytes of one all-reduce), once per step; ZeRO-2 cannot keep unreduced
@@ -420,7 +423,10 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   double rs = 0;  // one reduce-scatter (or all-gather) of the chip's gradients
   if (pl->dp > 1) {
     const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp, pl->dp) * k.collective;
-    rs = (dp - 1) / dp * local * std::min(t.memory.grad, 4.0) / bw;
+    rs = (dp - 1) / dp * local * std::min(t.memory.grad, 4.0) / bw + (dp - 1) * k.latency;
+    MLPROF_SAY("DP reduce-scatter = ({}-1)/{} x {:.3f} B parameters x {:g} B / {:.0f} GB/s + ({}-1) x {:.1f} us = "
+               "{:.4f} s; the all-gather the same",
+               pl->dp, pl->dp, local / 1e9, std::min(t.memory.grad, 4.0), bw / GB, pl->dp, k.latency * 1e6, rs);
   }
   const double rs_count = pl->zero >= 2 ? m_steps : 1;
   t_dp = (rs_count + 1) * rs;
@@ -446,21 +452,24 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double kv_dim = m.mla() ? static_cast<double>(m.kv_lora_rank + m.qk_rope_dim) : 2.0 * static_cast<double>(m.kv_heads * m.head_dim);
     const double chunk = mb * seq / cp * kv_dim * 2 / tp;
     const double bw = GroupBw(c, pl->tp, pl->cp) * k.collective;
-    const double t = stage_layers * m_steps * 3 * (cp - 1) * chunk / bw;
+    const double t = stage_layers * m_steps * 3 * (cp - 1) * (chunk / bw + k.latency);
     const double attn = d.score_fwd_per_token * 3 * d.tokens / rate * imbalance;
     pl->t_cp = std::max(0.0, t - attn);
-    MLPROF_SAY("CP = max(0, ring {:.4f} s - attention compute {:.4f} s) = {:.4f} s", t, attn, pl->t_cp);
+    MLPROF_SAY("CP = max(0, ring {:.0f} layers x {:.0f} micro-batches x 3({}-1) x ({:.3f} GB / {:.0f} GB/s + {:.1f} "
+               "us) {:.4f} s - attention compute {:.4f} s) = {:.4f} s",
+               stage_layers, m_steps, pl->cp, chunk / GB, bw / GB, k.latency * 1e6, t, attn, pl->t_cp);
   }
   // PP: bubble (p-1)/(v m) of the pipelined work, and the fill/drain p2p.
   pl->t_pp = 0;
   if (pl->pp > 1) {
     const double bubble = (pp - 1) / (v * m_steps) * (pl->t_compute + pl->t_tp + pl->t_ep);
     const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp * pl->dp, pl->pp) * k.collective;
-    const double p2p = 2 * v * (pp - 1) * (A / tp) / bw;
+    const double p2p = 2 * v * (pp - 1) * ((A / tp) / bw + k.latency);
     pl->t_pp = bubble + p2p;
-    MLPROF_SAY("PP+Bubble = ({}-1)/({} x {:.0f}) x (Comp + TP + EP) {:.4f} s + p2p 2 x {} x ({}-1) x {:.3f} GB / "
-                    "{:.0f} GB/s {:.4f} s = {:.4f} s",
-                    pl->pp, pl->vpp, m_steps, bubble, pl->vpp, pl->pp, A / tp / GB, bw / GB, p2p, pl->t_pp);
+    MLPROF_SAY("PP+Bubble = ({}-1)/({} x {:.0f}) x (Comp + TP + EP) {:.4f} s + p2p 2 x {} x ({}-1) x ({:.3f} GB / "
+               "{:.0f} GB/s + {:.1f} us) {:.4f} s = {:.4f} s",
+               pl->pp, pl->vpp, m_steps, bubble, pl->vpp, pl->pp, A / tp / GB, bw / GB, k.latency * 1e6, p2p,
+               pl->t_pp);
   }
   // Optimizer: AdamW touches ~34 bytes per parameter it updates (HBM-bound).
   pl->t_opt = 34 * local / opt_shard / (c.chip.hbm_bytes_per_s * k.hbm);

@@ -83,7 +83,7 @@ struct Knobs {
   double collective = 0.80; // fraction of link bandwidth a large collective reaches
   double overlap = 0.90;    // fraction of FSDP/DP communication hidden under compute
   double hbm = 0.80;        // fraction of HBM bandwidth the optimizer step reaches
-  double hop_latency = 1e-6;
+  double latency = 1e-6;    // α: seconds per step of a ring collective (a ring over n ranks takes n-1 steps per pass)
 };
 
 // The GEMM efficiency calibrated for a chip (docs/PLANNER.md) and where it

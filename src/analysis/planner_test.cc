@@ -151,11 +151,12 @@ TEST(Planner, ZeroStagesOverDp) {
   ASSERT_TRUE(ParseMemoryConvention("zero", &t.memory));
   Cluster cl = MakeCluster(Chip(1000, 80, 3, 400), 8, 8, {});
   Knobs k;
-  k.collective = 1, k.overlap = 0;
+  k.collective = 1, k.overlap = 0, k.latency = 2e-6;
   Plan p;
   p.dp = 8, p.mb = 1, p.ga = 4;
-  // The gradients' reduce-scatter: 7/8 x 2 B x psi / 400 GB/s.
-  const double rs = 7.0 / 8 * 2 * psi / 400e9;
+  // The gradients' reduce-scatter: 7/8 x 2 B x psi / 400 GB/s, plus 7 ring
+  // steps of 2 us.
+  const double rs = 7.0 / 8 * 2 * psi / 400e9 + 7 * 2e-6;
   p.zero = 0;
   const Plan z0 = Evaluate(m, cl, t, k, p);
   p.zero = 1;
@@ -234,7 +235,7 @@ TEST(Planner, CommunicationAndBubble) {
   TrainSpec t;
   t.global_batch = 64, t.seq = 4096;
   Knobs k;
-  k.gemm = 0.5, k.collective = 1.0, k.overlap = 0;
+  k.gemm = 0.5, k.collective = 1.0, k.overlap = 0, k.latency = 2e-6;
   Plan p;
   p.tp = 8, p.pp = 4, p.dp = 2, p.mb = 1, p.ga = 32;
   Plan e = Evaluate(m, cl, t, k, p);
@@ -242,13 +243,14 @@ TEST(Planner, CommunicationAndBubble) {
   const double flops = TrainFlopsPerToken(m, 4096, false) * 64 * 4096;
   EXPECT_DOUBLE_EQ(e.model_flops, flops);
   EXPECT_DOUBLE_EQ(e.t_compute, flops / (64 * 1e15 * 0.5));
-  // TP: 8 layers x 32 micro-batches x 4 all-reduces x 2·7/8 x (4096·4096·2 B) / 400 GB/s.
+  // TP: 8 layers x 32 micro-batches x 4 all-reduces x (2·7/8 x
+  // (4096·4096·2 B) / 400 GB/s + 2·7 ring steps x 2 us).
   const double A = 4096.0 * 4096 * 2;
-  EXPECT_DOUBLE_EQ(e.t_tp, 8 * 32 * 4 * 2 * 7.0 / 8 * A / 400e9);
-  // PP: bubble (4-1)/32 of compute + TP; p2p 2 x 3 x A/8 over the
-  // per-GPU node egress (the PP group crosses nodes).
+  EXPECT_NEAR(e.t_tp, 8 * 32 * 4 * (2 * 7.0 / 8 * A / 400e9 + 14 * 2e-6), 1e-12);
+  // PP: bubble (4-1)/32 of compute + TP; p2p 2 x 3 x (A/8 over the
+  // per-GPU node egress (the PP group crosses nodes) + 2 us).
   const double bubble = 3.0 / 32 * (e.t_compute + e.t_tp);
-  EXPECT_NEAR(e.t_pp, bubble + 2 * 3 * (A / 8) / cl.slow_bw, 1e-12);
+  EXPECT_NEAR(e.t_pp, bubble + 2 * 3 * ((A / 8) / cl.slow_bw + 2e-6), 1e-12);
   // DP: 2 replicas, all-reduce of 4-byte grads, 2·1/2 x local params x 4 B,
   // over the slow link, nothing hidden (overlap 0).
   EXPECT_GT(e.t_fsdp_dp, 0);
@@ -257,25 +259,27 @@ TEST(Planner, CommunicationAndBubble) {
   // Interleaving by 2 halves the bubble.
   p.vpp = 2;
   Plan v = Evaluate(m, cl, t, k, p);
-  EXPECT_NEAR(v.t_pp - 2 * 2 * 3 * (A / 8) / cl.slow_bw, bubble / 2, 1e-12);
+  EXPECT_NEAR(v.t_pp - 2 * 2 * 3 * ((A / 8) / cl.slow_bw + 2e-6), bubble / 2, 1e-12);
 }
 
 TEST(Planner, FsdpGathersOnlyTheEpShardOfTheExperts) {
   // Mixtral on 64 GPUs, FSDP 64 and EP 8, one micro-batch: each rank gathers
   // the dense weights and an eighth of the experts, forward and backward,
-  // and reduce-scatters the gradients: 3 x 63/64 x (dense + experts / 8) x
-  // 2 B over the per-GPU node egress (50 GB/s); nothing hidden.
+  // and reduce-scatters the gradients: 3 x (63/64 x (dense + experts / 8)
+  // x 2 B over the per-GPU node egress (50 GB/s) + 63 ring steps x 2 us);
+  // nothing hidden.
   const ModelSpec m = Preset("mixtral-8x7b");
   Cluster cl = MakeCluster(Chip(1000, 80, 3, 450), 64, 8, {});
   TrainSpec t;
   t.global_batch = 64, t.seq = 4096;
   Knobs k;
-  k.collective = 1, k.overlap = 0;
+  k.collective = 1, k.overlap = 0, k.latency = 2e-6;
   Plan p;
   p.fsdp = 64, p.ep = 8, p.mb = 1, p.ga = 1;
   const Plan e = Evaluate(m, cl, t, k, p);
   const ParamCounts pc = CountParams(m);
-  EXPECT_NEAR(e.t_fsdp_dp, 3 * 63.0 / 64 * ((pc.total - pc.experts) + pc.experts / 8) * 2 / 5e10, 1e-9);
+  EXPECT_NEAR(e.t_fsdp_dp, 3 * (63.0 / 64 * ((pc.total - pc.experts) + pc.experts / 8) * 2 / 5e10 + 63 * 2e-6),
+              1e-9);
   // Weights on each rank: dense / 64 and experts / lcm(8, 64).
   EXPECT_NEAR(e.weights, ((pc.total - pc.experts) / 64 + pc.experts / 64) * 2, 1e-3);
 }
@@ -289,7 +293,7 @@ TEST(Planner, RematOptimizerEpAndCpTerms) {
   TrainSpec t;
   t.global_batch = 8, t.seq = 4096;
   Knobs k;
-  k.gemm = 0.5, k.collective = 1;
+  k.gemm = 0.5, k.collective = 1, k.latency = 2e-6;
   const double tokens = 8.0 * 4096;
   const double layer_matmul = 2 * 4096.0 * 4096 + 2 * 4096.0 * 1024 + 3 * 4096.0 * 14336;
   const double scores = 2 * 4096.0 * 32 * 256;  // per token per layer, forward
@@ -310,7 +314,7 @@ TEST(Planner, RematOptimizerEpAndCpTerms) {
   // compute they hide under.
   p.remat = Remat::kNone, p.cp = 2, p.dp = 4, p.ga = 2;
   const Plan cp = Evaluate(m, cl, t, k, p);
-  const double ring = 32 * 2 * 3 * (2048.0 * 2048 * 2) / 1e9;
+  const double ring = 32 * 2 * 3 * ((2048.0 * 2048 * 2) / 1e9 + 2e-6);
   const double attention = 3 * 32 * scores * tokens / (8 * 1e15 * 0.5);
   EXPECT_NEAR(cp.t_cp, ring - attention, 1e-12);
 }
@@ -323,10 +327,10 @@ TEST(Planner, ExpertAllToAll) {
   TrainSpec t;
   t.global_batch = 64, t.seq = 4096;
   Knobs k;
-  k.collective = 1;
+  k.collective = 1, k.latency = 2e-6;
   Plan p;
   p.fsdp = 64, p.ep = 8, p.mb = 1, p.ga = 1;
-  EXPECT_NEAR(Evaluate(m, cl, t, k, p).t_ep, 32 * 4 * (4096.0 * 2 * 4096 * 2 * 7 / 8) / 450e9, 1e-12);
+  EXPECT_NEAR(Evaluate(m, cl, t, k, p).t_ep, 32 * 4 * ((4096.0 * 2 * 4096 * 2 * 7 / 8) / 450e9 + 7 * 2e-6), 1e-12);
 }
 
 TEST(Planner, SearchIsConsistent) {

@@ -356,6 +356,7 @@ int RunMain(int argc, char** argv) {
     plan::PlanFilter filter;
     double max_mem_gb = 0;
     int explain = 0;
+    double latency_us = 1;
   } pc;
   {
     CLI::App* p = subs["plan"];
@@ -390,6 +391,8 @@ int RunMain(int argc, char** argv) {
         ->check(CLI::Range(0.01, 1.0));
     p->add_option("--overlap", pc.knobs.overlap, "fraction of FSDP/DP communication hidden under compute")
         ->check(CLI::Range(0.0, 1.0));
+    p->add_option("--latency", pc.latency_us, "microseconds per step of a ring collective (default 1)")
+        ->check(CLI::Range(0.0, 1000.0));
     for (auto [flag, ptr] : std::initializer_list<std::pair<const char*, int64_t*>>{
              {"--tp", &pc.filter.tp}, {"--dp", &pc.filter.dp}, {"--pp", &pc.filter.pp}, {"--vpp", &pc.filter.vpp},
              {"--ep", &pc.filter.ep}, {"--fsdp", &pc.filter.fsdp}, {"--cp", &pc.filter.cp}, {"--mb", &pc.filter.mb}})
@@ -478,6 +481,7 @@ int RunMain(int argc, char** argv) {
       if (!plan::ParseMemoryConvention(mem, &t.memory))
         return Fail(InvalidArgument(fmt::format("--memory '{}': expected megatron, zero or maxtext", mem)));
       pc.filter.max_mem_bytes = pc.max_mem_gb * 1e9;
+      pc.knobs.latency = pc.latency_us * 1e-6;
       if (auto st = plan::CheckRun(*model, cluster, t, pc.filter); !st.ok()) return Fail(st);
       plan::PlanSearch search = plan::SearchPlans(*model, cluster, t, pc.knobs, pc.filter);
       Report r;

@@ -29,8 +29,9 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
                          f.zero < 0 ? "ZeRO-1, or ZeRO-2 where ZeRO-1 does not fit" : fmt::format("ZeRO-{}", f.zero)));
   std::string gemm_source = "--gemm-eff";
   const double gemm = k.gemm > 0 ? k.gemm : plan::GemmEfficiency(c.chip, &gemm_source);
-  row("efficiency", fmt::format("GEMM {:.2f} ({}), collectives {:.2f}, overlap {:.2f}, HBM {:.2f}, busiest expert x{:.2f}",
-                                gemm, gemm_source, k.collective, k.overlap, k.hbm, k.moe_imbalance));
+  row("efficiency", fmt::format("GEMM {:.2f} ({}), collectives {:.2f} (+ {:g} us per ring step), overlap {:.2f}, HBM "
+                                "{:.2f}, busiest expert x{:.2f}",
+                                gemm, gemm_source, k.collective, k.latency * 1e6, k.overlap, k.hbm, k.moe_imbalance));
   int64_t fit = 0;
   for (const auto& p : s.plans) fit += p.fits;
   row("search", fmt::format("{} layouts, {} plans evaluated: {} fit, {} do not fit; {} remat or ZeRO choices skipped "
