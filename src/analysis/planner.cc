@@ -144,7 +144,7 @@ double GemmEfficiency(const hw::Chip& chip, std::string* source) {
     const char* chip;
     double gemm;
   };
-  static constexpr Fit kFits[] = {{"tpu-v6e", 0.46}, {"tpu-v5p", 0.65}, {"h100-sxm", 0.74}};
+  static constexpr Fit kFits[] = {{"tpu-v6e", 0.45}, {"tpu-v5p", 0.65}, {"h100-sxm", 0.73}};
   double sum = 0;
   for (const Fit& f : kFits) {
     sum += f.gemm;
