@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
+#include "analysis/ops.h"
 #include "analysis/steps.h"
 #include "analysis/xla.h"
 
@@ -145,7 +147,10 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
     f.devices = b.devices;
     double flops = 0;
     for (const auto& row : b.rows) flops += row.flops;
-    if (flops > 0) f.hardware_flops_per_device_per_step = flops / b.devices / static_cast<double>(std::max<int64_t>(1, b.steps));
+    if (flops > 0) {
+      f.hardware_flops_per_device_per_step = flops / b.devices / static_cast<double>(std::max<int64_t>(1, b.steps));
+      f.flops_source = "the XLA ops' FLOPs (profiler or HLO cost model), per device and step";
+    }
     f.source = fmt::format("mean execution of module {} ({} per device, {} devices)", b.main_module, b.steps, b.devices);
     return f;
   }
@@ -157,6 +162,37 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
     f.source = fmt::format("slowest rank's median steady-state ProfilerStep wall time, {} ranks", s.summary.size());
   }
   f.devices = static_cast<double>(p.ranks.size());
+  // Hardware FLOPs: the costed ops of the steady-state steps.
+  std::map<int64_t, int64_t> steady;  // rank -> steady-state steps whose GPU work the view keeps
+  for (const auto& sum : s.summary) {
+    int64_t n = sum.steady_steps;
+    for (const RankView& rv : v.ranks)
+      if (rv.rank == sum.rank && rv.filtered && n > 0) --n;  // the view drops the last step (HTA's rule)
+    if (n > 0) steady[sum.rank] = n;
+  }
+  if (steady.empty()) return f;
+  OpsOptions oo;
+  oo.steady_steps_only = true;
+  std::map<int64_t, double> flops;  // rank -> FLOPs
+  double costed = 0, all = 0;
+  int64_t costed_groups = 0;
+  for (const OpGpuTime& row : ComputeOpGpuTime(v, oo)) {
+    all += static_cast<double>(row.gpu_time);
+    if (row.flops_per_call < 0 || !row.collective.empty()) continue;  // collectives: no compute FLOPs counted
+    costed += static_cast<double>(row.gpu_time);
+    flops[row.rank] += row.flops_per_call * static_cast<double>(row.calls);
+    ++costed_groups;
+  }
+  double per_step = 0;
+  for (const auto& [rank, n] : steady) per_step += flops[rank] / static_cast<double>(n);
+  per_step /= static_cast<double>(steady.size());
+  if (per_step > 0) {
+    f.hardware_flops_per_device_per_step = per_step;
+    f.costed_gpu_fraction = all > 0 ? costed / all : 0;
+    f.flops_source = fmt::format("{} op groups costed from their shapes in the steady-state steps, {:.1f} % of their "
+                                 "GPU time; ops without a cost model count no FLOPs, so HFU is a lower bound",
+                                 costed_groups, 100 * f.costed_gpu_fraction);
+  }
   return f;
 }
 

@@ -79,13 +79,18 @@ StatusOr<MfuResult> ComputeMfu(const MfuInput& in);
 //    model) summed over executions / devices / steps.
 //  - PyTorch (Kineto) traces: per rank the median steady-state ProfilerStep
 //    wall time (analysis/steps.h), the slowest rank's (it sets the pace of
-//    synchronous training); one device per rank; no FLOPs (traces carry
-//    none that mlprof reads yet).
+//    synchronous training); one device per rank; hardware FLOPs from the
+//    ops costed from their shapes (analysis/op_cost.h) in the steady-state
+//    steps, per step, averaged over the ranks. Ops without a cost model
+//    count none, so this HFU is a lower bound; costed_gpu_fraction says how
+//    much of the GPU time the costed ops cover.
 struct ProfileFigures {
   double step_seconds = 0;  // 0: unknown
   double devices = 0;
   double hardware_flops_per_device_per_step = 0;  // 0: unknown
+  double costed_gpu_fraction = -1;  // Kineto: GPU time of ops with a FLOP count / all op GPU time (-1: n/a)
   std::string source;                             // how the step time was found
+  std::string flops_source;                       // how the hardware FLOPs were found ("" when unknown)
   std::vector<std::string> device_names;
 };
 ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v);

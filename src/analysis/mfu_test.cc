@@ -187,6 +187,64 @@ TEST(Mfu, StepTimeAndDevicesFromKinetoTraces) {
   EXPECT_NE(f.source.find("slowest rank"), std::string::npos);
 }
 
+// Hardware FLOPs from a Kineto trace: the ops costed from their shapes, in
+// the steady-state steps only. Steps 1-3 (100, 200, 300 us; step 1 is the
+// warm-up). Each step runs aten::mm [64,128] x [128,32] (2*64*128*32 =
+// 524,288 FLOPs, a 10 us kernel) and an op mlprof cannot cost (a 30 us
+// kernel); step 2 runs the mm twice. An mm outside every step does not
+// count.
+TEST(Mfu, HardwareFlopsFromKinetoShapes) {
+  std::string ev;
+  int corr = 100;
+  auto cpu_op = [&](const char* name, long long ts, bool shapes) {
+    ++corr;
+    ev += fmt::format(
+        R"(,{{"ph":"X","cat":"cpu_op","name":"{}","pid":1,"tid":1,"ts":{},"dur":5,"args":{{"External id":{}{}}}}})",
+        name, ts, corr, shapes ? R"(,"Input Dims":[[64,128],[128,32]],"Input type":["float","float"])" : "");
+    ev += fmt::format(
+        R"(,{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":2,"args":{{"External id":{},"correlation":{}}}}})",
+        ts + 1, corr, corr);
+    ev += fmt::format(
+        R"(,{{"ph":"X","cat":"kernel","name":"k{}","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"stream":7,"correlation":{}}}}})",
+        corr, ts + 2, shapes ? 10 : 30, corr);
+  };
+  const long long starts[3] = {0, 1000, 2000}, walls[3] = {100, 200, 300};
+  for (int i = 0; i < 3; ++i) {
+    ev += fmt::format(
+        R"(,{{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{},"dur":{}}})", i + 1,
+        starts[i], walls[i]);
+    cpu_op("aten::mm", starts[i] + 10, true);
+    cpu_op("my::custom_op", starts[i] + 40, false);
+    if (i == 1) cpu_op("aten::mm", starts[i] + 80, true);
+  }
+  cpu_op("aten::mm", 5000, true);  // after the last step
+  Profile p = testing::ProfileFromJson(
+      R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[)" + ev.substr(1) + "]}",
+      "r.json");
+  // By default the view drops the last step (HTA's rule): the steady state
+  // is step 2 alone, 2 x 524,288 FLOPs; mm holds 20 of its 50 us.
+  ProfileFigures d = MeasureProfile(p, BuildProfileView(p, {}));
+  EXPECT_DOUBLE_EQ(d.hardware_flops_per_device_per_step, 2 * 524288.0);
+  EXPECT_DOUBLE_EQ(d.costed_gpu_fraction, 20.0 / 50);
+  // Keeping it (--all-steps): steps 2 and 3.
+  AnalysisOptions ao;
+  ao.drop_last_step = false;
+  ProfileFigures f = MeasureProfile(p, BuildProfileView(p, ao));
+  EXPECT_DOUBLE_EQ(f.step_seconds, 250e-6);  // median of 200 and 300 us
+  EXPECT_DOUBLE_EQ(f.hardware_flops_per_device_per_step, 3 * 524288.0 / 2);
+  EXPECT_DOUBLE_EQ(f.costed_gpu_fraction, 30.0 / 90);
+  EXPECT_NE(f.flops_source.find("lower bound"), std::string::npos);
+  MfuInput in;
+  in.chip = &ChipNamed("h100-sxm");
+  in.devices = f.devices;
+  in.step_seconds = f.step_seconds;
+  in.model_flops_per_step = 1e6;
+  in.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
+  auto m = ComputeMfu(in);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_NEAR(m->hfu, 786432 / 250e-6 / 989.4e12, 1e-15);
+}
+
 // The synthetic TPU profile: step time = mean execution of the busiest
 // module (checked against its events here), devices = TPU planes, hardware
 // FLOPs = every op execution's recorded FLOPs / devices / steps.

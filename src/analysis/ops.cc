@@ -1,6 +1,7 @@
 #include "analysis/ops.h"
 
 #include "analysis/op_cost.h"
+#include "analysis/steps.h"
 
 #include <algorithm>
 #include <map>
@@ -57,9 +58,11 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
     OpGpuTime none;
     none.rank = rv.rank;
     none.name = "(no cpu_op)";
+    const int warmup = WarmupSteps(p.steps.size(), {});
     for (const GpuOpRef& g : rv.gpu) {
       OpKind k = o.kind[g.op];
       if (k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) continue;
+      if (opt.steady_steps_only && o.step[g.op] < warmup) continue;  // warm-up, or outside every step (-1)
       Ps d = g.end - g.ts;
       total += d;
       int32_t op = owner(o.launch[g.op]);

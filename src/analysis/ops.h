@@ -47,6 +47,9 @@ struct OpGpuTime {
 
 struct OpsOptions {
   bool by_shape = true;  // group by (name, input dims/types) or by name only
+  // Only the GPU ops of steady-state steps (a ProfilerStep#N after the
+  // warm-up, the rule of analysis/steps.h); nothing on ranks without steps.
+  bool steady_steps_only = false;
 };
 
 std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOptions& opt);

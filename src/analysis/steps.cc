@@ -5,6 +5,8 @@
 
 namespace mlprof {
 
+int WarmupSteps(size_t steps, const StepOptions& opt) { return opt.warmup >= 0 ? opt.warmup : (steps >= 3 ? 1 : 0); }
+
 StepReport ComputeSteps(const ProfileView& view, const StepOptions& opt) {
   StepReport rep;
   for (const RankView& rv : view.ranks) {
@@ -17,7 +19,7 @@ StepReport ComputeSteps(const ProfileView& view, const StepOptions& opt) {
       auto op = static_cast<uint32_t>(i);
       per_step[p.ops.step[i]].push_back({rv.Ts(op), rv.End(op), op, p.ops.track[i], classes.Get(p.ops.name[i])});
     }
-    int warmup = opt.warmup >= 0 ? opt.warmup : (p.steps.size() >= 3 ? 1 : 0);
+    const int warmup = WarmupSteps(p.steps.size(), opt);
     StepSummary sum;
     sum.rank = rv.rank;
     std::vector<double> wall, span, busy, compute;

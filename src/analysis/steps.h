@@ -40,4 +40,8 @@ struct StepReport {
 // Uses every op of the rank (no last-step filter: each step stands alone).
 StepReport ComputeSteps(const ProfileView& view, const StepOptions& opt);
 
+// The warm-up steps left out of the steady state: opt.warmup, or by default
+// 1 when there are at least 3 steps (else 0).
+int WarmupSteps(size_t steps, const StepOptions& opt);
+
 }  // namespace mlprof

@@ -542,6 +542,8 @@ int RunMain(int argc, char** argv) {
                 break;
               }
           mfu.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
+          if (!f.flops_source.empty())
+            from_profile += fmt::format("{}hardware FLOPs: {}", from_profile.empty() ? "" : "; ", f.flops_source);
           if (!mfu.step_seconds)
             return Fail(InvalidArgument("mfu: the profile has no step time (no ProfilerStep#N and no XLA module "
                                         "executions); give --step-time"));
