@@ -131,7 +131,7 @@ class Writer {
 
   // cpu_op wrapping one kernel launch.
   void Op(const std::string& op, const std::string& dims, const std::string& types, const std::string& kernel,
-          int64_t gpu_lo, int64_t gpu_hi, int tid) {
+          int64_t gpu_lo, int64_t gpu_hi, int tid, const std::string& concrete = "") {
     int64_t t0 = cpu_;
     cpu_ += rng_.Range(2'000, 5'000);
     int64_t ext = ++ext_id_;
@@ -141,42 +141,83 @@ class Writer {
     cpu_ += rng_.Range(1'000, 3'000);
     Event(
         fmt::format("\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, "
-                    "\"dur\": {}, \"args\": {{\"External id\": {}, \"Input Dims\": {}, \"Input type\": {}}}",
-                    op, kPid, tid, Us(t0), Us(cpu_ - t0), ext, dims, types));
+                    "\"dur\": {}, \"args\": {{\"External id\": {}, \"Input Dims\": {}, \"Input type\": {}{}}}",
+                    op, kPid, tid, Us(t0), Us(cpu_ - t0), ext, dims, types,
+                    concrete.empty() ? "" : ", \"Concrete Inputs\": " + concrete));
   }
 
   void Layer(int l, bool backward) {
-    int tid = backward ? kBwdTid : kMainTid;
-    const std::string h = "[[8, 1024, 4096], [4096]]";
+    const int tid = backward ? kBwdTid : kMainTid;
     const std::string bf = "[\"c10::BFloat16\", \"c10::BFloat16\"]";
     const char* gemm =
         "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
         "segment_k_off_kernel__5x_cublas";
-    int mul = backward ? 2 : 1;
-    Op("aten::layer_norm", h, bf,
-       "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, "
-       "c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, c10::BFloat16*)",
-       20'000, 30'000, tid);
-    Op("aten::mm", "[[8192, 4096], [4096, 12288]]", bf, gemm, 300'000 * mul, 340'000 * mul, tid);
-    Op("aten::_scaled_dot_product_flash_attention", "[[8, 32, 1024, 128], [8, 32, 1024, 128], [8, 32, 1024, 128]]",
-       "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\"]",
-       backward
-           ? "flash_bwd_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>>"
-           : "flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>>",
-       250'000 * mul, 280'000 * mul, tid);
-    Op("aten::mm", "[[8192, 4096], [4096, 4096]]", bf, gemm, 100'000 * mul, 120'000 * mul, tid);
-    Op("aten::add", "[[8, 1024, 4096], [8, 1024, 4096], []]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]",
-       "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
-       "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3>)",
-       15'000, 20'000, tid);
-    Op("aten::mm", "[[8192, 4096], [4096, 16384]]", bf, gemm, 400'000 * mul, 440'000 * mul, tid);
-    Op("aten::gelu", "[[8, 1024, 16384]]", "[\"c10::BFloat16\"]",
-       "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
-       "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() "
-       "const::{lambda(c10::BFloat16)#1}, "
-       "at::detail::Array<char*, 2> >(int, c10::BFloat16, at::detail::Array<char*, 2>)",
-       40'000, 50'000, tid);
-    Op("aten::mm", "[[8192, 16384], [16384, 4096]]", bf, gemm, 400'000 * mul, 440'000 * mul, tid);
+    const std::string elementwise = "void at::native::vectorized_elementwise_kernel<4, at::native::";
+    // y = x [8192, k] . W [k, n] forward; backward dX = dY . W^T and
+    // dW = x^T . dY: the same FLOPs each, at 640-690 TFLOP/s (~65-70 % of
+    // the H100's bf16 peak).
+    auto linear = [&](int64_t k, int64_t n) {
+      const int64_t lo = 2 * 8192 * k * n / 690'000, hi = lo * 108 / 100;  // ns: 690 down to 640 TFLOP/s
+      if (!backward) {
+        Op("aten::mm", fmt::format("[[8192, {}], [{}, {}]]", k, k, n), bf, gemm, lo, hi, tid);
+      } else {
+        Op("aten::mm", fmt::format("[[8192, {}], [{}, {}]]", n, n, k), bf, gemm, lo, hi, tid);
+        Op("aten::mm", fmt::format("[[{}, 8192], [8192, {}]]", k, n), bf, gemm, lo, hi, tid);
+      }
+    };
+    if (!backward) {
+      // aten::layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
+      Op("aten::layer_norm", "[[8, 1024, 4096], [], [4096], [4096], [], []]",
+         "[\"c10::BFloat16\", \"ScalarList\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]",
+         "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, "
+         "c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, c10::BFloat16*)",
+         48'000, 55'000, tid, "[\"\", \"[4096]\", \"\", \"\", \"1e-05\", \"True\"]");
+      linear(4096, 12288);  // QKV
+      Op("aten::_scaled_dot_product_flash_attention", "[[8, 32, 1024, 128], [8, 32, 1024, 128], [8, 32, 1024, 128]]",
+         "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\"]",
+         "flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>>", 290'000,
+         320'000, tid);
+      linear(4096, 4096);  // attention output
+      Op("aten::add", "[[8, 1024, 4096], [8, 1024, 4096], []]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]",
+         elementwise + "CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3> >(int, "
+                       "at::native::CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3>)",
+         70'000, 80'000, tid);
+      linear(4096, 16384);  // MLP up
+      Op("aten::gelu", "[[8, 1024, 16384]]", "[\"c10::BFloat16\"]",
+         elementwise + "GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() "
+                       "const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2> "
+                       ">(int, c10::BFloat16, at::detail::Array<char*, 2>)",
+         190'000, 210'000, tid);
+      linear(16384, 4096);  // MLP down
+      return;
+    }
+    linear(16384, 4096);
+    Op("aten::gelu_backward", "[[8, 1024, 16384], [8, 1024, 16384], []]",
+       "[\"c10::BFloat16\", \"c10::BFloat16\", \"\"]",
+       elementwise + "GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}, "
+                     "at::detail::Array<char*, 3> >(int, c10::BFloat16, at::detail::Array<char*, 3>)",
+       290'000, 310'000, tid, "[\"\", \"\", \"'none'\"]");
+    linear(4096, 16384);
+    linear(4096, 4096);
+    // Backward of flash attention: 2.5x the forward FLOPs at ~380 TFLOP/s.
+    Op("aten::_scaled_dot_product_flash_attention_backward",
+       "[[8, 32, 1024, 128], [8, 32, 1024, 128], [8, 32, 1024, 128], [8, 32, 1024, 128], [8, 32, 1024, 128], "
+       "[8, 32, 1024], [], [], [], [], [], [], [], []]",
+       "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"float\", "
+       "\"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"\", \"\"]",
+       "flash_bwd_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>>",
+       860'000, 950'000, tid, "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"1024\", \"1024\", \"0.\", \"False\", \"\", \"\"]");
+    linear(4096, 12288);
+    // native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    Op("aten::native_layer_norm_backward",
+       "[[8, 1024, 4096], [8, 1024, 4096], [], [8, 1024, 1], [8, 1024, 1], [4096], [4096], []]",
+       "[\"c10::BFloat16\", \"c10::BFloat16\", \"ScalarList\", \"float\", \"float\", \"c10::BFloat16\", "
+       "\"c10::BFloat16\", \"ScalarList\"]",
+       "void at::native::(anonymous namespace)::layer_norm_grad_input_kernel_vectorized<c10::BFloat16, float>("
+       "c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, c10::BFloat16 const*, "
+       "c10::BFloat16*, int)",
+       80'000, 90'000, tid,
+       "[\"\", \"\", \"[4096]\", \"\", \"\", \"\", \"\", \"[True, True, True]\"]");
     if (backward && l % 2 == 1) {
       // Gradient bucket all-reduce on the communication stream.
       int64_t t0 = cpu_;
@@ -190,7 +231,8 @@ class Writer {
       Event(
           fmt::format("\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": {}, \"tid\": {}, "
                       "\"ts\": {}, \"dur\": {}, \"args\": {{\"External id\": {}, \"Collective name\": \"allreduce\", "
-                      "\"Group size\": {}}}",
+                      "\"In msg nelems\": 50331648, \"Out msg nelems\": 50331648, \"Group size\": {}, "
+                      "\"dtype\": \"BFloat16\"}}",
                       kPid, tid, Us(t0), Us(cpu_ - t0), ext, o_.world_size));
     }
   }
@@ -205,8 +247,8 @@ class Writer {
     cpu_ += load + rng_.Range(5'000, 10'000);
     // Input batch to the device.
     int64_t ext = ++ext_id_;
-    Launch("cudaMemcpyAsync", "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", rng_.Range(60'000, 90'000), kStream,
-           kMainTid, ext, ", \"bytes\": 33554432, \"memory bandwidth (GB/s)\": 447.4");
+    Launch("cudaMemcpyAsync", "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", rng_.Range(5'000, 8'000), kStream,
+           kMainTid, ext, ", \"bytes\": 65536, \"memory bandwidth (GB/s)\": 10.1");
     ext = ++ext_id_;
     Launch("cudaMemsetAsync", "gpu_memset", "Memset (Device)", rng_.Range(2'000, 4'000), kStream, kMainTid, ext,
            ", \"bytes\": 4096, \"memory bandwidth (GB/s)\": 1.5");

@@ -2,7 +2,11 @@
 // the bundled example. A transformer-like training loop per rank: per step an
 // input copy, forward and backward layers (GEMMs, attention, norms,
 // elementwise), NCCL all-reduce buckets on a second stream overlapping the
-// backward pass, and an optimizer. Same options, same bytes.
+// backward pass, and an optimizer. Kernel times are physically plausible for
+// an H100 (GEMMs at ~70 % of the bf16 peak, flash attention at ~450
+// TFLOP/s, norms and elementwise at ~80 % of HBM bandwidth, the input batch
+// of token ids over PCIe), so rooflines and MFU of the example stay below
+// 100 %. Same options, same bytes.
 #pragma once
 
 #include <cstdint>

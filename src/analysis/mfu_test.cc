@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "../../bench/trace_synth.h"
 #include "../../bench/xla_synth.h"
 #include "../../tests/test_util.h"
 #include "analysis/xla.h"
@@ -243,6 +244,47 @@ TEST(Mfu, HardwareFlopsFromKinetoShapes) {
   auto m = ComputeMfu(in);
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_NEAR(m->hfu, 786432 / 250e-6 / 989.4e12, 1e-15);
+}
+
+// The bundled example's generator (4 layers, h 4096, FFN 16384, 8 x 1024
+// tokens per rank, both ranks): the FLOPs mlprof sums from the ops' shapes
+// must match the closed form for the model. Per layer and step: the GEMMs
+// 3 x 2 x 8192 x (4096 x 12288 + 4096 x 4096 + 2 x 4096 x 16384) (forward,
+// grad input, grad weight) and flash attention 4 x 8 x 32 x 1024^2 x 128
+// forward, 2.5 x that backward (it recomputes the scores), plus
+// elementwise and norm FLOPs under 1e-4 of the total. And the model FLOPs of
+// 6N + 12 L s d per token are the same less the recompute (0.5 x forward
+// attention).
+TEST(Mfu, ShapesAgreeWithTheClosedFormOnTheExample) {
+  Profile p;
+  for (int rank = 0; rank < 2; ++rank) {
+    synth::SynthOptions so;
+    so.rank = rank, so.world_size = 2, so.steps = 6, so.layers = 4;
+    Profile one = testing::ProfileFromJson(synth::MakeKinetoTrace(so), fmt::format("rank-{}.json", rank));
+    p.ranks.push_back(std::move(one.ranks[0]));
+  }
+  const ProfileFigures f = MeasureProfile(p, BuildProfileView(p, {}));
+  const double gemm = 3 * 2 * 8192.0 * (4096.0 * 12288 + 4096.0 * 4096 + 2 * 4096.0 * 16384);
+  const double attn_fwd = 4 * 8 * 32 * 1024.0 * 1024 * 128;
+  const double hardware = 4 * (gemm + 3.5 * attn_fwd);
+  EXPECT_NEAR(f.hardware_flops_per_device_per_step, hardware, 1e-4 * hardware);
+  EXPECT_GT(f.hardware_flops_per_device_per_step, hardware);  // the elementwise and norm FLOPs
+  EXPECT_GT(f.costed_gpu_fraction, 0.95);                      // all but the optimizer and all-reduce
+  EXPECT_DOUBLE_EQ(f.devices, 2);
+  MfuInput in;
+  in.chip = &ChipNamed("h100-sxm");
+  in.devices = f.devices;
+  in.step_seconds = f.step_seconds;
+  in.params = 4 * (4096.0 * 12288 + 4096.0 * 4096 + 2 * 4096.0 * 16384);
+  in.tokens_per_step = 2 * 8192;
+  in.layers = 4, in.context = 1024, in.d_model = 4096;
+  in.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
+  auto m = ComputeMfu(in);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_NEAR(m->flops_per_device_per_step, hardware - 4 * 0.5 * attn_fwd, 1e-12 * hardware);
+  EXPECT_GT(m->hfu, m->mfu);
+  EXPECT_NEAR(m->hfu / m->mfu, hardware / (hardware - 2 * attn_fwd), 1e-4);
+  EXPECT_LT(m->hfu, 1.0);  // physically possible
 }
 
 // The synthetic TPU profile: step time = mean execution of the busiest
