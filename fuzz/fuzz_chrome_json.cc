@@ -8,6 +8,7 @@
 #include "analysis/gpu_time.h"
 #include "analysis/idle.h"
 #include "analysis/launches.h"
+#include "analysis/mfu.h"
 #include "analysis/ops.h"
 #include "analysis/steps.h"
 #include "analysis/roofline.h"
@@ -51,7 +52,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rep.tables.push_back(mlprof::IdleStatsTable(idle));
     rep.tables.push_back(mlprof::LaunchSummaryTable(mlprof::ComputeLaunchStats(v, {})));
     rep.tables.push_back(mlprof::StepTable(mlprof::ComputeSteps(v, {})));
-    rep.tables.push_back(mlprof::OpsTable(mlprof::ComputeOpGpuTime(v, {}), 10));
+    const auto ops = mlprof::ComputeOpGpuTime(v, {});
+    rep.tables.push_back(mlprof::OpsTable(ops, 10));
+    // The PyTorch roofline (costs from shapes) and MFU's profile figures
+    // (steady-state steps, HFU from the costed ops).
+    const mlprof::hw::Chip* h100 = *mlprof::hw::ChipDb::BuiltIn().Find("h100-sxm");
+    mlprof::RooflineResult fr = mlprof::RooflineFrameworkOps(ops, 0, *h100, mlprof::hw::DType::kBf16, true);
+    (void)mlprof::RooflineSvg(fr, "fuzz");
+    rep.tables.push_back(mlprof::RooflineOpsTable(0, fr, 0));
+    (void)mlprof::MeasureProfile(p, v);
     for (auto& t : mlprof::InfoTables(p)) rep.tables.push_back(std::move(t));
     (void)mlprof::RenderText(rep);
     (void)mlprof::RenderJson(rep);
