@@ -405,7 +405,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
                "x {:.1f} us) = {:.4f} s (exposed)",
                moe_stage, m_steps, n, bytes / GB, bw / GB, pl->ep, k.latency * 1e6, pl->t_ep);
   }
-  // FSDP: gather weights forward and backward, reduce-scatter grads, per micro-batch; DP: all-reduce grads once.
+  // FSDP: gather weights forward and backward, reduce-scatter grads, per micro-batch (DP below).
   double t_fsdp = 0, t_dp = 0;
   // What an FSDP gather rebuilds on each rank: its TP shard of the stage,
   // the experts only for its EP group.
