@@ -238,7 +238,7 @@ check "mfu from xplane: detected v6e" has "chip tpu-v6e" out
 check "mfu from xplane: hfu row" has "hfu_pct " out
 check "mfu from kineto" run 0 "$BIN" mfu "$EX" --chip h100-sxm --params 805306368 --tokens-per-step 16384 --width 250
 check "mfu from kineto: 2 ranks" has "slowest rank's median steady-state ProfilerStep wall time, 2 ranks); devices 2" out
-check "mfu from kineto: hfu from shapes" has "op groups costed from their shapes in the steady-state steps" out
+check "mfu from kineto: hfu from shapes" has "32 (op, shapes) groups over 2 ranks costed from their shapes in the steady-state steps" out
 check "mfu from kineto: hfu row" has "hfu_pct " out
 check "mfu over 100% is flagged" run 0 "$BIN" mfu "$EX" --chip h100-sxm --params 2e10 --tokens-per-step 16384 --width 250
 check "mfu over 100% is flagged: text" has "MFU above 100 %" out

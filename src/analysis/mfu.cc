@@ -189,9 +189,10 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
   if (per_step > 0) {
     f.hardware_flops_per_device_per_step = per_step;
     f.costed_gpu_fraction = all > 0 ? costed / all : 0;
-    f.flops_source = fmt::format("{} op groups costed from their shapes in the steady-state steps, {:.1f} % of their "
-                                 "GPU time; ops without a cost model count no FLOPs, so HFU is a lower bound",
-                                 costed_groups, 100 * f.costed_gpu_fraction);
+    f.flops_source = fmt::format("{} (op, shapes) groups over {} ranks costed from their shapes in the steady-state "
+                                 "steps, {:.1f} % of their GPU time; ops without a cost model count no FLOPs, so HFU "
+                                 "is a lower bound",
+                                 costed_groups, steady.size(), 100 * f.costed_gpu_fraction);
   }
   return f;
 }
