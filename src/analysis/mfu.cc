@@ -164,11 +164,9 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
   f.devices = static_cast<double>(p.ranks.size());
   // Hardware FLOPs: the costed ops of the steady-state steps.
   std::map<int64_t, int64_t> steady;  // rank -> steady-state steps whose GPU work the view keeps
-  for (const auto& sum : s.summary) {
-    int64_t n = sum.steady_steps;
-    for (const RankView& rv : v.ranks)
-      if (rv.rank == sum.rank && rv.filtered && n > 0) --n;  // the view drops the last step (HTA's rule)
-    if (n > 0) steady[sum.rank] = n;
+  for (const RankView& rv : v.ranks) {
+    const int64_t n = rv.KeptSteps() - WarmupSteps(rv.profile->steps.size(), {});
+    if (n > 0) steady[rv.rank] = n;
   }
   if (steady.empty()) return f;
   OpsOptions oo;

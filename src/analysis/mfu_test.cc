@@ -188,6 +188,16 @@ TEST(Mfu, StepTimeAndDevicesFromKinetoTraces) {
   EXPECT_NE(f.source.find("slowest rank"), std::string::npos);
 }
 
+// The calculator's inputs as `mlprof mfu PROFILE` fills them.
+MfuInput FromProfile(const ProfileFigures& f, const hw::Chip* chip) {
+  MfuInput in;
+  in.chip = chip;
+  in.devices = f.devices;
+  in.step_seconds = f.step_seconds;
+  in.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
+  return in;
+}
+
 // Hardware FLOPs from a Kineto trace: the ops costed from their shapes, in
 // the steady-state steps only. Steps 1-3 (100, 200, 300 us; step 1 is the
 // warm-up). Each step runs aten::mm [64,128] x [128,32] (2*64*128*32 =
@@ -235,12 +245,8 @@ TEST(Mfu, HardwareFlopsFromKinetoShapes) {
   EXPECT_DOUBLE_EQ(f.hardware_flops_per_device_per_step, 3 * 524288.0 / 2);
   EXPECT_DOUBLE_EQ(f.costed_gpu_fraction, 30.0 / 90);
   EXPECT_NE(f.flops_source.find("lower bound"), std::string::npos);
-  MfuInput in;
-  in.chip = &ChipNamed("h100-sxm");
-  in.devices = f.devices;
-  in.step_seconds = f.step_seconds;
+  MfuInput in = FromProfile(f, &ChipNamed("h100-sxm"));
   in.model_flops_per_step = 1e6;
-  in.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
   auto m = ComputeMfu(in);
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_NEAR(m->hfu, 786432 / 250e-6 / 989.4e12, 1e-15);
@@ -271,14 +277,10 @@ TEST(Mfu, ShapesAgreeWithTheClosedFormOnTheExample) {
   EXPECT_GT(f.hardware_flops_per_device_per_step, hardware);  // the elementwise and norm FLOPs
   EXPECT_GT(f.costed_gpu_fraction, 0.95);                      // all but the optimizer and all-reduce
   EXPECT_DOUBLE_EQ(f.devices, 2);
-  MfuInput in;
-  in.chip = &ChipNamed("h100-sxm");
-  in.devices = f.devices;
-  in.step_seconds = f.step_seconds;
+  MfuInput in = FromProfile(f, &ChipNamed("h100-sxm"));
   in.params = 4 * (4096.0 * 12288 + 4096.0 * 4096 + 2 * 4096.0 * 16384);
   in.tokens_per_step = 2 * 8192;
   in.layers = 4, in.context = 1024, in.d_model = 4096;
-  in.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
   auto m = ComputeMfu(in);
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_NEAR(m->flops_per_device_per_step, hardware - 4 * 0.5 * attn_fwd, 1e-12 * hardware);
@@ -316,12 +318,8 @@ TEST(Mfu, StepTimeDevicesAndHardwareFlopsFromAnXSpace) {
   ASSERT_FALSE(f.device_names.empty());
   EXPECT_EQ(hw::ChipDb::BuiltIn().Detect(f.device_names[0])->id, "tpu-v6e");
   // HFU from those figures.
-  MfuInput in;
-  in.chip = hw::ChipDb::BuiltIn().Detect(f.device_names[0]);
-  in.devices = f.devices;
-  in.step_seconds = f.step_seconds;
+  MfuInput in = FromProfile(f, hw::ChipDb::BuiltIn().Detect(f.device_names[0]));
   in.model_flops_per_step = 1e12;
-  in.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
   auto m = ComputeMfu(in);
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_NEAR(m->hfu, f.hardware_flops_per_device_per_step / f.step_seconds / 918e12, 1e-12);

@@ -631,12 +631,12 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
                 if (vpp > 1 && ga % pp != 0) continue;  // interleaving needs whole rounds of micro-batches
                 // ZeRO-2 over DP saves gradient memory for more
                 // communication: tried only where ZeRO-1 does not fit.
-                int zeros[2] = {f.zero >= 0 ? f.zero : 1, 2};
+                const int zeros[2] = {f.zero >= 0 ? f.zero : 1, 2};
                 const int n_zeros = f.zero >= 0 || dp == 1 ? 1 : 2;
-                bool fitted_before[kRematCount] = {};  // the policy fits with a less sharded stage
+                int cheapest_fit = kRematCount;  // the cheapest policy that fits with a less sharded stage
                 bool smallest_oom = false;
                 for (int zi = 0; zi < n_zeros; ++zi) {
-                  bool fitted = false, fitted_less_sharded = false;
+                  bool fitted = false;
                   double kept_act = INFINITY;
                   smallest_oom = false;
                   for (int r = 0; r < kRematCount; ++r) {
@@ -644,8 +644,7 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
                     if (only != Remat::kCount && remat != only) continue;
                     // A cheaper policy fits (more recompute cannot help), or
                     // this one or a cheaper one fits with less communication.
-                    fitted_less_sharded = fitted_less_sharded || fitted_before[r];
-                    if ((fitted || fitted_less_sharded) && !f.include_dominated) {
+                    if ((fitted || r >= cheapest_fit) && !f.include_dominated) {
                       ++out.dominated;
                       continue;
                     }
@@ -663,7 +662,8 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
                     }
                     kept_act = std::min(kept_act, p.activations);
                     if (p.fits) {
-                      fitted = fitted_before[r] = true;
+                      fitted = true;
+                      cheapest_fit = std::min(cheapest_fit, r);
                       out.plans.push_back(p);
                     } else {
                       ++out.oom;

@@ -33,6 +33,17 @@ hw::Chip Chip(double tflops, double hbm_gb, double hbm_tb_s, double link_gb_s) {
   return *c;
 }
 
+// A dense Llama-2-7B-shaped model (MHA, SwiGLU 11008, 32 k vocabulary)
+// built in code, so its size is known exactly.
+ModelSpec Toy7B() {
+  ModelSpec m;
+  m.id = m.name = "toy";
+  m.layers = 32, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.head_dim = 128, m.ffn = 11008, m.vocab = 32000;
+  m.seq_len = 2048;
+  m.groups.push_back({32, false, 0, 0});
+  return m;
+}
+
 TEST(Planner, ParameterCounts) {
   // Llama 3 70B: per layer 2·8192·8192 (Q, O) + 2·8192·1024 (K, V) +
   // 3·8192·28672 (SwiGLU) + 2·8192 (norms) = 855,654,400; 80 layers +
@@ -106,11 +117,7 @@ TEST(Planner, MemoryConventionsAndZero) {
   // ZeRO paper, 7.5 B parameters on 64 GPUs (16 B per parameter): 120 GB
   // without sharding; ZeRO-1 31.4 GB, ZeRO-3 1.9 GB. A dense toy model of
   // exactly known size stands in.
-  ModelSpec m;
-  m.id = m.name = "toy";
-  m.layers = 32, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.head_dim = 128, m.ffn = 11008, m.vocab = 32000;
-  m.seq_len = 2048;
-  m.groups.push_back({32, false, 0, 0});
+  const ModelSpec m = Toy7B();
   const double psi = CountParams(m).total;
   TrainSpec t;
   t.global_batch = 64, t.seq = 2048;
@@ -140,11 +147,7 @@ TEST(Planner, MemoryConventionsAndZero) {
 TEST(Planner, ZeroStagesOverDp) {
   // A 6.7 B dense model on 8 GPUs of one node, DP 8, 4 micro-batches of
   // one sequence, 2+2+12 B per parameter, NVLink 400 GB/s, nothing hidden.
-  ModelSpec m;
-  m.id = m.name = "toy";
-  m.layers = 32, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.head_dim = 128, m.ffn = 11008, m.vocab = 32000;
-  m.seq_len = 2048;
-  m.groups.push_back({32, false, 0, 0});
+  const ModelSpec m = Toy7B();
   const double psi = CountParams(m).total;
   TrainSpec t;
   t.global_batch = 32, t.seq = 2048, t.reserve = 0;
@@ -251,9 +254,11 @@ TEST(Planner, CommunicationAndBubble) {
   // per-GPU node egress (the PP group crosses nodes) + 2 us).
   const double bubble = 3.0 / 32 * (e.t_compute + e.t_tp);
   EXPECT_NEAR(e.t_pp, bubble + 2 * 3 * ((A / 8) / cl.slow_bw + 2e-6), 1e-12);
-  // DP: 2 replicas, all-reduce of 4-byte grads, 2·1/2 x local params x 4 B,
-  // over the slow link, nothing hidden (overlap 0).
+  // DP: 2 replicas, all-reduce of 4-byte grads, 2 x (1/2 x local params x
+  // 4 B + one ring step of 2 us), over the slow link, nothing hidden
+  // (overlap 0). The local parameters are the weights' bytes / 2 B.
   EXPECT_GT(e.t_fsdp_dp, 0);
+  EXPECT_NEAR(e.t_fsdp_dp, 2 * (0.5 * e.weights / 2 * 4 / cl.slow_bw + 2e-6), 1e-12);
   EXPECT_DOUBLE_EQ(e.t_step, e.t_compute + e.t_tp + e.t_ep + e.t_fsdp_dp + e.t_cp + e.t_pp + e.t_opt);
   EXPECT_DOUBLE_EQ(e.mfu, flops / (e.t_step * 64 * 1e15));
   // Interleaving by 2 halves the bubble.

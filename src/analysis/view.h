@@ -54,6 +54,8 @@ struct RankView {
 
   Ps Ts(uint32_t op) const;   // start after optional rounding
   Ps End(uint32_t op) const;  // end after optional rounding
+  // ProfilerSteps whose work the view keeps (`filtered` leaves the last out).
+  int64_t KeptSteps() const;
 };
 
 struct ProfileView {
