@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of the mlprof binary: the bundled example, every command in
-# every format, exit codes and messages for usage errors and bad input, and a
-# golden regression guard for `summary --format csv` on the example (its
-# numbers are checked independently by the unit tests; the golden guards
-# against unintended changes). Usage: cli_test.sh MLPROF SOURCE_DIR
+# every format, exit codes and messages for usage errors and bad input. Whole
+# outputs are pinned by the diff tests (tests/diff); the checks here name the
+# lines that matter and why. Usage: cli_test.sh MLPROF SOURCE_DIR
 set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
@@ -52,8 +51,6 @@ done
 
 check "summary --rank 1" run 0 "$BIN" summary "$EX" --rank 1 --format csv
 check "only rank 1 in temporal" bash -c "sed -n '/# temporal/,/^\$/p' '$TMP/out' | grep -c '^[01],' | grep -qx 1"
-check "golden summary csv" run 0 bash -c "cd '$SRC' && '$BIN' summary examples/two_rank --format csv"
-check "golden summary csv matches" diff -u "$SRC/tests/golden/example_summary.csv" "$TMP/out"
 
 # HLO shapes: the issue's two examples.
 check "shape" run 0 "$BIN" shape 'f32[3,5]{1,0:T(2,2)}' 'bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)}' --format csv

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Diff tests: every case in tests/diff/cases.txt runs the mlprof binary on its
+# inputs and compares what it prints (stdout, then stderr and the exit code
+# when either is not the plain "exit 0, nothing on stderr") with
+# tests/diff/expected/NAME.out, byte for byte.
+#
+#   tests/diff/run.sh BUILD_DIR [--update] [NAME_PATTERN]
+#
+# --update rewrites the expectations from what the binary prints now (after an
+# intended change; the commit says why each output changed). NAME_PATTERN is a
+# bash glob over case names (`'*xplane*'`).
+#
+# Case lines: `NAME ARGS...`. ARGS are split as the shell splits them (quotes
+# work); `{fmt}` makes three cases, NAME.text, NAME.json and NAME.csv, with
+# text, json and csv in its place; `{corpus}` is ../shared/corpus (or
+# $MLPROF_CORPUS); `{gen}` is a folder of inputs made by mlprof_gen before the
+# run (see make_generated below). Paths in the output are written back as
+# `{corpus}` and `{gen}`, so expectations do not depend on where the checkout
+# is. Cases run from the source root, so `examples/...` and `tests/...` are
+# relative paths. Without the corpus, its cases are SKIPPED (loudly), and under
+# CI=true they fail.
+set -u
+if [ $# -lt 1 ]; then
+  echo "usage: $0 BUILD_DIR [--update] [NAME_PATTERN]" >&2
+  exit 1
+fi
+BUILD=$(cd "$1" && pwd)
+shift
+UPDATE=0
+PATTERN='*'
+for a in "$@"; do
+  case "$a" in
+    --update) UPDATE=1 ;;
+    *) PATTERN=$a ;;
+  esac
+done
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=$BUILD/mlprof
+GEN_BIN=$BUILD/mlprof_gen
+CASES=$SRC/tests/diff/cases.txt
+EXPECTED=$SRC/tests/diff/expected
+CORPUS=${MLPROF_CORPUS:-$SRC/../shared/corpus}
+[ -d "$CORPUS" ] && CORPUS=$(cd "$CORPUS" && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+GEN=$TMP/gen
+
+if [ ! -x "$BIN" ]; then
+  echo "diff tests: no mlprof binary at $BIN" >&2
+  exit 1
+fi
+
+# Inputs no file in the repository holds: a JAX trace-viewer export (no real
+# one is public) made by the deterministic generator.
+make_generated() {
+  mkdir -p "$GEN"
+  [ -x "$GEN_BIN" ] || return 1
+  "$GEN_BIN" --trace-json "$GEN/synth.trace.json.gz" --size-mb 1 --devices 2 >/dev/null 2>&1 || return 1
+}
+gen_ok=0
+make_generated && gen_ok=1
+
+pass=0
+fail=0
+skip=0
+updated=0
+failed_names=()
+
+run_case() {  # name, args (one string)
+  local name=$1 args=$2
+  case "$name" in $PATTERN) ;; *) return ;; esac
+  if [[ "$args" == *"{corpus}"* ]] && [ ! -d "$CORPUS" ]; then
+    if [ "${CI:-}" = "true" ]; then
+      echo "FAIL: $name: corpus missing under CI ($CORPUS)"
+      fail=$((fail + 1))
+      failed_names+=("$name")
+    else
+      skip=$((skip + 1))
+    fi
+    return
+  fi
+  if [[ "$args" == *"{gen}"* ]] && [ "$gen_ok" -ne 1 ]; then
+    echo "FAIL: $name: mlprof_gen could not make the generated inputs (build with MLPROF_BUILD_BENCH=ON)"
+    fail=$((fail + 1))
+    failed_names+=("$name")
+    return
+  fi
+  local expanded=${args//\{corpus\}/$CORPUS}
+  expanded=${expanded//\{gen\}/$GEN}
+  local argv
+  eval "argv=($expanded)"
+  local out=$TMP/actual
+  (cd "$SRC" && "$BIN" "${argv[@]}" >"$TMP/stdout" 2>"$TMP/stderr" </dev/null)
+  local rc=$?
+  {
+    cat "$TMP/stdout"
+    if [ "$rc" -ne 0 ] || [ -s "$TMP/stderr" ]; then
+      echo "==== exit $rc, stderr:"
+      cat "$TMP/stderr"
+    fi
+  } | sed -e "s#$CORPUS#{corpus}#g" -e "s#$GEN#{gen}#g" -e "s#$SRC/##g" >"$out"
+  local want=$EXPECTED/$name.out
+  if [ "$UPDATE" -eq 1 ]; then
+    if ! cmp -s "$out" "$want" 2>/dev/null; then
+      cp "$out" "$want"
+      updated=$((updated + 1))
+      echo "updated: $name"
+    fi
+    pass=$((pass + 1))
+    return
+  fi
+  if [ ! -f "$want" ]; then
+    echo "FAIL: $name: no expectation ($want); run with --update"
+    fail=$((fail + 1))
+    failed_names+=("$name")
+  elif cmp -s "$out" "$want"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL: $name: mlprof ${args}"
+    diff -u "$want" "$out" | head -40
+    fail=$((fail + 1))
+    failed_names+=("$name")
+  fi
+}
+
+declare -A seen
+mkdir -p "$EXPECTED"
+while IFS= read -r line || [ -n "$line" ]; do
+  line=${line%%$'\r'}
+  [[ -z "${line// /}" || "$line" =~ ^[[:space:]]*# ]] && continue
+  name=${line%%[[:space:]]*}
+  args=${line#"$name"}
+  args=${args#"${args%%[![:space:]]*}"}
+  if [[ "$args" == *"{fmt}"* ]]; then
+    for f in text json csv; do
+      n="$name.$f"
+      [ -n "${seen[$n]:-}" ] && { echo "diff tests: duplicate case $n" >&2; exit 1; }
+      seen[$n]=1
+      run_case "$n" "${args//\{fmt\}/$f}"
+    done
+  else
+    [ -n "${seen[$name]:-}" ] && { echo "diff tests: duplicate case $name" >&2; exit 1; }
+    seen[$name]=1
+    run_case "$name" "$args"
+  fi
+done <"$CASES"
+
+# Expectations no case produces any more are stale.
+if [ "$PATTERN" = '*' ]; then
+  for f in "$EXPECTED"/*.out; do
+    [ -e "$f" ] || continue
+    n=$(basename "$f" .out)
+    if [ -z "${seen[$n]:-}" ]; then
+      if [ "$UPDATE" -eq 1 ]; then
+        rm "$f"
+        echo "removed: $n"
+      else
+        echo "FAIL: $n: expectation with no case in cases.txt"
+        fail=$((fail + 1))
+      fi
+    fi
+  done
+fi
+
+if [ "$skip" -gt 0 ]; then
+  echo "SKIPPED: $skip corpus cases: corpus not found ($CORPUS); set MLPROF_CORPUS or clone ../shared"
+fi
+[ "$UPDATE" -eq 1 ] && echo "diff tests: $updated expectations written"
+echo "diff: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
