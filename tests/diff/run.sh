@@ -15,7 +15,7 @@
 # text, json and csv in its place; `{corpus}` is ../shared/corpus (or
 # $MLPROF_CORPUS); `{gen}` is a folder of inputs made by mlprof_gen before the
 # run (see make_generated below). Paths in the output are written back as
-# `{corpus}` and `{gen}`, so expectations do not depend on where the checkout
+# `{corpus}` and `{gen}`, and the binary's path as `mlprof`, so expectations do not depend on where the checkout
 # is. Cases run from the source root, so `examples/...` and `tests/...` are
 # relative paths. Without the corpus, its cases are SKIPPED (loudly), and under
 # CI=true they fail.
@@ -98,7 +98,7 @@ run_case() {  # name, args (one string)
       echo "==== exit $rc, stderr:"
       cat "$TMP/stderr"
     fi
-  } | sed -e "s#$CORPUS#{corpus}#g" -e "s#$GEN#{gen}#g" -e "s#$SRC/##g" >"$out"
+  } | sed -e "s#$BIN#mlprof#g" -e "s#$CORPUS#{corpus}#g" -e "s#$GEN#{gen}#g" -e "s#$SRC/##g" >"$out"
   local want=$EXPECTED/$name.out
   if [ "$UPDATE" -eq 1 ]; then
     if ! cmp -s "$out" "$want" 2>/dev/null; then
