@@ -1,20 +1,19 @@
-// The subcommand table. Each command parses its own options (CLI11), runs
-// analyses and hands a Report to the renderer. Only this layer prints/exits.
+// The command line: the command table, "did you mean", and RunMain, which
+// parses, runs the chosen command, renders its report and maps errors to
+// exit codes. Only this layer prints or exits.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
+
 namespace mlprof {
 
 enum ExitCode { kExitOk = 0, kExitUsage = 1, kExitBadInput = 2, kExitInternal = 3 };
 
-struct Command {
-  const char* name;
-  const char* help;
-};
-
-const std::vector<Command>& Commands();
+// Every command, in the order `mlprof --help` lists them.
+const std::vector<cli::CommandInfo>& Commands();
 // Closest command name within edit distance 2, or "".
 std::string SuggestCommand(const std::string& typo);
 int RunMain(int argc, char** argv);

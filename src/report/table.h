@@ -45,8 +45,6 @@ struct Report {
   std::vector<std::string> warnings;  // import problems etc., printed to stderr in text mode
 };
 
-enum class OutputFormat { kText, kJson, kCsv };
-
 // Text: aligned columns; long text cells are cut to `max_width` with "...".
 std::string RenderText(const Report& r, int max_width = 80);
 // JSON: {"tables": {id: [{col: value, ...}, ...]}, "warnings": [...]}.

@@ -1,0 +1,64 @@
+#include "app/chip.h"
+
+#include <fmt/format.h>
+
+namespace mlprof::app {
+
+StatusOr<hw::ChipDb> ChipDatabase(const std::vector<std::string>& chip_files) {
+  return hw::ChipDb::WithFiles(chip_files);
+}
+
+DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<std::string>& device_names) {
+  DetectedChip d;
+  for (const std::string& n : device_names) {
+    if (n.empty()) continue;
+    d.seen.push_back(n);
+    if (d.chip) continue;
+    if ((d.chip = db.Detect(n))) d.device_name = n;
+  }
+  return d;
+}
+
+DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<DeviceProperties>& devices) {
+  std::vector<std::string> names;
+  for (const auto& dev : devices) {
+    names.push_back(dev.device_type);
+    names.push_back(dev.name);
+  }
+  return DetectChip(db, names);
+}
+
+StatusOr<const hw::Chip*> FindChipOrDevice(const hw::ChipDb& db, const std::string& id_or_device) {
+  auto c = db.Find(id_or_device);
+  if (c.ok()) return c;
+  if (const hw::Chip* d = db.Detect(id_or_device)) return d;  // a device name as a profile writes it
+  return c.status();
+}
+
+StatusOr<hw::DType> ParseDTypeOption(const std::string& name) {
+  hw::DType d;
+  if (!hw::ParseDType(name, &d))
+    return InvalidArgument(
+        fmt::format("--dtype: unknown data type '{}' (fp32, tf32, bf16, fp16, fp8, int8)", name));
+  return d;
+}
+
+StatusOr<std::vector<int64_t>> ParseAxes(const std::string& text, const std::string& option) {
+  std::vector<int64_t> axes;
+  size_t i = 0;
+  while (i <= text.size()) {
+    const size_t x = std::min(text.find('x', i), text.size());
+    const std::string part = text.substr(i, x - i);
+    bool ok = !part.empty() && part.size() <= 6;
+    for (char ch : part) ok = ok && ch >= '0' && ch <= '9';
+    const int64_t v = ok ? std::stoll(part) : 0;
+    if (!ok || v < 1)
+      return InvalidArgument(
+          fmt::format("{}: '{}' is not a list of axis sizes like 4x4x4 (each 1 to 999999)", option, text));
+    axes.push_back(v);
+    i = x + 1;
+  }
+  return axes;
+}
+
+}  // namespace mlprof::app

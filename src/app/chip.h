@@ -1,0 +1,38 @@
+// Choosing the chip a profile ran on, and the option values the chip-aware
+// commands share (data type, torus axes).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "hw/chip.h"
+#include "model/profile.h"
+
+namespace mlprof::app {
+
+// The built-in chips plus the users' chip files (which replace a built-in
+// chip with the same id).
+StatusOr<hw::ChipDb> ChipDatabase(const std::vector<std::string>& chip_files);
+
+struct DetectedChip {
+  const hw::Chip* chip = nullptr;  // null: none of the names matched
+  std::string device_name;         // the name that matched
+  std::vector<std::string> seen;   // every device name looked at, in order
+};
+// The first chip the database recognises among the devices' names (device
+// type, then name, device by device). The one detection rule of mlprof.
+DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<DeviceProperties>& devices);
+DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<std::string>& device_names);
+
+// A chip by id or name, or else by a device name as profiles write it
+// ("NVIDIA H200"); the error of the id lookup when neither matches.
+StatusOr<const hw::Chip*> FindChipOrDevice(const hw::ChipDb& db, const std::string& id_or_device);
+
+// "bf16" -> DType; a usage error naming the option otherwise.
+StatusOr<hw::DType> ParseDTypeOption(const std::string& name);
+
+// "4x4x4" -> {4, 4, 4} (each 1 to 999999); `option` names the flag in errors.
+StatusOr<std::vector<int64_t>> ParseAxes(const std::string& text, const std::string& option = "--ici-axes");
+
+}  // namespace mlprof::app

@@ -1,0 +1,115 @@
+// Each command's meaning as a function: options in, a Report out. The CLI
+// (src/cli/cmd_*.cc) only wires options to these and renders the Report;
+// `mlprof report`, the diff and the bindings call them too.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/mfu.h"
+#include "analysis/planner.h"
+#include "app/session.h"
+#include "base/status.h"
+#include "plan/spec.h"
+#include "report/table.h"
+
+namespace mlprof::app {
+
+// Options every table-printing command has.
+struct TableOptions {
+  int top = 10;     // rows per rank/class in ranked tables (0 = all)
+  int width = 80;   // text cells are cut to this many characters
+};
+
+// --- commands over a loaded profile -------------------------------------------
+struct SummaryOptions : TableOptions {
+  int warmup = -1;  // warm-up steps left out of medians (-1: default rule)
+};
+Report Summary(const Session& s, const SummaryOptions& o);
+// What is in the files (the session needs no view).
+Report Info(const Session& s);
+Report Kernels(const Session& s, const TableOptions& o);
+struct OpsOptions : TableOptions {
+  bool by_name = false;  // group by op name only, not by input shapes
+};
+Report Ops(const Session& s, const OpsOptions& o);
+struct IdleOptions {
+  int kernel_wait_us = 30;  // gaps shorter than this are kernel wait
+  bool intervals = false;   // also interval statistics per category
+};
+Report Idle(const Session& s, const IdleOptions& o);
+Report Overlap(const Session& s);
+struct StepsOptions {
+  int warmup = -1;
+};
+Report Steps(const Session& s, const StepsOptions& o);
+Report Launches(const Session& s);
+struct ScopesOptions : TableOptions {
+  int depth = 4;
+};
+Report Scopes(const Session& s, const ScopesOptions& o);
+
+struct RooflineOptions : TableOptions {
+  std::string chip;                     // id; empty: detected from the profile
+  std::vector<std::string> chip_files;
+  std::string dtype = "bf16";
+  bool dtype_given = false;             // PyTorch ops: each op's own dtype unless given
+  std::string ici_axes;                 // "4x4x4"; empty: a ring on one axis
+  bool want_svg = false;
+};
+struct RooflineOutput {
+  Report report;
+  std::string svg;  // when want_svg: the first rank's plot
+};
+StatusOr<RooflineOutput> Roofline(const Session& s, const RooflineOptions& o);
+
+// --- commands that may read no profile ----------------------------------------
+struct MfuOptions : TableOptions {
+  std::vector<std::string> chip_files;
+  std::string chip;  // id, name or device name
+  std::string dtype = "bf16";
+  double peak_tflops = 0;  // replaces the chip's peak when > 0
+  MfuInput input;          // devices, throughput and model FLOPs as given
+};
+// `profile` (optional) gives the step time, devices, chip and op FLOPs that
+// the options leave out.
+StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile);
+
+struct PlanOptions : TableOptions {
+  std::string model;  // built-in name or a .toml path
+  std::string chip;
+  std::vector<std::string> chip_files;
+  std::string memory, ici_axes;
+  int64_t chips = 0, node = 0, slices = 0;
+  plan::TrainSpec train;
+  plan::Knobs knobs;
+  plan::PlanFilter filter;
+  double max_mem_gb = 0;
+  int explain = 0;
+  double latency_us = 1;
+};
+StatusOr<Report> Plan(PlanOptions o);
+
+struct HloOptions : TableOptions {
+  std::vector<std::string> paths;
+  std::string op;  // explain this instruction
+  HloOptions() { top = 20; }
+};
+StatusOr<Report> Hlo(const HloOptions& o);
+
+StatusOr<Report> Shapes(const std::vector<std::string>& texts);
+
+struct ChipsOptions {
+  std::vector<std::string> chip_files;
+  std::string chip;  // every field of this one
+};
+StatusOr<Report> Chips(const ChipsOptions& o);
+
+}  // namespace mlprof::app
+
+namespace mlprof::app {
+// "aten::mm (3 calls), ...": the ops with a cost model that were recorded
+// without input shapes ("" when none).
+std::string CostableOpsWithoutShapesList(const ProfileView& v);
+}  // namespace mlprof::app

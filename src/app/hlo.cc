@@ -1,0 +1,60 @@
+// `mlprof hlo`, `mlprof shape` and `mlprof chips`: the commands over HLO
+// modules, shapes and the chip database.
+#include <fmt/format.h>
+
+#include "app/chip.h"
+#include "app/commands.h"
+#include "hlo/shape.h"
+#include "io/hlo_files.h"
+#include "report/hw_tables.h"
+#include "report/tables.h"
+#include "report/xla_tables.h"
+
+namespace mlprof::app {
+
+StatusOr<Report> Hlo(const HloOptions& o) {
+  std::vector<hlo::Module> modules;
+  for (const auto& path : o.paths) {
+    ASSIGN_OR_RETURN(std::vector<hlo::Module> m, LoadHloModules(path));
+    for (auto& x : m) modules.push_back(std::move(x));
+  }
+  Report r;
+  if (!o.op.empty()) {
+    ASSIGN_OR_RETURN(Table t, HloExplainTable(modules, o.op));
+    r.tables.push_back(std::move(t));
+  } else {
+    r.tables.push_back(HloModulesTable(modules));
+    r.tables.push_back(HloCategoryTable(modules));
+    r.tables.push_back(HloCollectivesTable(modules, o.top));
+  }
+  return r;
+}
+
+StatusOr<Report> Shapes(const std::vector<std::string>& texts) {
+  std::vector<hlo::Shape> shapes;
+  for (const auto& text : texts) {
+    size_t used = 0;
+    auto s = hlo::ParseShape(text, &used);
+    if (s.ok() && text.find_first_not_of(" \t", used) != std::string::npos)
+      s = InvalidArgument(fmt::format("HLO shape, column {}: expected the end of the shape in '{}'", used + 1, text));
+    if (!s.ok()) return InvalidArgument(s.status().message());
+    shapes.push_back(std::move(s).value());
+  }
+  Report r;
+  r.tables.push_back(ShapeTable(shapes));
+  return r;
+}
+
+StatusOr<Report> Chips(const ChipsOptions& o) {
+  ASSIGN_OR_RETURN(hw::ChipDb db, ChipDatabase(o.chip_files));
+  Report r;
+  if (o.chip.empty()) {
+    r.tables.push_back(ChipsTable(db));
+  } else {
+    ASSIGN_OR_RETURN(const hw::Chip* c, db.Find(o.chip));
+    r.tables.push_back(ChipDetailTable(*c));
+  }
+  return r;
+}
+
+}  // namespace mlprof::app

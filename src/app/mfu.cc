@@ -1,0 +1,54 @@
+// `mlprof mfu`: the MFU calculator, with what the options leave out taken
+// from a profile when one is given.
+#include <fmt/format.h>
+
+#include "analysis/mfu.h"
+#include "app/chip.h"
+#include "app/commands.h"
+#include "report/hw_tables.h"
+
+namespace mlprof::app {
+
+StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
+  ASSIGN_OR_RETURN(hw::ChipDb db, ChipDatabase(o.chip_files));
+  MfuInput mfu = o.input;
+  if (!o.chip.empty()) {
+    ASSIGN_OR_RETURN(mfu.chip, FindChipOrDevice(db, o.chip));
+  }
+  std::string from_profile;
+  auto say = [&from_profile](const std::string& what) {
+    from_profile += (from_profile.empty() ? "" : "; ") + what;
+  };
+  if (profile) {
+    ProfileFigures f = MeasureProfile(profile->profile, profile->view);
+    if (!mfu.step_seconds && f.step_seconds > 0) {
+      mfu.step_seconds = f.step_seconds;
+      mfu.step_how = "from the profile";
+      say(fmt::format("step time {:.6g} s ({})", f.step_seconds, f.source));
+    }
+    if (!(mfu.devices > 0) && f.devices > 0) {
+      mfu.devices = f.devices;
+      say(fmt::format("devices {:g}", f.devices));
+    }
+    if (!mfu.chip) {
+      DetectedChip d = DetectChip(db, f.device_names);
+      if ((mfu.chip = d.chip)) say(fmt::format("chip {} (device '{}')", mfu.chip->id, d.device_name));
+    }
+    mfu.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
+    if (!f.flops_source.empty()) say("hardware FLOPs: " + f.flops_source);
+    if (!mfu.step_seconds)
+      return InvalidArgument(
+          "mfu: the profile has no step time (no ProfilerStep#N and no XLA module executions); give --step-time");
+    if (!mfu.chip && !(o.peak_tflops > 0))
+      return InvalidArgument("mfu: cannot tell the chip from the profile; give --chip");
+  }
+  ASSIGN_OR_RETURN(mfu.dtype, ParseDTypeOption(o.dtype));
+  mfu.peak_override = o.peak_tflops * 1e12;
+  ASSIGN_OR_RETURN(MfuResult res, ComputeMfu(mfu));
+  Report r;
+  r.tables.push_back(MfuTable(res));
+  if (!from_profile.empty()) r.tables.back().notes.push_back("From the profile: " + from_profile + ".");
+  return r;
+}
+
+}  // namespace mlprof::app

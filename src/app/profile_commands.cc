@@ -1,0 +1,165 @@
+// The commands over a loaded profile: summary, info, kernels, ops, idle,
+// overlap, steps, launches, scopes.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "analysis/gpu_time.h"
+#include "analysis/idle.h"
+#include "analysis/launches.h"
+#include "analysis/ops.h"
+#include "analysis/steps.h"
+#include "analysis/xla.h"
+#include "app/commands.h"
+#include "report/tables.h"
+#include "report/xla_tables.h"
+
+namespace mlprof::app {
+
+namespace {
+
+Report WithImportWarnings(const Session& s) {
+  Report r;
+  r.warnings = ImportWarnings(s.profile);
+  return r;
+}
+
+// Keeps the first `top` rows per (rank, class) group of a kernels table.
+Table FirstRowsPerClass(Table t, int top) {
+  if (top <= 0) return t;
+  std::vector<std::vector<Cell>> rows;
+  std::string key;
+  int n = 0;
+  for (auto& row : t.rows) {
+    std::string k = fmt::format("{}/{}", std::get<int64_t>(row[0].value), std::get<std::string>(row[1].value));
+    if (k != key) key = k, n = 0;
+    if (n++ < top) rows.push_back(std::move(row));
+  }
+  t.rows = std::move(rows);
+  return t;
+}
+
+std::string NoShapesList(const std::vector<std::pair<std::string, int64_t>>& missing) {
+  std::string list;
+  for (const auto& [name, n] : missing) list += fmt::format("{}{} ({} calls)", list.empty() ? "" : ", ", name, n);
+  return list;
+}
+
+}  // namespace
+
+Report Summary(const Session& s, const SummaryOptions& o) {
+  Report r = WithImportWarnings(s);
+  const Profile& p = s.profile;
+  const ProfileView& v = s.view;
+  r.tables.push_back(RanksTable(p));
+  bool any_xla = false;
+  for (const auto& rank : p.ranks) {
+    if (!s.Selected(rank) || rank.xla_ops.empty()) continue;
+    any_xla = true;
+    XlaOps x = ResolveXlaOps(rank);
+    XlaBreakdown b = BreakdownXla(rank, x);
+    r.tables.push_back(XlaSummaryTable(rank.rank_or(0), b));
+    r.tables.push_back(XlaAttributionTable(rank.rank_or(0), b));
+    r.tables.push_back(XlaTopOpsTable(rank.rank_or(0), rank, x, std::min(o.top, 10), o.width));
+    for (const auto& problem : x.problems) r.warnings.push_back(problem);
+  }
+  bool any_gpu = false;
+  for (const auto& rv : v.ranks) any_gpu |= !rv.gpu.empty();
+  if (!any_gpu) {
+    if (!any_xla)
+      r.tables.front().notes.push_back(
+          "No GPU stream activity in these inputs (a TPU, CPU-only or host-side profile?): there is no GPU time "
+          "to break down. `mlprof info` lists what the profile holds.");
+    return r;
+  }
+  r.tables.push_back(TemporalTable(ComputeTemporalBreakdown(v)));
+  r.tables.push_back(OverlapTable(ComputeOverlap(v)));
+  KernelBreakdown kb = ComputeKernelBreakdown(v, {});
+  r.tables.push_back(KernelTypeTable(kb));
+  r.tables.push_back(FirstRowsPerClass(KernelStatTable(kb, o.width), std::min(o.top, 5)));
+  StepReport steps = ComputeSteps(v, {o.warmup});
+  if (!steps.summary.empty()) r.tables.push_back(StepSummaryTable(steps));
+  if (v.multi_step && !s.inputs.all_steps)
+    r.tables.front().notes.push_back(
+        "The last ProfilerStep is left out of the GPU tables (as HTA does); --all-steps keeps it.");
+  return r;
+}
+
+Report Info(const Session& s) {
+  Report r = WithImportWarnings(s);
+  r.tables = InfoTables(s.profile);
+  return r;
+}
+
+Report Kernels(const Session& s, const TableOptions& o) {
+  Report r = WithImportWarnings(s);
+  KernelBreakdownOptions ko;
+  ko.top = o.top > 0 ? o.top : 1 << 30;
+  KernelBreakdown kb = ComputeKernelBreakdown(s.view, ko);
+  r.tables.push_back(KernelTypeTable(kb));
+  r.tables.push_back(KernelStatTable(kb, o.width));
+  return r;
+}
+
+Report Ops(const Session& s, const OpsOptions& o) {
+  Report r = WithImportWarnings(s);
+  r.tables.push_back(OpsTable(ComputeOpGpuTime(s.view, {!o.by_name}), o.top));
+  auto missing = CostableOpsWithoutShapes(s.view);
+  if (!missing.empty())
+    r.warnings.push_back(fmt::format(
+        "no input shapes for {}: their FLOPs cannot be computed; record the trace with "
+        "torch.profiler.profile(record_shapes=True)",
+        NoShapesList(missing)));
+  return r;
+}
+
+Report Idle(const Session& s, const IdleOptions& o) {
+  Report r = WithImportWarnings(s);
+  mlprof::IdleOptions io;
+  io.kernel_wait_threshold = static_cast<Ps>(o.kernel_wait_us) * kPsPerUs;
+  auto idle = ComputeIdleBreakdown(s.view, io);
+  r.tables.push_back(IdleTable(idle));
+  if (o.intervals) r.tables.push_back(IdleStatsTable(idle));
+  return r;
+}
+
+Report Overlap(const Session& s) {
+  Report r = WithImportWarnings(s);
+  r.tables.push_back(OverlapTable(ComputeOverlap(s.view)));
+  return r;
+}
+
+Report Steps(const Session& s, const StepsOptions& o) {
+  Report r = WithImportWarnings(s);
+  StepReport steps = ComputeSteps(s.view, {o.warmup});
+  r.tables.push_back(StepTable(steps));
+  r.tables.push_back(StepSummaryTable(steps));
+  return r;
+}
+
+Report Launches(const Session& s) {
+  Report r = WithImportWarnings(s);
+  r.tables.push_back(LaunchSummaryTable(ComputeLaunchStats(s.view, {})));
+  return r;
+}
+
+Report Scopes(const Session& s, const ScopesOptions& o) {
+  Report r = WithImportWarnings(s);
+  bool any = false;
+  for (const auto& rank : s.profile.ranks) {
+    if (!s.Selected(rank) || rank.xla_ops.empty()) continue;
+    any = true;
+    XlaOps x = ResolveXlaOps(rank);
+    XlaBreakdown b = BreakdownXla(rank, x);
+    r.tables.push_back(XlaScopesTable(rank.rank_or(0), XlaScopes(rank, x, o.depth), b.total, o.top));
+  }
+  if (!any)
+    r.warnings.push_back(
+        "no XLA ops in these inputs: `mlprof scopes` reads JAX/XLA profiles (*.xplane.pb, *.trace.json.gz); for "
+        "PyTorch traces use `mlprof ops`");
+  return r;
+}
+
+std::string CostableOpsWithoutShapesList(const ProfileView& v) { return NoShapesList(CostableOpsWithoutShapes(v)); }
+
+}  // namespace mlprof::app

@@ -1,0 +1,94 @@
+// `mlprof roofline`: each op and category of every selected rank against its
+// chip's roofline (XLA ops, or PyTorch ops costed from their shapes).
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "analysis/ops.h"
+#include "analysis/roofline.h"
+#include "analysis/xla.h"
+#include "app/chip.h"
+#include "app/commands.h"
+#include "report/hw_tables.h"
+#include "report/tables.h"
+
+namespace mlprof::app {
+
+StatusOr<RooflineOutput> Roofline(const Session& s, const RooflineOptions& o) {
+  ASSIGN_OR_RETURN(hw::ChipDb db, ChipDatabase(o.chip_files));
+  ASSIGN_OR_RETURN(hw::DType dtype, ParseDTypeOption(o.dtype));
+  const hw::Chip* forced = nullptr;
+  if (!o.chip.empty()) {
+    ASSIGN_OR_RETURN(forced, db.Find(o.chip));
+  }
+  std::vector<int64_t> ici_axes;
+  if (!o.ici_axes.empty()) {
+    ASSIGN_OR_RETURN(ici_axes, ParseAxes(o.ici_axes));
+  }
+
+  RooflineOutput out;
+  Report& r = out.report;
+  r.warnings = ImportWarnings(s.profile);
+  bool any = false;
+  std::vector<OpGpuTime> framework_ops;  // PyTorch traces: GPU time and cost per (op, shapes)
+  for (const auto& rv : s.view.ranks)
+    if (rv.profile->xla_ops.empty() && !rv.gpu.empty()) {
+      framework_ops = ComputeOpGpuTime(s.view, {true});
+      break;
+    }
+  for (const auto& rank : s.profile.ranks) {
+    if (!s.Selected(rank)) continue;
+    const bool xla = !rank.xla_ops.empty();
+    bool framework = false;
+    for (const auto& f : framework_ops) framework = framework || f.rank == rank.rank_or(0);
+    if (!xla && !framework) continue;
+    any = true;
+    DetectedChip detected = DetectChip(db, rank.meta.devices);
+    const hw::Chip* chip = forced ? forced : detected.chip;
+    if (!chip) {
+      std::string seen;
+      for (const auto& n : detected.seen) seen += (seen.empty() ? "" : ", ") + ("'" + n + "'");
+      return InvalidArgument(fmt::format(
+          "{}: cannot tell the chip from the profile (devices: {}); pass --chip (`mlprof chips` lists them) "
+          "or --chip-file for your own",
+          rank.path, seen.empty() ? "none named" : seen));
+    }
+    if (!(chip->peak(dtype) > 0))
+      return InvalidArgument(
+          fmt::format("chip '{}' has no {} peak; pick another --dtype", chip->id, hw::DTypeName(dtype)));
+    RooflineResult rr;
+    if (xla) {
+      XlaOps x = ResolveXlaOps(rank);
+      rr = RooflineXla(rank, x, *chip, dtype, ici_axes);
+      for (const auto& problem : x.problems) r.warnings.push_back(problem);
+    } else {
+      rr = RooflineFrameworkOps(framework_ops, rank.rank_or(0), *chip, dtype, !o.dtype_given);
+    }
+    r.tables.push_back(RooflineSummaryTable(rank.rank_or(0), rr));
+    if (!forced)
+      r.tables.back().notes.push_back(fmt::format("Chip detected from the profile: {} ({}).", chip->id, chip->name));
+    r.tables.push_back(RooflineCategoryTable(rank.rank_or(0), rr));
+    r.tables.push_back(RooflineOpsTable(rank.rank_or(0), rr, o.top));
+    if (o.want_svg && out.svg.empty())
+      out.svg = RooflineSvg(rr, fmt::format("{} on {} ({})", std::filesystem::path(rank.path).filename().string(),
+                                            chip->name, hw::DTypeName(dtype)));
+  }
+  if (!any)
+    return InvalidArgument(
+        "nothing to put on a roofline: no XLA ops and no GPU kernels in these inputs (`mlprof roofline` reads "
+        "JAX/XLA profiles and PyTorch GPU traces)");
+  if (!framework_ops.empty()) {
+    const std::string list = CostableOpsWithoutShapesList(s.view);
+    if (!list.empty())
+      r.warnings.push_back(fmt::format("no input shapes for {}: not on the roofline; record the trace with "
+                                       "torch.profiler.profile(record_shapes=True)",
+                                       list));
+    r.tables.front().notes.push_back(
+        "PyTorch traces: FLOPs and bytes come from input shapes and scalar arguments (GEMM, convolution, "
+        "attention, elementwise, softmax, norms, reductions, embedding) and, for collectives, from the "
+        "record_param_comms arguments; the time of an op is the GPU time of the kernels it launched.");
+  }
+  return out;
+}
+
+}  // namespace mlprof::app

@@ -1,0 +1,41 @@
+#include "app/session.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "io/load.h"
+
+namespace mlprof::app {
+
+StatusOr<Session> OpenSession(const InputOptions& inputs, const ProgressFn& progress, bool with_view) {
+  const auto t0 = std::chrono::steady_clock::now();
+  LoadOptions lo;
+  lo.threads = inputs.threads;
+  lo.progress = progress;
+  Session s;
+  s.inputs = inputs;
+  ASSIGN_OR_RETURN(s.profile, LoadProfile(inputs.paths, lo));  // expands directories (skips non-traces there)
+  s.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& r : s.profile.ranks) s.decoded_bytes += r.decoded_bytes, s.ops += r.ops.size();
+  if (!with_view) return s;
+  AnalysisOptions ao;
+  ao.drop_last_step = !inputs.all_steps;
+  ao.hta_rounding = inputs.hta_rounding;
+  ao.threads = inputs.threads;
+  s.view = BuildProfileView(s.profile, ao);
+  if (inputs.rank >= 0) {
+    std::vector<RankView> keep;
+    for (auto& r : s.view.ranks)
+      if (r.rank == inputs.rank) keep.push_back(std::move(r));
+    s.view.ranks = std::move(keep);
+    if (s.view.ranks.empty()) {
+      std::string have;
+      for (const auto& r : s.profile.ranks) have += (have.empty() ? "" : ", ") + std::to_string(r.rank_or(-1));
+      return InvalidArgument(fmt::format("--rank {}: no such rank (the inputs hold ranks {})", inputs.rank, have));
+    }
+  }
+  return s;
+}
+
+}  // namespace mlprof::app

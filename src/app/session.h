@@ -1,0 +1,49 @@
+// The app layer: what each command means, without a command line. It turns
+// inputs plus options into a Report (neutral tables) by calling readers,
+// analyses and table builders; the CLI, `mlprof report`, the diff and the
+// Python bindings call it. It prints nothing and never exits.
+//
+// A Session is the loaded inputs: the profile, the analysis view (HTA's
+// last-step filter and optional rounding, the --rank selection) and what
+// loading cost.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analysis/view.h"
+#include "base/status.h"
+#include "model/profile.h"
+
+namespace mlprof::app {
+
+struct InputOptions {
+  std::vector<std::string> paths;  // trace files or directories of per-rank traces
+  int64_t rank = -1;               // only this rank (-1: all)
+  bool hta_rounding = false;
+  bool all_steps = false;          // keep the last ProfilerStep
+  int threads = 0;                 // 0: one per core
+};
+
+// (bytes done, bytes total) over all files, from reader threads.
+using ProgressFn = std::function<void(uint64_t, uint64_t)>;
+
+struct Session {
+  InputOptions inputs;
+  Profile profile;
+  ProfileView view;  // empty when opened without one (info)
+  double load_seconds = 0;
+  uint64_t decoded_bytes = 0;
+  uint64_t ops = 0;
+
+  // The rank passes the --rank selection.
+  bool Selected(const RankProfile& r) const { return inputs.rank < 0 || r.rank_or(0) == inputs.rank; }
+};
+
+// Loads the inputs; with_view also builds the analysis view and checks that
+// the selected rank exists (a usage error naming the ranks there are).
+StatusOr<Session> OpenSession(const InputOptions& inputs, const ProgressFn& progress, bool with_view = true);
+
+}  // namespace mlprof::app

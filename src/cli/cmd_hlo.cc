@@ -1,0 +1,26 @@
+// mlprof hlo: HLO modules (text, HloProto, XPlane): cost, categories,
+// collectives; --op explains one instruction.
+#include "app/commands.h"
+#include "cli/command.h"
+
+namespace mlprof::cli {
+namespace {
+
+class HloCommand : public Command {
+  void AddOptions(CLI::App* app) override {
+    app->add_option("paths", o_.paths, "HLO text (.hlo/.txt), HloProto (.hlo.pb) or XPlane files")->required();
+    app->add_option("--op", o_.op, "explain this instruction (name with or without %)");
+    AddFormatOption(app, out_.format);
+    AddTopOption(app, o_.top, "collectives listed (0 = all)");
+    AddWidthOption(app, out_.width);
+  }
+  StatusOr<Report> Run() override {
+    o_.width = out_.width;
+    return app::Hlo(o_);
+  }
+  app::HloOptions o_;
+};
+
+}  // namespace
+std::unique_ptr<Command> MakeHloCommand() { return std::make_unique<HloCommand>(); }
+}  // namespace mlprof::cli

@@ -1,0 +1,20 @@
+// mlprof idle: idle time per GPU stream (host wait, kernel wait, other).
+#include "app/commands.h"
+#include "cli/command.h"
+
+namespace mlprof::cli {
+namespace {
+
+class IdleCommand : public ProfileCommand {
+  void AddOwnOptions(CLI::App* app) override {
+    app->add_option("--kernel-wait-us", o_.kernel_wait_us, "gaps shorter than this are kernel_wait")
+        ->check(CLI::NonNegativeNumber);
+    app->add_flag("--intervals", o_.intervals, "also print interval statistics per category");
+  }
+  StatusOr<Report> Analyse(const app::Session& s) override { return app::Idle(s, o_); }
+  app::IdleOptions o_;
+};
+
+}  // namespace
+std::unique_ptr<Command> MakeIdleCommand() { return std::make_unique<IdleCommand>(); }
+}  // namespace mlprof::cli

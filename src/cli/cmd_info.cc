@@ -1,0 +1,19 @@
+// mlprof info: what is in the files (format, sizes, events, tracks, devices,
+// import problems).
+#include "app/commands.h"
+#include "cli/command.h"
+
+namespace mlprof::cli {
+namespace {
+
+class InfoCommand : public ProfileCommand {
+ public:
+  InfoCommand() : ProfileCommand(/*with_view=*/false) {}
+
+ private:
+  StatusOr<Report> Analyse(const app::Session& s) override { return app::Info(s); }
+};
+
+}  // namespace
+std::unique_ptr<Command> MakeInfoCommand() { return std::make_unique<InfoCommand>(); }
+}  // namespace mlprof::cli

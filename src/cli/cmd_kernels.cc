@@ -1,0 +1,14 @@
+// mlprof kernels: GPU time by kernel class (HTA) and by kernel name.
+#include "app/commands.h"
+#include "cli/command.h"
+
+namespace mlprof::cli {
+namespace {
+
+class KernelsCommand : public ProfileCommand {
+  StatusOr<Report> Analyse(const app::Session& s) override { return app::Kernels(s, {top_, out_.width}); }
+};
+
+}  // namespace
+std::unique_ptr<Command> MakeKernelsCommand() { return std::make_unique<KernelsCommand>(); }
+}  // namespace mlprof::cli

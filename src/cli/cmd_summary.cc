@@ -1,0 +1,23 @@
+// mlprof summary: per-rank GPU time breakdown, overlap, kernel classes, steps
+// (and for XLA profiles the category breakdown and the heaviest ops).
+#include "app/commands.h"
+#include "cli/command.h"
+
+namespace mlprof::cli {
+namespace {
+
+class SummaryCommand : public ProfileCommand {
+  void AddOwnOptions(CLI::App* app) override {
+    app->add_option("--warmup", o_.warmup, "warm-up steps left out of medians (default 1 if >= 3 steps)")
+        ->check(CLI::NonNegativeNumber);
+  }
+  StatusOr<Report> Analyse(const app::Session& s) override {
+    o_.top = top_, o_.width = out_.width;
+    return app::Summary(s, o_);
+  }
+  app::SummaryOptions o_;
+};
+
+}  // namespace
+std::unique_ptr<Command> MakeSummaryCommand() { return std::make_unique<SummaryCommand>(); }
+}  // namespace mlprof::cli

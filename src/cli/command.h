@@ -1,0 +1,91 @@
+// The command table's entries. Each command is one file, cmd_<name>.cc: its
+// options (CLI11) and a Run that calls the app layer and returns a Report or
+// a Status. RunMain (commands.cc) parses, dispatches, renders the report and
+// words errors as exit codes; only this layer prints.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/session.h"
+#include "base/status.h"
+#include "report/table.h"
+
+namespace mlprof::cli {
+
+struct OutputOptions {
+  std::string format = "text";
+  int width = 80;
+  bool quiet = false;  // no import warnings
+};
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  virtual void AddOptions(CLI::App* app) = 0;
+  // Runs the parsed command.
+  virtual StatusOr<Report> Run() = 0;
+  // Called after the report is printed (--stats).
+  virtual void AfterOutput() {}
+  const OutputOptions& output() const { return out_; }
+
+ protected:
+  OutputOptions out_;
+};
+
+struct CommandInfo {
+  const char* name;
+  const char* help;
+  std::unique_ptr<Command> (*make)();
+};
+
+// --- shared options --------------------------------------------------------------
+void AddFormatOption(CLI::App* app, std::string& format);
+void AddWidthOption(CLI::App* app, int& width);
+void AddTopOption(CLI::App* app, int& top, const char* help);
+
+// A command over loaded profiles (summary, kernels, ...): paths and the
+// common options, a session opened with a progress bar, --stats.
+class ProfileCommand : public Command {
+ public:
+  void AddOptions(CLI::App* app) final;
+  StatusOr<Report> Run() final;
+  void AfterOutput() final;
+
+ protected:
+  explicit ProfileCommand(bool with_view = true) : with_view_(with_view) {}
+  virtual void AddOwnOptions(CLI::App*) {}
+  virtual StatusOr<Report> Analyse(const app::Session& s) = 0;
+  app::InputOptions in_;
+  int top_ = 10;
+
+ private:
+  bool with_view_;
+  bool stats_ = false;
+  double load_s_ = 0, analyse_s_ = 0;
+  uint64_t bytes_ = 0, ops_ = 0;
+};
+
+// Opens the inputs with a progress bar on a terminal.
+StatusOr<app::Session> OpenWithProgress(const app::InputOptions& in, bool with_view = true);
+
+// The commands, one factory each (cmd_<name>.cc).
+std::unique_ptr<Command> MakeSummaryCommand();
+std::unique_ptr<Command> MakeInfoCommand();
+std::unique_ptr<Command> MakeKernelsCommand();
+std::unique_ptr<Command> MakeOpsCommand();
+std::unique_ptr<Command> MakeIdleCommand();
+std::unique_ptr<Command> MakeOverlapCommand();
+std::unique_ptr<Command> MakeStepsCommand();
+std::unique_ptr<Command> MakeLaunchesCommand();
+std::unique_ptr<Command> MakeScopesCommand();
+std::unique_ptr<Command> MakeHloCommand();
+std::unique_ptr<Command> MakeShapeCommand();
+std::unique_ptr<Command> MakeChipsCommand();
+std::unique_ptr<Command> MakeMfuCommand();
+std::unique_ptr<Command> MakeRooflineCommand();
+std::unique_ptr<Command> MakePlanCommand();
+
+}  // namespace mlprof::cli

@@ -1,0 +1,93 @@
+// Options shared by several commands, the progress bar, and the base of the
+// commands over loaded profiles.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "cli/command.h"
+#include "report/render.h"
+
+namespace mlprof::cli {
+
+namespace {
+
+// Progress on stderr, only on a terminal and only for inputs over 100 MB (the
+// total arrives with the first update).
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool tty) : enabled_(tty) {}
+  ~ProgressBar() {
+    if (shown_) std::fprintf(stderr, "\r%60s\r", "");
+  }
+  void Update(uint64_t done, uint64_t total) {
+    if (!enabled_ || total <= (uint64_t{100} << 20)) return;
+    int pct = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
+    if (pct == last_) return;
+    last_ = pct;
+    shown_ = true;
+    std::fprintf(stderr, "\rreading %3d%% (%llu / %llu MB)", pct, static_cast<unsigned long long>(done >> 20),
+                 static_cast<unsigned long long>(total >> 20));
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  int last_ = -1;
+};
+
+}  // namespace
+
+void AddFormatOption(CLI::App* app, std::string& format) {
+  app->add_option("--format", format, "output format")->check(CLI::IsMember(RendererNames()));
+}
+
+void AddWidthOption(CLI::App* app, int& width) {
+  app->add_option("--width", width, "cut text cells to this many characters")->check(CLI::Range(8, 100000));
+}
+
+void AddTopOption(CLI::App* app, int& top, const char* help) {
+  app->add_option("--top", top, help)->check(CLI::NonNegativeNumber);
+}
+
+StatusOr<app::Session> OpenWithProgress(const app::InputOptions& in, bool with_view) {
+  ProgressBar bar(isatty(2));
+  return app::OpenSession(in, [&bar](uint64_t d, uint64_t t) { bar.Update(d, t); }, with_view);
+}
+
+void ProfileCommand::AddOptions(CLI::App* app) {
+  app->add_option("paths", in_.paths, "trace files or directories of per-rank traces")->required();
+  AddFormatOption(app, out_.format);
+  AddTopOption(app, top_, "rows per rank/class in ranked tables (0 = all)");
+  app->add_option("--rank", in_.rank, "only this rank");
+  app->add_flag("--hta-rounding", in_.hta_rounding,
+                "round fractional-us timestamps as HTA does (ceil start, floor end) to reproduce its numbers");
+  app->add_flag("--all-steps", in_.all_steps,
+                "keep the last ProfilerStep (HTA and mlprof drop it by default when there are >= 2 steps)");
+  app->add_option("--threads", in_.threads, "threads for reading and analysing ranks (default: one per core)")
+      ->check(CLI::NonNegativeNumber);
+  AddWidthOption(app, out_.width);
+  app->add_flag("--stats", stats_, "print mlprof's own timing to stderr");
+  app->add_flag("-q,--quiet", out_.quiet, "do not print import warnings");
+  AddOwnOptions(app);
+}
+
+StatusOr<Report> ProfileCommand::Run() {
+  ASSIGN_OR_RETURN(app::Session s, OpenWithProgress(in_, with_view_));
+  const auto t0 = std::chrono::steady_clock::now();
+  StatusOr<Report> r = Analyse(s);
+  analyse_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  load_s_ = s.load_seconds, bytes_ = s.decoded_bytes, ops_ = s.ops;
+  return r;
+}
+
+void ProfileCommand::AfterOutput() {
+  if (!stats_) return;
+  std::fprintf(stderr, "mlprof: stats: load %.3f s (%.1f MB/s of decoded input, %llu ops), analyse %.3f s\n", load_s_,
+               load_s_ > 0 ? static_cast<double>(bytes_) / 1e6 / load_s_ : 0.0, static_cast<unsigned long long>(ops_),
+               analyse_s_);
+}
+
+}  // namespace mlprof::cli
