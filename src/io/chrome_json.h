@@ -11,23 +11,10 @@
 
 #include "base/file_loader.h"
 #include "base/status.h"
+#include "io/read_options.h"
 #include "model/profile.h"
 
 namespace mlprof {
-
-struct ReadOptions {
-  // Called now and then with (bytes done, bytes total) while parsing.
-  std::function<void(uint64_t, uint64_t)> progress;
-  // Inputs of at least `windowed_min_bytes` parse their events in windows of
-  // about `window_bytes`, which bounds the parser's index memory (tests set
-  // both small to exercise the windowing on small traces).
-  size_t windowed_min_bytes = size_t{64} << 20;
-  size_t window_bytes = size_t{8} << 20;
-  // Event caps of xprof's trace-viewer export (GetTraceViewerMaxEvents: 1 M,
-  // 5 M in newer XLA): an XSpace JSON with exactly this many complete events
-  // was probably cut there, and is reported as such.
-  std::vector<uint64_t> trace_viewer_caps = {1'000'000, 5'000'000};
-};
 
 // Parses `file` (already decompressed; its buffer may be modified to repair
 // invalid UTF-8) into `out` through a ProfileBuilder. Hard errors (not JSON,

@@ -10,8 +10,7 @@
 #include <thread>
 
 #include "base/file_loader.h"
-#include "io/chrome_json.h"
-#include "io/xplane.h"
+#include "io/readers.h"
 
 namespace mlprof {
 
@@ -26,28 +25,13 @@ bool IsTraceFileName(const std::string& name) {
   return ends(".json") || ends(".json.gz") || ends(".json.zst") || ends(".gz") || ends(".zst") || ends(".xplane.pb");
 }
 
-bool CpuHasAvx2() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
-#else
-  return false;
-#endif
-}
-
 Status ReadOne(LoadedFile& f, const ReadOptions& ro, RankProfile* out) {
-  std::string_view head = f.bytes.view().substr(0, 64);
-  if (head.substr(0, 16) == std::string_view("SQLite format 3\0", 16))
-    return Unimplemented(fmt::format("{}: an SQLite database (Nsight Systems export?): not readable yet", f.path));
-  if (LooksLikeChromeJson(head)) {
-    if (ChromeJsonNeedsAvx2() && !CpuHasAvx2())
-      return Unimplemented(fmt::format(
-          "{}: this build of mlprof parses JSON with AVX2/BMI2 instructions, which this CPU lacks; rebuild with "
-          "cmake -DMLPROF_JSON_HASWELL=OFF",
-          f.path));
-    return ReadChromeTrace(f, ro, out);
+  if (const Reader* r = SniffReader(f, ReadFor::kTrace)) {
+    if (r->read_trace) return r->read_trace(f, ro, out);
+    return WrongFormat(fmt::format("{}: this is {}, not a trace{}", f.path, r->description,
+                                   r->read_hlo ? "; `mlprof hlo` reads it" : ""));
   }
-  if (LooksLikeXSpace(head)) return ReadXPlane(f, out);
+  std::string_view head = f.bytes.view().substr(0, 64);
   if (!head.empty() && static_cast<unsigned char>(head[0]) == 0x0a)
     return WrongFormat(fmt::format("{}: a protobuf that is not an XSpace (an HloProto?): not readable yet", f.path));
   if (head.empty() && f.truncated)

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "io/chrome_json.h"
+#include "io/read_options.h"
 #include "model/profile.h"
 
 namespace mlprof {

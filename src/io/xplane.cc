@@ -36,7 +36,7 @@ struct EventMeta {
 
 class XPlaneReader {
  public:
-  XPlaneReader(LoadedFile& f, RankProfile* out) : f_(f), b_(out) {}
+  XPlaneReader(LoadedFile& f, const ReadOptions& options, RankProfile* out) : f_(f), options_(options), b_(out) {}
 
   Status Read() {
     std::string_view all = f_.bytes.view();
@@ -276,7 +276,10 @@ class XPlaneReader {
     gpu_device_ = GpuPlaneIndex(name);
     pid_ = index;
     b_.SetProcessName(pid_, b_.strings().Intern(name));
-    for (std::string_view line : lines) RETURN_IF_ERROR(ReadLine(line));
+    for (std::string_view line : lines) {
+      ReportProgress(line.data());
+      RETURN_IF_ERROR(ReadLine(line));
+    }
     return OkStatus();
   }
 
@@ -558,7 +561,18 @@ class XPlaneReader {
     return OkStatus();
   }
 
+  // Progress at line starts, at most once per MiB read.
+  void ReportProgress(const char* at) {
+    if (!options_.progress) return;
+    const uint64_t done = static_cast<uint64_t>(at - f_.bytes.data());
+    if (done < next_progress_) return;
+    next_progress_ = done + (uint64_t{1} << 20);
+    options_.progress(done, f_.bytes.size());
+  }
+
   LoadedFile& f_;
+  const ReadOptions& options_;
+  uint64_t next_progress_ = 0;
   ProfileBuilder b_;
   std::vector<LineHeader> headers_;  // from ScanLines, in file order
   size_t next_header_ = 0;
@@ -592,7 +606,7 @@ bool LooksLikeXSpace(std::string_view h) {
   return t == 0x08 || t == 0x12 || t == 0x1a || t == 0x22 || t == 0x2a || t == 0x32;
 }
 
-Status ReadXPlane(LoadedFile& file, RankProfile* out) {
+Status ReadXPlane(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
   out->path = file.path;
   out->format = "xplane";
   out->compression = CompressionName(file.compression);
@@ -601,8 +615,10 @@ Status ReadXPlane(LoadedFile& file, RankProfile* out) {
   if (file.truncated)
     return DataLoss(fmt::format("{}: the {} stream ends early at compressed byte {}", file.path,
                                 CompressionName(file.compression), file.truncated_at));
-  XPlaneReader r(file, out);
-  return r.Read();
+  XPlaneReader r(file, options, out);
+  RETURN_IF_ERROR(r.Read());
+  if (options.progress) options.progress(file.bytes.size(), file.bytes.size());
+  return OkStatus();
 }
 
 }  // namespace mlprof

@@ -18,6 +18,7 @@
 
 #include "base/file_loader.h"
 #include "base/status.h"
+#include "io/read_options.h"
 #include "model/profile.h"
 
 namespace mlprof {
@@ -25,6 +26,6 @@ namespace mlprof {
 // True if the bytes look like a serialized XSpace (and not, say, an HloProto).
 bool LooksLikeXSpace(std::string_view head);
 
-Status ReadXPlane(LoadedFile& file, RankProfile* out);
+Status ReadXPlane(LoadedFile& file, const ReadOptions& options, RankProfile* out);
 
 }  // namespace mlprof
