@@ -52,6 +52,8 @@
 #include <vector>
 
 #include "model/builder.h"
+#include "io/kineto_vocabulary.h"
+#include "io/xspace_conventions.h"
 
 #if defined(MLPROF_JSON_HASWELL) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define MLPROF_HASWELL_REGION 1
@@ -354,6 +356,7 @@ struct ReaderState {
   bool xla_anchor = false;  // hlo_op, hlo_module, hlo_category or an HLO long_name
   std::string scratch;
   InternCache cache;
+  KinetoCategoryKinds kinds;
   StringId Intern(std::string_view s) { return cache.Intern(b->strings(), s); }
 };
 
@@ -650,6 +653,7 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
           if (ReadString(v, &s) == simdjson::SUCCESS) {
             e.cat = st.Intern(s);
             e.has_cat = true;
+            e.kind = st.kinds.Of(e.cat, st.b->strings());
           } else {
             st.b->Warn(ImportStat::bad_field_type, offset);
           }
@@ -1110,7 +1114,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   }
   // Every string is interned by now: give the text back before building.
   file.bytes = PaddedBuffer();
-  if (builder.AdoptXSpaceConventions()) {
+  if (AdoptXSpaceConventions(builder)) {
     out->format = "xprof-trace-json";
     // The exporter keeps the earliest `cap` complete events and drops the
     // rest without a mark: exactly a cap's worth means it probably did.

@@ -9,7 +9,7 @@
 
 #include "base/proto_wire.h"
 #include "model/builder.h"
-#include "model/xprof_names.h"
+#include "io/xprof_names.h"
 
 namespace mlprof {
 
@@ -347,13 +347,12 @@ class XPlaneReader {
     StringId cat_memcpy = b_.strings().Intern("gpu_memcpy");
     StringId cat_memset = b_.strings().Intern("gpu_memset");
     StringId cat_launch = b_.strings().Intern("cuda_runtime");
-    const OpKind kind_memcpy = b_.KindOfCategory(cat_memcpy), kind_memset = b_.KindOfCategory(cat_memset),
-                 kind_launch = b_.KindOfCategory(cat_launch);
+    const OpKind kind_memcpy = OpKind::kMemcpy, kind_memset = OpKind::kMemset, kind_launch = OpKind::kRuntime;
     ProfileBuilder::LeanLine lean;
     lean.track = b_.TrackFor(pid_, tid);
     if (gpu_stream) lean.device = gpu_device_, lean.stream = stream_number;  // "Stream #7(Kernel)": stream 7
     const Ps128 line_abs = static_cast<Ps128>(ts_ns) * kPsPerNs;
-    const OpKind kind_default = b_.KindOfCategory(cat_default);
+    const OpKind kind_default = gpu_stream ? OpKind::kKernel : OpKind::kOther;
     XlaOp event_op;  // per-event XLA stats; reset after each use
     Wire lw(f_.bytes.data(), line);
     while (!lw.done()) {

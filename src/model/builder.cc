@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "model/xprof_names.h"
 
 namespace mlprof {
 
@@ -13,22 +12,6 @@ uint64_t MixKey(int64_t pid, int64_t tid) {
   uint64_t h = static_cast<uint64_t>(pid) * 0x9E3779B97F4A7C15ULL;
   h ^= static_cast<uint64_t>(tid) + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2);
   return h;
-}
-
-OpKind ClassifyCategory(std::string_view c) {
-  if (c == "kernel" || c == "Kernel") return OpKind::kKernel;
-  if (c == "gpu_memcpy" || c == "Memcpy") return OpKind::kMemcpy;
-  if (c == "gpu_memset" || c == "Memset") return OpKind::kMemset;
-  if (c == "cuda_sync") return OpKind::kCudaSync;
-  if (c == "cuda_runtime" || c == "Runtime" || c == "mtia_runtime") return OpKind::kRuntime;
-  if (c == "cuda_driver") return OpKind::kDriver;
-  if (c == "cpu_op" || c == "Operator" || c == "operator") return OpKind::kCpuOp;
-  if (c == "user_annotation" || c == "User Annotation") return OpKind::kUserAnnotation;
-  if (c == "gpu_user_annotation") return OpKind::kGpuUserAnnotation;
-  if (c == "python_function") return OpKind::kPythonFunction;
-  if (c == "Trace") return OpKind::kTraceSpan;
-  if (c == "mtia_ccp_events") return OpKind::kOtherGpu;
-  return OpKind::kOther;
 }
 
 }  // namespace
@@ -71,13 +54,6 @@ uint32_t ProfileBuilder::LookupTrack(int64_t pid, int64_t tid) {
   track_keys_.emplace_back(pid, tid);
   track_index_.emplace(key, idx);
   return idx;
-}
-
-OpKind ProfileBuilder::KindFor(StringId cat, bool has_cat) {
-  if (!has_cat) return OpKind::kOther;
-  if (cat >= kind_cache_.size()) kind_cache_.resize(cat + 64, -1);
-  if (kind_cache_[cat] < 0) kind_cache_[cat] = static_cast<int8_t>(ClassifyCategory(out_->strings.Get(cat)));
-  return static_cast<OpKind>(kind_cache_[cat]);
 }
 
 bool ProfileBuilder::ToRelative(Ps128 abs, uint64_t offset, Ps* out) {
@@ -212,7 +188,7 @@ void ProfileBuilder::AddEvent(const EventRecord& e) {
       if (e.dur < 0) return Warn(ImportStat::negative_duration, e.offset);
       Ps ts, end;
       if (!ToRelative(e.ts, e.offset, &ts) || !ToRelative(e.ts + e.dur, e.offset, &end)) return;
-      AppendOp(e, TrackFor(e.pid, e.tid), ts, end - ts, KindFor(e.cat, e.has_cat));
+      AppendOp(e, TrackFor(e.pid, e.tid), ts, end - ts, e.kind);
       return;
     }
     case 'B': {
@@ -229,7 +205,7 @@ void ProfileBuilder::AddEvent(const EventRecord& e) {
       if (e.ts < b.ts) return Warn(ImportStat::negative_duration, e.offset);
       Ps ts, end;
       if (!ToRelative(b.ts, b.offset, &ts) || !ToRelative(e.ts, e.offset, &end)) return;
-      AppendOp(b, TrackFor(b.pid, b.tid), ts, end - ts, KindFor(b.cat, b.has_cat));
+      AppendOp(b, TrackFor(b.pid, b.tid), ts, end - ts, b.kind);
       return;
     }
     case 'i':
@@ -269,56 +245,28 @@ void ProfileBuilder::SetThreadName(int64_t pid, int64_t tid, StringId name) {
   out_->tracks[TrackFor(pid, tid)].name = name;
 }
 
-bool ProfileBuilder::AdoptXSpaceConventions() {
-  RankProfile& p = *out_;
-  enum Role : uint8_t { kNone, kHost, kOpLine, kStream };
-  std::vector<uint8_t> role(p.tracks.size(), kNone);
-  bool any = false;
-  for (size_t t = 0; t < p.tracks.size(); ++t) {
-    Track& track = p.tracks[t];
-    auto it = process_names_.find(track.pid);
-    if (it == process_names_.end()) continue;
-    std::string_view plane = p.strings.Get(it->second);
-    if (!IsXSpacePlaneName(plane)) continue;
-    any = true;
-    if (!IsDevicePlane(plane)) {
-      role[t] = kHost;
-      continue;
-    }
-    std::string_view line = p.strings.Get(track.name);
-    const int64_t device = GpuPlaneIndex(plane), stream = device >= 0 ? StreamLineNumber(line) : -1;
-    if (stream >= 0) {
-      role[t] = kStream;
-      track.kind = TrackKind::kGpuStream;
-      track.device = static_cast<int32_t>(device);
-      track.stream = stream;
-    } else if (line == "XLA Ops") {
-      role[t] = kOpLine;
-    }
-  }
-  if (!any) {
-    p.xla_ops.clear();
-    xla_index_.clear();
-    std::fill(p.ops.xla.begin(), p.ops.xla.end(), -1);
-    return false;
-  }
-  const StringId cat_kernel = p.strings.Intern("kernel"), cat_memcpy = p.strings.Intern("gpu_memcpy"),
-                 cat_memset = p.strings.Intern("gpu_memset"), cat_launch = p.strings.Intern("cuda_runtime");
-  OpTable& o = p.ops;
-  for (size_t i = 0; i < o.size(); ++i) {
-    const uint8_t r = role[o.track[i]];
-    if (r != kOpLine && r != kStream) o.xla[i] = -1;
-    if (o.kind[i] != OpKind::kOther) continue;  // the trace said what it is
-    if (r == kStream) {
-      o.kind[i] = GpuOpKindFromName(p.strings.Get(o.name[i]));
-      any_gpu_ = any_gpu_ || IsGpuOp(o.kind[i]);
-      o.cat[i] = o.kind[i] == OpKind::kMemcpy ? cat_memcpy : o.kind[i] == OpKind::kMemset ? cat_memset : cat_kernel;
-    } else if (r == kHost && o.correlation[i] >= 0) {
-      o.kind[i] = OpKind::kRuntime;
-      o.cat[i] = cat_launch;
-    }
-  }
-  return true;
+std::string_view ProfileBuilder::ProcessName(int64_t pid) const {
+  auto it = process_names_.find(pid);
+  return it == process_names_.end() ? std::string_view() : out_->strings.Get(it->second);
+}
+
+void ProfileBuilder::MakeGpuStream(uint32_t track, int32_t device, int64_t stream) {
+  Track& t = out_->tracks[track];
+  t.kind = TrackKind::kGpuStream;
+  t.device = device;
+  t.stream = stream;
+}
+
+void ProfileBuilder::SetOpKind(size_t op, OpKind kind, StringId cat) {
+  out_->ops.kind[op] = kind;
+  out_->ops.cat[op] = cat;
+  any_gpu_ = any_gpu_ || IsGpuOp(kind);
+}
+
+void ProfileBuilder::DropXlaOps() {
+  out_->xla_ops.clear();
+  xla_index_.clear();
+  std::fill(out_->ops.xla.begin(), out_->ops.xla.end(), -1);
 }
 
 Status ProfileBuilder::Finish() {
@@ -401,7 +349,7 @@ Status ProfileBuilder::Finish() {
   }
 
   // 4. GPU op -> host launch, joined on correlation (first launch wins).
-  if (any_gpu_) {  // kept as ops were added (and by AdoptXSpaceConventions)
+  if (any_gpu_) {  // kept as ops were added (and by SetOpKind)
     std::unordered_map<int64_t, int32_t> launch_of;
     launch_of.reserve(n / 4 + 16);
     for (size_t i = 0; i < n; ++i) {

@@ -41,6 +41,7 @@ struct EventRecord {
   StringId block = 0;
   int64_t bytes = -1;
   int32_t xla = -1;  // index into RankProfile::xla_ops
+  OpKind kind = OpKind::kOther;  // what the reader's vocabulary says the event is
   bool has_id = false;
   int64_t id = 0;
   uint64_t offset = 0;
@@ -86,8 +87,6 @@ class ProfileBuilder {
   void BeginLean(size_t n);
   void AddLean(const LeanLine& line, Ps128 line_abs, StringId name, StringId cat, OpKind kind, uint64_t offset_ps,
                uint64_t dur_ps, int64_t correlation, int32_t xla, uint64_t offset);
-  // The kind a category string gives an op (cached per string).
-  OpKind KindOfCategory(StringId cat) { return KindFor(cat, true); }
   // Counts an event by phase and category (AddEvent does this itself; readers
   // call it for events they consume otherwise, like M and C).
   void CountEvent(const EventRecord& e);
@@ -100,16 +99,15 @@ class ProfileBuilder {
     out_->hlo_protos.push_back({std::move(key), std::move(bytes)});
   }
 
-  // For trace-viewer JSON exported from an XSpace (JAX `*.trace.json.gz`),
-  // which has no categories: gives its tracks the meaning the XPlane reader
-  // gives the same lines. On "/device:GPU:<n>" planes, "Stream #<s>(...)"
-  // lines become GPU streams and their events kernels, copies or fills by
-  // name; host events with a correlation id become launches; XLA op
-  // descriptions are kept only on op lines ("XLA Ops", GPU streams). When no
-  // process has an XSpace plane name, it drops every XLA op description
-  // (XLA-named args in another trace, such as Kineto's "flops") and returns
-  // false.
-  bool AdoptXSpaceConventions();
+  // A reader's second look at what it added, before Finish (the trace-viewer
+  // JSON's XSpace conventions, io/xspace_conventions.h): the profile so far,
+  // the process name given to a pid, and the few changes such a pass makes.
+  const RankProfile& partial() const { return *out_; }
+  std::string_view ProcessName(int64_t pid) const;  // "" when none was given
+  void MakeGpuStream(uint32_t track, int32_t device, int64_t stream);
+  void SetOpKind(size_t op, OpKind kind, StringId cat);
+  void UnlinkXla(size_t op) { out_->ops.xla[op] = -1; }
+  void DropXlaOps();  // every XLA op description and link
 
   // Completes the profile. After this the builder must not be used.
   Status Finish();
@@ -119,7 +117,6 @@ class ProfileBuilder {
     EventRecord rec;
   };
   uint32_t LookupTrack(int64_t pid, int64_t tid);
-  OpKind KindFor(StringId cat, bool has_cat);
   bool ToRelative(Ps128 abs, uint64_t offset, Ps* out);
   void AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps dur, OpKind kind);
   // Brings the columns AddLean leaves out up to the op count (defaults).
@@ -152,7 +149,6 @@ class ProfileBuilder {
   std::vector<std::pair<int64_t, int64_t>> track_keys_;
   int64_t last_pid_ = 0, last_tid_ = 0;  // cache of the last TrackFor lookup
   uint32_t last_track_ = UINT32_MAX;
-  std::vector<int8_t> kind_cache_;                                       // by category StringId; -1 = not computed
   std::unordered_map<uint32_t, std::vector<PendingBegin>> open_begins_;  // by track
   std::unordered_map<int64_t, StringId> process_names_;
   std::unordered_map<uint64_t, std::vector<int32_t>> xla_index_;  // hash -> candidates
