@@ -275,6 +275,30 @@ TEST(Corpus, EventCountsMatchSource) {
   EXPECT_EQ(allreduce, 2020u);
   EXPECT_EQ(r.meta.rank, 1);
   EXPECT_EQ(r.meta.world_size, 2);
+  // The memory events' args, in the args table. Reference figures from
+  // Python's json module over the same file: 28010 events named "[memory]",
+  // each with 7 args; Total Allocated sums to 151222431052640 (max
+  // 6629508096); Bytes sums to 0 (every allocation freed).
+  StringId total_key = 0, bytes_key = 0;
+  for (StringId id = 0; id < r.strings.size(); ++id) {
+    if (r.str(id) == "Total Allocated") total_key = id;
+    if (r.str(id) == "Bytes") bytes_key = id;
+  }
+  int64_t memory_events = 0, total_sum = 0, total_max = 0, bytes_sum = 0;
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    if (r.str(r.ops.name[i]) != "[memory]") continue;
+    ++memory_events;
+    EXPECT_EQ(r.args.Of(ArgOwner::kOp, static_cast<uint32_t>(i)).size(), 7u);
+    const ArgValue* t = r.args.Find(ArgOwner::kOp, static_cast<uint32_t>(i), total_key);
+    const ArgValue* b = r.args.Find(ArgOwner::kOp, static_cast<uint32_t>(i), bytes_key);
+    ASSERT_TRUE(t && b);
+    total_sum += t->i, total_max = std::max(total_max, t->i), bytes_sum += b->i;
+  }
+  EXPECT_EQ(memory_events, 28010);
+  EXPECT_EQ(total_sum, 151222431052640);
+  EXPECT_EQ(total_max, 6629508096);
+  EXPECT_EQ(bytes_sum, 0);
+  EXPECT_EQ(r.args.Of(ArgOwner::kDevice, 0).size(), 14u);  // every deviceProperties field of GPU 0
 }
 
 // Every JSON file of the Kineto and TraceLens corpora: traces load with no

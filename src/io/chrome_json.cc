@@ -357,6 +357,12 @@ struct ReaderState {
   std::string scratch;
   InternCache cache;
   KinetoCategoryKinds kinds;
+  // The event's args kept in the sparse args table: those of Kineto's memory
+  // events (named or, in older traces, categorised "[memory]": Bytes, Total
+  // Allocated, Total Reserved, Addr, Device Id, Device Type), when "name" or
+  // "cat" comes before "args", as Kineto writes them.
+  bool keep_args = false;
+  std::vector<ArgValue> kept_args;
   StringId Intern(std::string_view s) { return cache.Intern(b->strings(), s); }
 };
 
@@ -507,6 +513,28 @@ bool ReadXlaArg(ReaderState& st, const char* k, od::raw_json_string key, od::val
   }
 }
 
+// A scalar arg as a typed ArgValue (integers exact, other numbers as
+// doubles, strings and booleans); arrays, objects and null are left out.
+void KeepArg(ReaderState& st, od::field& field, od::value& val) {
+  std::string_view ks;
+  if (field.unescaped_key().get(ks) != simdjson::SUCCESS) return;
+  const StringId key = st.Intern(ks);
+  std::string_view tok = TrimRight(val.raw_json_token());
+  if (tok.empty()) return;
+  int64_t n;
+  double d;
+  std::string_view s;
+  if (ParseIntToken(tok, &n)) {
+    st.kept_args.push_back(ArgValue::Int(key, n));
+  } else if ((tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9')) && val.get_double().get(d) == simdjson::SUCCESS) {
+    st.kept_args.push_back(ArgValue::Real(key, d));
+  } else if (tok[0] == '"' && ReadString(val, &s) == simdjson::SUCCESS) {
+    st.kept_args.push_back(ArgValue::String(key, st.Intern(s)));
+  } else if (tok == "true" || tok == "false") {
+    st.kept_args.push_back(ArgValue::Int(key, tok == "true"));
+  }
+}
+
 error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* meta_name, bool collect_numbers,
                     bool collect_xla) {
   od::object args;
@@ -552,6 +580,10 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
       break;
     }
     if (kept) continue;
+    if (st.keep_args) {
+      KeepArg(st, field, val);
+      continue;
+    }
     if (collect_xla && ReadXlaArg(st, k, key, val, e.offset)) continue;
     if (meta_name && key == "name") {
       std::string_view s;
@@ -603,6 +635,8 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
   StringId meta_name = 0;
   bool bad_time = false, any_field = false;
   st.num_args.clear();
+  st.kept_args.clear();
+  st.keep_args = false;
   if (st.xla_any) {  // left by an event skipped after its args were read
     st.xla = XlaOp{};
     st.xla_any = st.xla_anchor = false;
@@ -642,10 +676,12 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
         break;
       case 'n':
         if (key == "name") {
-          if (ReadString(v, &s) == simdjson::SUCCESS)
+          if (ReadString(v, &s) == simdjson::SUCCESS) {
             e.name = st.Intern(s);
-          else
+            st.keep_args = st.keep_args || s == "[memory]";
+          } else {
             st.b->Warn(ImportStat::bad_field_type, offset);
+          }
         }
         break;
       case 'c':
@@ -654,6 +690,7 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
             e.cat = st.Intern(s);
             e.has_cat = true;
             e.kind = st.kinds.Of(e.cat, st.b->strings());
+            st.keep_args = st.keep_args || s == "[memory]";
           } else {
             st.b->Warn(ImportStat::bad_field_type, offset);
           }
@@ -716,6 +753,8 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
     st.xla = XlaOp{};
     st.xla_any = st.xla_anchor = false;
   }
+  e.args = st.kept_args.data();
+  e.arg_count = static_cast<uint32_t>(st.kept_args.size());
   st.b->AddEvent(e);
   return simdjson::SUCCESS;
 }
@@ -753,22 +792,32 @@ error_code ReadEvents(ReaderState& st, od::array& arr, uint64_t* err_at) {
   return simdjson::SUCCESS;
 }
 
-void ReadDeviceProperties(od::value& v, TraceMetadata& meta) {
+// Each deviceProperties object: the fields mlprof reads into DeviceProperties,
+// and every scalar field (those included) as a device arg.
+void ReadDeviceProperties(od::value& v, ProfileBuilder& b) {
+  TraceMetadata& meta = b.meta();
   od::array arr;
   if (v.get_array().get(arr)) return;
   for (auto item : arr) {
     od::object o;
     if (item.get_object().get(o)) continue;
     DeviceProperties d;
+    const auto device = static_cast<uint32_t>(meta.devices.size());
     for (auto f : o) {
       std::string_view key;
       if (f.unescaped_key().get(key)) break;
+      const StringId key_id = b.strings().Intern(key);
       od::value val = f.value();
+      std::string_view tok = TrimRight(val.raw_json_token());
       int64_t n = -1;
-      if (key == "name") {
-        std::string_view s;
-        if (!val.get_string().get(s)) d.name = std::string(s);
-      } else if (ParseIntToken(val.raw_json_token(), &n)) {
+      double real;
+      std::string_view s;
+      if (!tok.empty() && tok[0] == '"') {
+        if (!val.get_string().get(s)) {
+          if (key == "name") d.name = std::string(s);
+          b.AddDeviceArg(device, ArgValue::String(key_id, b.strings().Intern(s)));
+        }
+      } else if (ParseIntToken(tok, &n)) {
         if (key == "id")
           d.id = n;
         else if (key == "totalGlobalMem")
@@ -779,6 +828,10 @@ void ReadDeviceProperties(od::value& v, TraceMetadata& meta) {
           d.compute_major = n;
         else if (key == "computeMinor")
           d.compute_minor = n;
+        b.AddDeviceArg(device, ArgValue::Int(key_id, n));
+      } else if (!tok.empty() && (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9')) &&
+                 val.get_double().get(real) == simdjson::SUCCESS) {
+        b.AddDeviceArg(device, ArgValue::Real(key_id, real));
       }
     }
     meta.devices.push_back(std::move(d));
@@ -967,7 +1020,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
           found_events = true;
           if ((err = ReadEvents(rs, arr, &err_at))) break;
         } else if (key == "deviceProperties") {
-          ReadDeviceProperties(v, builder.meta());
+          ReadDeviceProperties(v, builder);
         } else if (key == "distributedInfo") {
           ReadDistributedInfo(v, builder.meta());
         } else if (key == "schemaVersion") {

@@ -387,5 +387,74 @@ TEST(ChromeJson, ConcreteInputsAndCollectiveArgsAreKept) {
   EXPECT_EQ(r.ops.comm_of(2), 0u);
 }
 
+// The sparse args table: a memory event's scalar args, typed; an op's args
+// follow it when Finish sorts the ops; every deviceProperties field.
+TEST(ChromeJson, MemoryEventArgsAndDevicePropertiesInTheArgsTable) {
+  Profile p = ProfileFromJson(R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100","numSms":132,"clock":1.98}],
+   "traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"late","pid":1,"tid":1,"ts":50,"dur":5},
+    {"ph":"i","s":"t","name":"[memory]","pid":1,"tid":1,"ts":20,
+     "args":{"Device Type":1,"Device Id":0,"Addr":139926520725504,"Bytes":-4096,"Total Allocated":5435638784,
+             "Total Reserved":1.5e10,"Note":"x\ty","Flag":true,"List":[1,2],"Null":null}},
+    {"ph":"i","cat":"[memory]","name":"old","pid":1,"tid":1,"ts":10,"args":{"Bytes":4}},
+    {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":30,"dur":5,"args":{"Bytes":7}}]})");
+  ASSERT_EQ(p.ranks.size(), 1u);
+  const RankProfile& r = p.ranks[0];
+  ASSERT_EQ(r.ops.size(), 4u);
+  // Sorted by time: old (10), [memory] (20), aten::add (30), late (50).
+  ASSERT_EQ(r.str(r.ops.name[0]), "old");
+  ASSERT_EQ(r.str(r.ops.name[1]), "[memory]");
+  auto key = [&](std::string_view k) {
+    for (StringId id = 0; id < r.strings.size(); ++id)
+      if (r.str(id) == k) return id;
+    return StringId{0};
+  };
+  auto old_args = r.args.Of(ArgOwner::kOp, 0);
+  ASSERT_EQ(old_args.size(), 1u);
+  EXPECT_EQ(old_args[0].value.i, 4);
+  auto mem = r.args.Of(ArgOwner::kOp, 1);
+  ASSERT_EQ(mem.size(), 8u);  // the list and the null are left out
+  EXPECT_EQ(r.str(mem[0].value.key), "Device Type");
+  EXPECT_EQ(mem[2].value.type, ArgType::kInt);
+  EXPECT_EQ(mem[2].value.i, 139926520725504);
+  EXPECT_EQ(mem[3].value.i, -4096);
+  const ArgValue* total = r.args.Find(ArgOwner::kOp, 1, key("Total Allocated"));
+  ASSERT_NE(total, nullptr);
+  EXPECT_EQ(total->i, 5435638784);
+  const ArgValue* reserved = r.args.Find(ArgOwner::kOp, 1, key("Total Reserved"));
+  ASSERT_NE(reserved, nullptr);
+  EXPECT_EQ(reserved->type, ArgType::kReal);
+  EXPECT_EQ(reserved->r, 1.5e10);
+  const ArgValue* note = r.args.Find(ArgOwner::kOp, 1, key("Note"));
+  ASSERT_NE(note, nullptr);
+  EXPECT_EQ(r.str(note->s), "x\ty");
+  EXPECT_EQ(r.args.Find(ArgOwner::kOp, 1, key("Flag"))->i, 1);
+  // An ordinary op keeps only the args mlprof reads.
+  EXPECT_TRUE(r.args.Of(ArgOwner::kOp, 2).empty());
+  EXPECT_TRUE(r.args.Of(ArgOwner::kOp, 3).empty());
+  // Device 0: every field, typed.
+  auto dev = r.args.Of(ArgOwner::kDevice, 0);
+  ASSERT_EQ(dev.size(), 4u);
+  EXPECT_EQ(r.str(dev[1].value.s), "NVIDIA H100");
+  EXPECT_EQ(dev[2].value.i, 132);
+  EXPECT_EQ(dev[3].value.r, 1.98);
+  EXPECT_EQ(r.meta.devices[0].num_sms, 132);
+}
+
+// Args of a B event stay with the op its E closes.
+TEST(ChromeJson, BeginEventArgsFollowTheOp) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+    {"ph":"B","name":"[memory]","pid":1,"tid":1,"ts":10,"args":{"Bytes":8}},
+    {"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":11,"args":{"Bytes":9}},
+    {"ph":"E","pid":1,"tid":1,"ts":20}]})");
+  ASSERT_EQ(p.ranks.size(), 1u);
+  const RankProfile& r = p.ranks[0];
+  ASSERT_EQ(r.ops.size(), 2u);
+  ASSERT_EQ(r.ops.ts[0], 0);  // the B/E op starts first
+  ASSERT_EQ(r.args.Of(ArgOwner::kOp, 0).size(), 1u);
+  EXPECT_EQ(r.args.Of(ArgOwner::kOp, 0)[0].value.i, 8);
+  EXPECT_EQ(r.args.Of(ArgOwner::kOp, 1)[0].value.i, 9);
+}
+
 }  // namespace
 }  // namespace mlprof

@@ -23,7 +23,7 @@ using proto::kFixed32;
 
 struct StatValue {
   uint64_t metadata_id = 0;
-  enum Kind { kNone, kInt, kUint, kDouble, kStr, kRef } kind = kNone;
+  enum Kind { kNone, kInt, kUint, kDouble, kStr, kBytes, kRef } kind = kNone;
   int64_t i = 0;
   uint64_t u = 0;
   double d = 0;
@@ -155,7 +155,7 @@ class XPlaneReader {
         case 5:
         case 6:
           if (type != kLen || !w.Bytes(&v->s)) return false;
-          v->kind = StatValue::kStr;
+          v->kind = field == 5 ? StatValue::kStr : StatValue::kBytes;
           break;
         case 7:
           if (type != kVarint || !w.Varint(&v->u)) return false;
@@ -249,7 +249,8 @@ class XPlaneReader {
           ok = v.Bytes(&st_bytes);
           StatValue st;
           if (ok && !ReadStat(st_bytes, &st)) return Error(Offset(st_bytes), "a valid XStat");
-          if (ok && metadata_plane && st.metadata_id == ids_.hlo_proto && st.kind == StatValue::kStr)
+          if (ok && metadata_plane && st.metadata_id == ids_.hlo_proto &&
+              (st.kind == StatValue::kStr || st.kind == StatValue::kBytes))
             b_.AddHloProto(std::string(ev_name), std::string(st.s));
           else if (ok && !host_plane_)
             xla |= ApplyStat(st, &op);
@@ -479,7 +480,7 @@ class XPlaneReader {
   };
 
   std::string_view StatString(const StatValue& st) {
-    if (st.kind == StatValue::kStr) return st.s;
+    if (st.kind == StatValue::kStr || st.kind == StatValue::kBytes) return st.s;
     if (st.kind == StatValue::kRef) {
       auto it = stat_names_.find(st.u);
       return it == stat_names_.end() ? std::string_view() : it->second;
@@ -556,6 +557,35 @@ class XPlaneReader {
     if (!any) return OkStatus();
     size_t colon = plane_name.rfind(':');
     if (colon != std::string_view::npos) d.id = std::atoll(std::string(plane_name.substr(colon + 1)).c_str());
+    // Every named plane stat, typed, as an arg of this device.
+    const auto device = static_cast<uint32_t>(b_.meta().devices.size());
+    for (std::string_view sv : stats) {
+      StatValue st;
+      ReadStat(sv, &st);  // checked above
+      auto name = stat_names_.find(st.metadata_id);
+      if (st.metadata_id == 0 || name == stat_names_.end()) continue;
+      const StringId key = b_.strings().Intern(name->second);
+      switch (st.kind) {
+        case StatValue::kInt:
+          b_.AddDeviceArg(device, ArgValue::Int(key, st.i));
+          break;
+        case StatValue::kUint:
+          b_.AddDeviceArg(device, st.u <= static_cast<uint64_t>(INT64_MAX)
+                                      ? ArgValue::Int(key, static_cast<int64_t>(st.u))
+                                      : ArgValue::Real(key, static_cast<double>(st.u)));
+          break;
+        case StatValue::kDouble:
+          b_.AddDeviceArg(device, ArgValue::Real(key, st.d));
+          break;
+        case StatValue::kStr:
+        case StatValue::kRef:
+          b_.AddDeviceArg(device, ArgValue::String(key, b_.strings().Intern(StatString(st))));
+          break;
+        case StatValue::kBytes:  // serialized protos (core_details): not text
+        case StatValue::kNone:
+          break;
+      }
+    }
     b_.meta().devices.push_back(std::move(d));
     return OkStatus();
   }

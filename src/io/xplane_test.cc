@@ -195,6 +195,24 @@ TEST(XPlane, CorpusCounts) {
   EXPECT_EQ(tpu0["Async XLA Ops"], 600);
   EXPECT_EQ(tpu0["XLA TraceMe"], 108);
   EXPECT_EQ(host_lines, 122);
+  // The device planes' stats, every one, as device args.
+  ASSERT_FALSE(r.meta.devices.empty());
+  // Independent figures: Google's published TPU v6e (v6 Lite) peaks, 918
+  // TFLOP/s bf16 and 1638 GB/s of HBM (data/chips/tpu-v6e.json cites
+  // them); 11 stats with a value besides the serialized core_details,
+  // which is not text and is left out.
+  for (uint32_t d = 0; d < r.meta.devices.size(); ++d) {
+    std::map<std::string, const ArgValue*> stats;
+    for (const Arg& a : r.args.Of(ArgOwner::kDevice, d)) stats[std::string(r.str(a.value.key))] = &a.value;
+    EXPECT_EQ(stats.size(), 11u);
+    ASSERT_TRUE(stats.count("device_type_string") && stats.count("peak_teraflops_per_second") &&
+                stats.count("peak_hbm_bw_gigabytes_per_second") && stats.count("has_merged_vmem"));
+    EXPECT_EQ(r.str(stats["device_type_string"]->s), "TPU v6 Lite");
+    EXPECT_EQ(stats["peak_teraflops_per_second"]->r, 918.0);
+    EXPECT_NEAR(stats["peak_hbm_bw_gigabytes_per_second"]->r, 1637.99, 0.005);
+    EXPECT_EQ(stats["has_merged_vmem"]->i, 1);
+    EXPECT_EQ(stats.count("core_details"), 0u);
+  }
 
   MLPROF_CORPUS_FILE(v100, "xla/xprof_demo_tf_gpu_v100x8_multiworker.xplane.pb");
   auto q = LoadProfile({v100}, {});

@@ -160,6 +160,8 @@ void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps du
   o.bytes.push_back(e.bytes);
   o.xla.push_back(e.xla);
   o.offset.push_back(e.offset);
+  const uint32_t op = static_cast<uint32_t>(o.size() - 1);
+  for (uint32_t k = 0; k < e.arg_count; ++k) out_->args.rows.push_back({ArgOwner::kOp, op, e.args[k]});
 }
 
 void ProfileBuilder::CountEvent(const EventRecord& e) {
@@ -193,15 +195,17 @@ void ProfileBuilder::AddEvent(const EventRecord& e) {
     }
     case 'B': {
       if (!e.has_ts) return Warn(ImportStat::missing_ts, e.offset);
-      open_begins_[TrackFor(e.pid, e.tid)].push_back({e});
+      open_begins_[TrackFor(e.pid, e.tid)].push_back({e, std::vector<ArgValue>(e.args, e.args + e.arg_count)});
       return;
     }
     case 'E': {
       if (!e.has_ts) return Warn(ImportStat::missing_ts, e.offset);
       auto it = open_begins_.find(TrackFor(e.pid, e.tid));
       if (it == open_begins_.end() || it->second.empty()) return Warn(ImportStat::unmatched_end, e.offset);
-      EventRecord b = it->second.back().rec;
+      PendingBegin begin = std::move(it->second.back());
       it->second.pop_back();
+      EventRecord& b = begin.rec;
+      b.args = begin.args.data();
       if (e.ts < b.ts) return Warn(ImportStat::negative_duration, e.offset);
       Ps ts, end;
       if (!ToRelative(b.ts, b.offset, &ts) || !ToRelative(e.ts, e.offset, &end)) return;
@@ -319,8 +323,17 @@ Status ProfileBuilder::Finish() {
     }
     bool identity = true;
     for (size_t i = 0; i < n && identity; ++i) identity = order[i] == i;
-    if (!identity) o.Permute(order);
+    if (!identity) {
+      o.Permute(order);
+      std::vector<uint32_t> moved_to(n);
+      for (size_t i = 0; i < n; ++i) moved_to[order[i]] = static_cast<uint32_t>(i);
+      for (Arg& a : p.args.rows)
+        if (a.owner_kind == ArgOwner::kOp) a.owner = moved_to[a.owner];
+    }
   }
+  std::stable_sort(p.args.rows.begin(), p.args.rows.end(), [](const Arg& a, const Arg& b) {
+    return a.owner_kind != b.owner_kind ? a.owner_kind < b.owner_kind : a.owner < b.owner;
+  });
 
   // 3. Nesting per track: a stack of open ops; an op is a child of the top of
   //    the stack if it starts before that op ends.

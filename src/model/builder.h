@@ -14,9 +14,6 @@
 
 namespace mlprof {
 
-// pid/tid may be strings in Chrome traces ("Spans"); such ids are encoded as
-// kStringIdBase + StringId so that they never collide with OS ids.
-inline constexpr int64_t kStringIdBase = int64_t{1} << 60;
 
 struct EventRecord {
   char ph = 0;
@@ -42,6 +39,9 @@ struct EventRecord {
   int64_t bytes = -1;
   int32_t xla = -1;  // index into RankProfile::xla_ops
   OpKind kind = OpKind::kOther;  // what the reader's vocabulary says the event is
+  // Args the reader keeps in the sparse args table (valid during AddEvent).
+  const ArgValue* args = nullptr;
+  uint32_t arg_count = 0;
   bool has_id = false;
   int64_t id = 0;
   uint64_t offset = 0;
@@ -91,6 +91,8 @@ class ProfileBuilder {
   // call it for events they consume otherwise, like M and C).
   void CountEvent(const EventRecord& e);
   void AddCounter(const EventRecord& e, StringId series, double value);
+  // An arg of meta().devices[device] (deviceProperties fields, plane stats).
+  void AddDeviceArg(uint32_t device, const ArgValue& v) { out_->args.rows.push_back({ArgOwner::kDevice, device, v}); }
   void SetProcessName(int64_t pid, StringId name);
   void SetThreadName(int64_t pid, int64_t tid, StringId name);
   // Interns an XLA op description; equal descriptions share one index.
@@ -115,6 +117,7 @@ class ProfileBuilder {
  private:
   struct PendingBegin {
     EventRecord rec;
+    std::vector<ArgValue> args;  // rec.args points into the reader's scratch
   };
   uint32_t LookupTrack(int64_t pid, int64_t tid);
   bool ToRelative(Ps128 abs, uint64_t offset, Ps* out);

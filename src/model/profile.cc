@@ -1,46 +1,10 @@
 #include "model/profile.h"
 
+#include <algorithm>
+
 #include "base/huge_pages.h"
 
 namespace mlprof {
-
-const char* OpKindName(OpKind k) {
-  switch (k) {
-    case OpKind::kKernel:
-      return "kernel";
-    case OpKind::kMemcpy:
-      return "memcpy";
-    case OpKind::kMemset:
-      return "memset";
-    case OpKind::kCudaSync:
-      return "cuda_sync";
-    case OpKind::kDeviceSync:
-      return "device_sync";
-    case OpKind::kRuntime:
-      return "runtime";
-    case OpKind::kDriver:
-      return "driver";
-    case OpKind::kCpuOp:
-      return "cpu_op";
-    case OpKind::kUserAnnotation:
-      return "user_annotation";
-    case OpKind::kGpuUserAnnotation:
-      return "gpu_user_annotation";
-    case OpKind::kPythonFunction:
-      return "python_function";
-    case OpKind::kTraceSpan:
-      return "trace_span";
-    case OpKind::kInstant:
-      return "instant";
-    case OpKind::kOtherGpu:
-      return "other_gpu";
-    case OpKind::kOther:
-      return "other";
-    case OpKind::kCount:
-      break;
-  }
-  return "?";
-}
 
 void OpTable::Reserve(size_t n, bool kineto_columns) {
   auto one = [n](auto& col) { col.reserve(n); };
@@ -63,6 +27,25 @@ void OpTable::Permute(const std::vector<uint32_t>& order) {
   }
   MLPROF_OP_COLUMNS(MLPROF_X)
 #undef MLPROF_X
+}
+
+std::span<const Arg> ArgTable::Of(ArgOwner kind, uint32_t owner) const {
+  auto less = [](const Arg& a, std::pair<ArgOwner, uint32_t> k) {
+    return a.owner_kind != k.first ? a.owner_kind < k.first : a.owner < k.second;
+  };
+  auto greater = [](std::pair<ArgOwner, uint32_t> k, const Arg& a) {
+    return k.first != a.owner_kind ? k.first < a.owner_kind : k.second < a.owner;
+  };
+  const auto key = std::make_pair(kind, owner);
+  auto lo = std::lower_bound(rows.begin(), rows.end(), key, less);
+  auto hi = std::upper_bound(lo, rows.end(), key, greater);
+  return {lo, hi};
+}
+
+const ArgValue* ArgTable::Find(ArgOwner kind, uint32_t owner, StringId key) const {
+  for (const Arg& a : Of(kind, owner))
+    if (a.value.key == key) return &a.value;
+  return nullptr;
 }
 
 }  // namespace mlprof

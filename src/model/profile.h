@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,6 @@ enum class OpKind : uint8_t {
   kOther,
   kCount
 };
-const char* OpKindName(OpKind k);
 // Device-side ops that occupy a GPU stream.
 inline bool IsGpuOp(OpKind k) {
   return k == OpKind::kKernel || k == OpKind::kMemcpy || k == OpKind::kMemset || k == OpKind::kCudaSync ||
@@ -101,6 +101,11 @@ struct OpTable {
 };
 
 enum class TrackKind : uint8_t { kHostThread, kGpuStream, kOther };
+
+// pid/tid may be strings in Chrome traces ("Spans", "PyTorch Profiler");
+// such ids are kStringIdBase + StringId, so that they never collide with OS
+// ids.
+inline constexpr int64_t kStringIdBase = int64_t{1} << 60;
 
 struct Track {
   TrackKind kind = TrackKind::kOther;
@@ -184,6 +189,39 @@ struct TraceMetadata {
   bool has_float_ts = false;  // any ts with a fractional part (HTA rounds these)
 };
 
+// Sparse, typed args: fields a reader keeps without a column of their own
+// (the Kineto [memory] events' args, every deviceProperties field, XPlane
+// plane stats), so that a new field needs no new column. Rows are sorted by
+// (owner kind, owner) once the builder has finished; an owner's args keep
+// the reader's order.
+enum class ArgOwner : uint8_t { kOp, kDevice };  // op: index into ops; device: into meta.devices
+enum class ArgType : uint8_t { kInt, kReal, kString };
+
+struct ArgValue {
+  StringId key = 0;
+  ArgType type = ArgType::kInt;
+  int64_t i = 0;   // kInt
+  double r = 0;    // kReal
+  StringId s = 0;  // kString
+  static ArgValue Int(StringId key, int64_t v) { return {key, ArgType::kInt, v, 0, 0}; }
+  static ArgValue Real(StringId key, double v) { return {key, ArgType::kReal, 0, v, 0}; }
+  static ArgValue String(StringId key, StringId v) { return {key, ArgType::kString, 0, 0, v}; }
+};
+
+struct Arg {
+  ArgOwner owner_kind = ArgOwner::kOp;
+  uint32_t owner = 0;
+  ArgValue value;
+};
+
+struct ArgTable {
+  std::vector<Arg> rows;
+  // The args of one owner (binary search; empty when it has none).
+  std::span<const Arg> Of(ArgOwner kind, uint32_t owner) const;
+  // One arg by key, or null.
+  const ArgValue* Find(ArgOwner kind, uint32_t owner, StringId key) const;
+};
+
 struct RankProfile {
   std::string path;
   std::string format;       // "kineto", "chrome", ...
@@ -200,6 +238,7 @@ struct RankProfile {
   std::vector<CounterSample> counters;
   std::vector<XlaOp> xla_ops;
   std::vector<HloProtoBlob> hlo_protos;
+  ArgTable args;
   TraceMetadata meta;
   ImportStats stats;
   // Event counts by phase letter and by category string, for `info`.

@@ -337,7 +337,9 @@ std::vector<Table> InfoTables(const Profile& p) {
     for (size_t t = 0; t < r.tracks.size(); ++t) {
       const Track& tr = r.tracks[t];
       if (per_track[t] == 0) continue;
-      std::string thread = tr.name ? std::string(r.str(tr.name)) : std::to_string(tr.tid);
+      std::string thread = tr.name               ? std::string(r.str(tr.name))
+                           : tr.tid >= kStringIdBase ? std::string(r.str(static_cast<StringId>(tr.tid - kStringIdBase)))
+                                                     : std::to_string(tr.tid);
       lines.rows.push_back(
           {Cell::Int(r.rank_or(-1)), Cell::Text(std::string(r.str(tr.process_name))), Cell::Text(thread),
            Cell::Text(tr.kind == TrackKind::kGpuStream ? "gpu stream" : "host/other"), Cell::Int(per_track[t])});
