@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
     if (!xplane.empty()) {
       mlprof::synth::XSpaceStats st;
       std::string data = mlprof::synth::MakeXSpace(x, &st);
-      if (!WriteFile(xplane, data, false)) return std::fprintf(stderr, "mlprof_gen: cannot write %s\n", xplane.c_str()), 2;
+      if (!WriteFile(xplane, data, false))
+        return std::fprintf(stderr, "mlprof_gen: cannot write %s\n", xplane.c_str()), 2;
       std::printf("%s: %zu bytes, %d steps, %llu XLA Ops events, %llu host events\n", xplane.c_str(), data.size(),
                   st.steps, static_cast<unsigned long long>(st.xla_op_events),
                   static_cast<unsigned long long>(st.host_events));

@@ -3,9 +3,8 @@
 // Size: MLPROF_BENCH_MB (default 64; the XPlane and HLO inputs use a quarter). Each benchmark checks the answer (event
 // count, rank) before timing and reports bytes/s and events/s.
 #include <benchmark/benchmark.h>
-#include <zlib.h>
-
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstdlib>
 #include <string>
@@ -13,9 +12,9 @@
 #include "analysis/gpu_time.h"
 #include "analysis/idle.h"
 #include "analysis/planner.h"
+#include "hlo/text_parser.h"
 #include "hw/chip.h"
 #include "io/load.h"
-#include "hlo/text_parser.h"
 #include "trace_synth.h"
 #include "xla_synth.h"
 
@@ -235,7 +234,9 @@ static void PlanSearchBench(benchmark::State& state, const char* model, const ch
   }
   state.counters["plans_per_s"] = benchmark::Counter(static_cast<double>(plans), benchmark::Counter::kIsRate);
 }
-static void BM_PlanSearchLlama70B(benchmark::State& state) { PlanSearchBench(state, "llama3-70b", "h100-sxm", 1024, 1024); }
+static void BM_PlanSearchLlama70B(benchmark::State& state) {
+  PlanSearchBench(state, "llama3-70b", "h100-sxm", 1024, 1024);
+}
 BENCHMARK(BM_PlanSearchLlama70B)->Unit(benchmark::kMillisecond)->UseRealTime();
 static void BM_PlanSearchDeepSeekV3(benchmark::State& state) {
   PlanSearchBench(state, "deepseek-v3", "h100-sxm", 2048, 3840);

@@ -179,14 +179,16 @@ class Writer {
          320'000, tid);
       linear(4096, 4096);  // attention output
       Op("aten::add", "[[8, 1024, 4096], [8, 1024, 4096], []]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]",
-         elementwise + "CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3> >(int, "
-                       "at::native::CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3>)",
+         elementwise +
+             "CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3> >(int, "
+             "at::native::CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3>)",
          70'000, 80'000, tid);
       linear(4096, 16384);  // MLP up
       Op("aten::gelu", "[[8, 1024, 16384]]", "[\"c10::BFloat16\"]",
-         elementwise + "GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() "
-                       "const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2> "
-                       ">(int, c10::BFloat16, at::detail::Array<char*, 2>)",
+         elementwise +
+             "GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() "
+             "const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2> "
+             ">(int, c10::BFloat16, at::detail::Array<char*, 2>)",
          190'000, 210'000, tid);
       linear(16384, 4096);  // MLP down
       return;
@@ -194,8 +196,9 @@ class Writer {
     linear(16384, 4096);
     Op("aten::gelu_backward", "[[8, 1024, 16384], [8, 1024, 16384], []]",
        "[\"c10::BFloat16\", \"c10::BFloat16\", \"\"]",
-       elementwise + "GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}, "
-                     "at::detail::Array<char*, 3> >(int, c10::BFloat16, at::detail::Array<char*, 3>)",
+       elementwise +
+           "GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}, "
+           "at::detail::Array<char*, 3> >(int, c10::BFloat16, at::detail::Array<char*, 3>)",
        290'000, 310'000, tid, "[\"\", \"\", \"'none'\"]");
     linear(4096, 16384);
     linear(4096, 4096);
@@ -206,7 +209,8 @@ class Writer {
        "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"float\", "
        "\"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"\", \"\"]",
        "flash_bwd_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>>",
-       860'000, 950'000, tid, "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"1024\", \"1024\", \"0.\", \"False\", \"\", \"\"]");
+       860'000, 950'000, tid,
+       "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"1024\", \"1024\", \"0.\", \"False\", \"\", \"\"]");
     linear(4096, 12288);
     // native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
     Op("aten::native_layer_norm_backward",
@@ -216,8 +220,7 @@ class Writer {
        "void at::native::(anonymous namespace)::layer_norm_grad_input_kernel_vectorized<c10::BFloat16, float>("
        "c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, c10::BFloat16 const*, "
        "c10::BFloat16*, int)",
-       80'000, 90'000, tid,
-       "[\"\", \"\", \"[4096]\", \"\", \"\", \"\", \"\", \"[True, True, True]\"]");
+       80'000, 90'000, tid, "[\"\", \"\", \"[4096]\", \"\", \"\", \"\", \"\", \"[True, True, True]\"]");
     if (backward && l % 2 == 1) {
       // Gradient bucket all-reduce on the communication stream.
       int64_t t0 = cpu_;

@@ -159,9 +159,9 @@ std::string EncodeLine(const Line& l, uint64_t timestamp_ns) {
   return o;
 }
 
-constexpr std::string_view kCategories[] = {"convolution fusion", "loop fusion",     "non-fusion elementwise",
-                                            "data formatting",    "all-reduce",      "copy-start",
-                                            "copy-done",          "custom fusion",   "reduce"};
+constexpr std::string_view kCategories[] = {"convolution fusion", "loop fusion",   "non-fusion elementwise",
+                                            "data formatting",    "all-reduce",    "copy-start",
+                                            "copy-done",          "custom fusion", "reduce"};
 
 }  // namespace
 
@@ -393,7 +393,8 @@ std::string MakeHloText(const HloTextOptions& opt, HloTextStats* stats) {
     // RMS norm fusion.
     o += fmt::format("%fused_norm.{0} (param_0.{0}: {1}, param_1.{0}: {2}) -> {1} {{\n", L, act, vec);
     o += fmt::format("  %param_0.{0} = {1} parameter(0)\n  %param_1.{0} = {2} parameter(1)\n", L, act, vec);
-    o += fmt::format("  %convert.{0} = {1} convert({2} %param_0.{0}), {3}\n", L, f32act, act, md("convert", "norm/convert"));
+    o += fmt::format("  %convert.{0} = {1} convert({2} %param_0.{0}), {3}\n", L, f32act, act,
+                     md("convert", "norm/convert"));
     o += fmt::format("  %multiply.sq.{0} = {1} multiply({1} %convert.{0}, {1} %convert.{0}), {2}\n", L, f32act,
                      md("mul", "norm/square"));
     o += fmt::format("  %zero.{0} = f32[] constant(0)\n", L);
@@ -413,22 +414,24 @@ std::string MakeHloText(const HloTextOptions& opt, HloTextStats* stats) {
     // Matmul fusion (TPU spelling: a convolution).
     o += fmt::format("%fused_mm.{0} (param_0.m{0}: {1}, param_1.m{0}: {2}) -> {1} {{\n", L, act, w);
     o += fmt::format("  %param_0.m{0} = {1} parameter(0)\n  %param_1.m{0} = {2} parameter(1)\n", L, act, w);
-    o += fmt::format("  ROOT %conv.{0} = {1} convolution({1} %param_0.m{0}, {2} %param_1.m{0}), dim_labels=bf_io->bf, {3}\n}}\n\n",
-                     L, act, w, md("dot_general", "mlp/dot_general"));
+    o += fmt::format(
+        "  ROOT %conv.{0} = {1} convolution({1} %param_0.m{0}, {2} %param_1.m{0}), dim_labels=bf_io->bf, {3}\n}}\n\n",
+        L, act, w, md("dot_general", "mlp/dot_general"));
     st.computations += 2;
     st.instructions += 12 + 3;
     // Entry instructions of the layer.
     entry += fmt::format("  %w.{0} = {1} parameter({2})\n  %g.{0} = {3} parameter({4})\n", L, w, param, vec, param + 1);
     param += 2;
-    entry += fmt::format("  %norm.{0} = {1} fusion({1} %{2}, {3} %g.{0}), kind=kLoop, calls=%fused_norm.{0}, {4}\n", L, act,
-                         prev, vec, md("mul", "norm"));
+    entry += fmt::format("  %norm.{0} = {1} fusion({1} %{2}, {3} %g.{0}), kind=kLoop, calls=%fused_norm.{0}, {4}\n", L,
+                         act, prev, vec, md("mul", "norm"));
     entry += fmt::format(
         "  %cs.{0} = ({1}, {1}, u32[]{{:S(2)}}) copy-start({1} %norm.{0}), cross_program_prefetch_index=0\n", L, act);
     entry += fmt::format("  %cd.{0} = {1} copy-done(({1}, {1}, u32[]{{:S(2)}}) %cs.{0})\n", L, act);
-    entry += fmt::format("  %mm.{0} = {1} fusion({1} %cd.{0}, {2} %w.{0}), kind=kOutput, calls=%fused_mm.{0}, {3}\n", L, act, w,
-                         md("dot_general", "mlp/dot_general"));
+    entry += fmt::format("  %mm.{0} = {1} fusion({1} %cd.{0}, {2} %w.{0}), kind=kOutput, calls=%fused_mm.{0}, {3}\n", L,
+                         act, w, md("dot_general", "mlp/dot_general"));
     entry += fmt::format(
-        "  %ar.{0} = {1} all-reduce({1} %mm.{0}), channel_id={2}, replica_groups=[2,4]<=[8], use_global_device_ids=true, "
+        "  %ar.{0} = {1} all-reduce({1} %mm.{0}), channel_id={2}, replica_groups=[2,4]<=[8], "
+        "use_global_device_ids=true, "
         "to_apply=%add_f32, {3}\n",
         L, act, L + 1, md("psum", "mlp/psum"));
     entry += fmt::format("  %res.{0} = {1} add({1} %{2}, {1} %ar.{0}), {3}\n", L, act, prev, md("add", "residual"));

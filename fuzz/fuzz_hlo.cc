@@ -10,10 +10,10 @@
 
 #include "analysis/planner.h"
 #include "analysis/xla.h"
-#include "hw/chip.h"
 #include "hlo/cost.h"
 #include "hlo/proto_reader.h"
 #include "hlo/text_parser.h"
+#include "hw/chip.h"
 
 namespace {
 void Exercise(const mlprof::hlo::Module& m) {

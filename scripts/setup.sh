@@ -5,12 +5,12 @@
 # GoogleTest 1.12.1, Google Benchmark
 # 1.7.1, clang 14 (fuzzing only). CMake checks the minimum versions.
 #   scripts/setup.sh         build + test dependencies
-#   scripts/setup.sh --ci    also clang + libFuzzer for sanitizer/fuzz runs
+#   scripts/setup.sh --ci    also clang + libFuzzer for sanitizer/fuzz runs, clang-format
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config
       libsimdjson-dev libdeflate-dev zlib1g-dev libzstd-dev
       libcli11-dev libfmt-dev libabsl-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev)
-if [ "${1:-}" = "--ci" ]; then pkgs+=(clang libclang-rt-14-dev python3 time); fi
+if [ "${1:-}" = "--ci" ]; then pkgs+=(clang clang-format libclang-rt-14-dev python3 time); fi
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -4,13 +4,12 @@
 // FLOP rate, HBM bandwidth) are fed to RoofAt with the device figures the
 // table states (per TensorCore), and mlprof's efficiency and bound must be
 // xprof's. The same figures check the tpu-v5p chip file.
+#include <gtest/gtest.h>
 #include <simdjson.h>
 
 #include <cmath>
 #include <map>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "analysis/roofline.h"
 #include "base/file_loader.h"

@@ -1,24 +1,18 @@
-// Helpers shared by tests: read a trace from a string literal, find the
-// corpus (../shared/corpus), skip loudly when it is absent outside CI.
+// Helpers for tests that build their input profiles from trace text: read a
+// trace from a string literal through the Chrome JSON reader (tests of the
+// analysis and report layers use it as a fixture, as Perfetto's importer
+// tests do), plus everything in corpus_util.h.
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 
 #include "analysis/view.h"
+#include "corpus_util.h"
 #include "io/load.h"
 
 namespace mlprof::testing {
-
-// A protobuf varint, for hand-built XPlane and HloProto test inputs.
-inline std::string EncodeVarint(uint64_t v) {
-  std::string s;
-  while (v >= 0x80) s += static_cast<char>((v & 0x7f) | 0x80), v >>= 7;
-  return s + static_cast<char>(v);
-}
 
 inline Profile ProfileFromJson(const std::string& json, const std::string& name = "test.json") {
   auto r = LoadTraceBytes(json, name);
@@ -27,23 +21,5 @@ inline Profile ProfileFromJson(const std::string& json, const std::string& name 
   if (r.ok()) p.ranks.push_back(std::move(r).value());
   return p;
 }
-
-inline std::string CorpusDir() {
-  const char* env = std::getenv("MLPROF_CORPUS");
-  if (env) return env;
-  return std::string(MLPROF_SOURCE_DIR) + "/../shared/corpus";
-}
-
-// Returns the path of a corpus file; when the corpus is missing, fails under
-// CI=true and otherwise marks the test skipped with a loud message.
-#define MLPROF_CORPUS_FILE(var, rel)                                                                   \
-  std::string var = ::mlprof::testing::CorpusDir() + "/" + (rel);                                      \
-  if (!std::filesystem::exists(var)) {                                                                 \
-    const char* ci = std::getenv("CI");                                                                \
-    if (ci && std::string(ci) == "true") FAIL() << "corpus file missing under CI: " << var;            \
-    GTEST_SKIP() << "SKIPPED: corpus not found (" << var << "); set MLPROF_CORPUS or clone ../shared"; \
-  }
-
-inline constexpr double kUs = 1e6;  // ps per us, as double
 
 }  // namespace mlprof::testing

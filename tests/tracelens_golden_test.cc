@@ -5,17 +5,16 @@
 // where docs/ANALYSES.md records a deliberate difference; those rows are
 // checked against the difference, term by term. (vLLM/aiter/sglang custom
 // ops carry their shapes in other args and are not compared.)
+#include <gtest/gtest.h>
+
 #include <cmath>
-#include <string>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "analysis/op_cost.h"
 #include "test_util.h"
@@ -35,9 +34,12 @@ std::vector<std::vector<std::string>> ReadCsv(const std::string& path) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (quoted) {
-      if (c == '"' && i + 1 < s.size() && s[i + 1] == '"') cell += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cell += c;
+      if (c == '"' && i + 1 < s.size() && s[i + 1] == '"')
+        cell += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        cell += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -81,9 +83,13 @@ std::vector<GoldenRow> Sheet(const std::string& dir, const std::string& sheet, i
       const auto& row = rows[r];
       EXPECT_EQ(row.size(), rows[0].size()) << e.path() << " row " << r;
       if (row.size() != rows[0].size()) continue;
-      GoldenRow g{e.path().string() + ":" + std::to_string(r), row[col["name"]], row[col["Input Dims_first"]],
-                  row[col["Input type_first"]], row[col["Concrete Inputs_first"]],
-                  Number(row[col["GFLOPS_first"]]) * 1e9, Number(row[col["Data Moved (MB)_first"]]) * 1048576.0};
+      GoldenRow g{e.path().string() + ":" + std::to_string(r),
+                  row[col["name"]],
+                  row[col["Input Dims_first"]],
+                  row[col["Input type_first"]],
+                  row[col["Concrete Inputs_first"]],
+                  Number(row[col["GFLOPS_first"]]) * 1e9,
+                  Number(row[col["Data Moved (MB)_first"]]) * 1048576.0};
       out.push_back(std::move(g));
     }
   }
@@ -266,8 +272,9 @@ TEST(TraceLensGolden, CollectiveBusBandwidth) {
   // divides by (the gathered output for all-gather, the input otherwise)
   // must be mlprof's ring wire bytes / the ring factor, and its bus
   // bandwidth / algorithm bandwidth must be that factor, (n-1)/n or 2(n-1)/n.
-  MLPROF_CORPUS_FILE(path, "tracelens/tests/traces/mi300/llama_70b_fsdp/nccl_analysis_report_csvs/"
-                           "nccl_summary_implicit_sync.csv");
+  MLPROF_CORPUS_FILE(path,
+                     "tracelens/tests/traces/mi300/llama_70b_fsdp/nccl_analysis_report_csvs/"
+                     "nccl_summary_implicit_sync.csv");
   auto rows = ReadCsv(path);
   ASSERT_EQ(rows.size(), 6u);
   std::map<std::string, size_t> col;

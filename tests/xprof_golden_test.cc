@@ -17,6 +17,9 @@
 // "TPU v5" here is a megacore chip (v5p: two TensorCores run one program);
 // the profile's numbers are per TensorCore, half of the per-program cost
 // (docs/ANALYSES.md, "XLA cost model"). The comparison divides by two.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gtest/gtest.h>
 #include <simdjson.h>
 
 #include <cmath>
@@ -26,10 +29,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <gtest/gtest.h>
 
 #include "base/file_loader.h"
 #include "hlo/cost.h"
@@ -43,8 +42,8 @@ struct GoldenNode {
   std::string name;
   std::string category;
   std::string expression;
-  double flops = 0;   // total over occurrences
-  double bytes = 0;   // total over occurrences, all memory kinds
+  double flops = 0;  // total over occurrences
+  double bytes = 0;  // total over occurrences, all memory kinds
   double occurrences = 0;
   std::vector<GoldenNode> children;
 };

@@ -42,13 +42,4 @@ Ps IntersectionLength(const std::vector<Interval>& a, const std::vector<Interval
   return total;
 }
 
-std::vector<Interval> Clip(const std::vector<Interval>& merged, Ps lo, Ps hi) {
-  std::vector<Interval> out;
-  for (const Interval& iv : merged) {
-    Ps s = std::max(iv.start, lo), e = std::min(iv.end, hi);
-    if (e > s) out.push_back({s, e});
-  }
-  return out;
-}
-
 }  // namespace mlprof

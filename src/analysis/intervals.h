@@ -19,7 +19,5 @@ std::vector<Interval> Union(std::vector<Interval> v);
 Ps TotalLength(const std::vector<Interval>& merged);
 // Length of the intersection of two merged (disjoint, sorted) sets.
 Ps IntersectionLength(const std::vector<Interval>& a, const std::vector<Interval>& b);
-// Clips merged intervals to [lo, hi).
-std::vector<Interval> Clip(const std::vector<Interval>& merged, Ps lo, Ps hi);
 
 }  // namespace mlprof

@@ -11,13 +11,6 @@
 
 namespace mlprof {
 
-double ComputeBoundSeconds(double flops, double devices, double peak_flops_per_device) {
-  const double rate = devices * peak_flops_per_device;
-  return rate > 0 ? flops / rate : 0;
-}
-
-double TransferSeconds(double bytes, double bytes_per_s) { return bytes_per_s > 0 ? bytes / bytes_per_s : 0; }
-
 namespace {
 bool Positive(const std::optional<double>& v) { return v && *v > 0; }
 }  // namespace
@@ -32,9 +25,10 @@ StatusOr<MfuResult> ComputeMfu(const MfuInput& in) {
   if (!(peak > 0)) {
     peak = in.chip->peak(in.dtype);
     if (!(peak > 0))
-      return InvalidArgument(fmt::format("mfu: chip '{}' has no {} peak in its file; pick another --dtype or give "
-                                         "--peak-tflops",
-                                         in.chip->id, hw::DTypeName(in.dtype)));
+      return InvalidArgument(
+          fmt::format("mfu: chip '{}' has no {} peak in its file; pick another --dtype or give "
+                      "--peak-tflops",
+                      in.chip->id, hw::DTypeName(in.dtype)));
     peak_how = fmt::format("{} {} peak (dense)", in.chip->id, hw::DTypeName(in.dtype));
     if (in.per_core) {
       peak /= in.chip->cores_per_chip;
@@ -117,7 +111,8 @@ StatusOr<MfuResult> ComputeMfu(const MfuInput& in) {
     add("step_time", *in.step_seconds, "s", in.step_how);
     add("model_pflops_per_step", r.model_flops_per_step / 1e15, "PFLOP",
         Positive(in.model_flops_per_step) ? "given" : "FLOPs per token x tokens per s x step time");
-    add("model_tflops_per_device_per_step", r.flops_per_device_per_step / 1e12, "TFLOP", "model FLOPs per step / devices");
+    add("model_tflops_per_device_per_step", r.flops_per_device_per_step / 1e12, "TFLOP",
+        "model FLOPs per step / devices");
   }
   add("achieved_tflops_per_device", r.achieved_flops_per_device / 1e12, "TFLOP/s", "model FLOPs per s / devices");
   add("peak_tflops_per_device", peak / 1e12, "TFLOP/s", peak_how);
@@ -151,7 +146,8 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
       f.hardware_flops_per_device_per_step = flops / b.devices / static_cast<double>(std::max<int64_t>(1, b.steps));
       f.flops_source = "the XLA ops' FLOPs (profiler or HLO cost model), per device and step";
     }
-    f.source = fmt::format("mean execution of module {} ({} per device, {} devices)", b.main_module, b.steps, b.devices);
+    f.source =
+        fmt::format("mean execution of module {} ({} per device, {} devices)", b.main_module, b.steps, b.devices);
     return f;
   }
   StepReport s = ComputeSteps(v, {});
@@ -187,10 +183,11 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
   if (per_step > 0) {
     f.hardware_flops_per_device_per_step = per_step;
     f.costed_gpu_fraction = all > 0 ? costed / all : 0;
-    f.flops_source = fmt::format("{} (op, shapes) groups over {} ranks costed from their shapes in the steady-state "
-                                 "steps, {:.1f} % of their GPU time; ops without a cost model count no FLOPs, so HFU "
-                                 "is a lower bound",
-                                 costed_groups, steady.size(), 100 * f.costed_gpu_fraction);
+    f.flops_source = fmt::format(
+        "{} (op, shapes) groups over {} ranks costed from their shapes in the steady-state "
+        "steps, {:.1f} % of their GPU time; ops without a cost model count no FLOPs, so HFU "
+        "is a lower bound",
+        costed_groups, steady.size(), 100 * f.costed_gpu_fraction);
   }
   return f;
 }

@@ -19,11 +19,6 @@
 
 namespace mlprof {
 
-// Time at peak: flops / (devices x peak per device), seconds.
-double ComputeBoundSeconds(double flops, double devices, double peak_flops_per_device);
-// Time to move bytes at a bandwidth, seconds.
-double TransferSeconds(double bytes, double bytes_per_s);
-
 struct MfuInput {
   const hw::Chip* chip = nullptr;
   hw::DType dtype = hw::DType::kBf16;
@@ -60,11 +55,11 @@ struct MfuResult {
   double tokens_per_s = 0;
   double tokens_per_device_per_s = 0;
   double flops_per_token = 0;
-  double model_flops_per_step = 0;           // 0 when no step is known
-  double flops_per_device_per_step = 0;      // 0 when no step is known
-  double achieved_flops_per_device = 0;      // FLOP/s
+  double model_flops_per_step = 0;       // 0 when no step is known
+  double flops_per_device_per_step = 0;  // 0 when no step is known
+  double achieved_flops_per_device = 0;  // FLOP/s
   double peak_flops_per_device = 0;
-  double mfu = 0;  // fraction
+  double mfu = 0;   // fraction
   double hfu = -1;  // fraction; -1 when the hardware FLOPs are not known
   std::string convention;
 };
@@ -89,8 +84,8 @@ struct ProfileFigures {
   double devices = 0;
   double hardware_flops_per_device_per_step = 0;  // 0: unknown
   double costed_gpu_fraction = -1;  // Kineto: GPU time of ops with a FLOP count / all op GPU time (-1: n/a)
-  std::string source;                             // how the step time was found
-  std::string flops_source;                       // how the hardware FLOPs were found ("" when unknown)
+  std::string source;               // how the step time was found
+  std::string flops_source;         // how the hardware FLOPs were found ("" when unknown)
   std::vector<std::string> device_names;
 };
 ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v);

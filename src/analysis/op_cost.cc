@@ -129,7 +129,7 @@ std::optional<OpCost> GemmCost(std::string_view op, std::string_view input_dims,
   // Products of leading dims as doubles first: an absurd shape is refused,
   // not wrapped around in an int64.
   constexpr double kMaxElements = 9007199254740992.0;  // 2^53
-  if (b_transposed) {  // x[..., K] @ W[N, K]^T: every leading dim of x is M
+  if (b_transposed) {                                  // x[..., K] @ W[N, K]^T: every leading dim of x is M
     if (B.size() != 2 || A.back() != B[1]) return std::nullopt;
     const double m = Product(A, 0, A.size() - 1);
     if (m > kMaxElements) return std::nullopt;
@@ -151,7 +151,6 @@ std::optional<OpCost> GemmCost(std::string_view op, std::string_view input_dims,
   c.bytes = (batch * (m * k + k * n + m * n) + bias_elems) * c.elem_bytes;
   return c;
 }
-
 
 // ---------------------------------------------------------------------------
 // The other framework ops. Shapes are "Input Dims", dtypes "Input type",
@@ -178,7 +177,8 @@ bool IntList(std::string_view s, std::vector<int64_t>* out) {
   out->clear();
   size_t i = 0;
   auto skip = [&] {
-    while (i < s.size() && (std::isspace(static_cast<unsigned char>(s[i])) || s[i] == ',' || s[i] == '[' || s[i] == ']'))
+    while (i < s.size() &&
+           (std::isspace(static_cast<unsigned char>(s[i])) || s[i] == ',' || s[i] == '[' || s[i] == ']'))
       ++i;
   };
   skip();
@@ -210,8 +210,10 @@ std::array<bool, 3> Mask(std::string_view s) {
   std::array<bool, 3> m{true, true, true};
   size_t k = 0;
   for (size_t i = 0; i < s.size() && k < 3; ++i) {
-    if (s.substr(i, 4) == "True") m[k++] = true, i += 3;
-    else if (s.substr(i, 5) == "False") m[k++] = false, i += 4;
+    if (s.substr(i, 4) == "True")
+      m[k++] = true, i += 3;
+    else if (s.substr(i, 5) == "False")
+      m[k++] = false, i += 4;
   }
   return m;
 }
@@ -265,9 +267,7 @@ bool ConvShape(const Args& a, size_t first, ConvGeom* g) {
 
 // FLOPs of the convolution proper: 2 x (elements of the side the filter
 // slides over) x (filter elements per output channel).
-double ConvFlops(const ConvGeom& g) {
-  return 2 * Numel(g.transposed ? g.x : g.out) * Product(g.w, 1, g.w.size());
-}
+double ConvFlops(const ConvGeom& g) { return 2 * Numel(g.transposed ? g.x : g.out) * Product(g.w, 1, g.w.size()); }
 
 std::optional<OpCost> Conv(const Args& a) {  // aten::convolution / _convolution
   if (!a.tensor(0) || !a.tensor(1)) return std::nullopt;
@@ -292,8 +292,8 @@ std::optional<OpCost> ConvBackward(const Args& a) {  // aten::convolution_backwa
   const double x = Numel(g.x), w = Numel(g.w), out = Numel(a.d[0]);
   const double conv = ConvFlops(g);
   double flops = 0, elems = 0;
-  if (mask[0]) flops += conv, elems += out + w + x;   // read dy, w; write dx
-  if (mask[1]) flops += conv, elems += out + x + w;   // read dy, x; write dw
+  if (mask[0]) flops += conv, elems += out + w + x;                         // read dy, w; write dx
+  if (mask[1]) flops += conv, elems += out + x + w;                         // read dy, x; write dw
   if (mask[2]) flops += out, elems += out + static_cast<double>(g.out[1]);  // reduce dy
   return Make("conv_bwd", flops, elems * bpe, bpe, a.type(1));
 }
@@ -380,18 +380,29 @@ constexpr AttnOp kAttnOps[] = {
 
 // ---- elementwise (TraceLens: one FLOP per output element) -----------------
 constexpr std::string_view kUnary[] = {
-    "aten::copy",   "aten::copy_",    "aten::clamp_min", "aten::clamp_min_", "aten::clamp_max", "aten::clamp_max_",
-    "aten::sigmoid", "aten::rsqrt",   "aten::silu",      "aten::neg",        "aten::pow",       "aten::relu",
-    "aten::relu_",  "aten::gelu",     "aten::tanh",      "aten::exp",        "aten::log",       "aten::sqrt",
-    "aten::abs",    "aten::silu_",    "aten::sigmoid_",  "aten::reciprocal", "aten::erf",       "aten::sin",
-    "aten::cos",    "aten::clamp",    "aten::clamp_",    "aten::gelu_",      "aten::tanh_",     "aten::exp_",
-    "aten::neg_",   "aten::rsqrt_",   "aten::sqrt_",
+    "aten::copy",    "aten::copy_",  "aten::clamp_min", "aten::clamp_min_", "aten::clamp_max", "aten::clamp_max_",
+    "aten::sigmoid", "aten::rsqrt",  "aten::silu",      "aten::neg",        "aten::pow",       "aten::relu",
+    "aten::relu_",   "aten::gelu",   "aten::tanh",      "aten::exp",        "aten::log",       "aten::sqrt",
+    "aten::abs",     "aten::silu_",  "aten::sigmoid_",  "aten::reciprocal", "aten::erf",       "aten::sin",
+    "aten::cos",     "aten::clamp",  "aten::clamp_",    "aten::gelu_",      "aten::tanh_",     "aten::exp_",
+    "aten::neg_",    "aten::rsqrt_", "aten::sqrt_",
 };
 constexpr std::string_view kBinary[] = {
-    "aten::div",     "aten::div_",     "aten::mul",          "aten::mul_",
-    "aten::add",     "aten::add_",     "aten::sub",          "aten::sub_",
-    "aten::sigmoid_backward", "aten::threshold_backward", "aten::gelu_backward", "aten::silu_backward",
-    "aten::tanh_backward",    "aten::maximum",            "aten::minimum",
+    "aten::div",
+    "aten::div_",
+    "aten::mul",
+    "aten::mul_",
+    "aten::add",
+    "aten::add_",
+    "aten::sub",
+    "aten::sub_",
+    "aten::sigmoid_backward",
+    "aten::threshold_backward",
+    "aten::gelu_backward",
+    "aten::silu_backward",
+    "aten::tanh_backward",
+    "aten::maximum",
+    "aten::minimum",
 };
 
 template <size_t N>
@@ -430,9 +441,12 @@ std::optional<OpCost> Binary(const Args& a) {
     out_n *= static_cast<double>(std::max(dx, dy));
   }
   int bo;
-  if (a.tensor(2)) bo = DtypeBytes(a.type(2));  // an out= tensor
-  else if (!x->empty() && !y->empty()) bo = std::max(b1, b2);
-  else bo = b1;
+  if (a.tensor(2))
+    bo = DtypeBytes(a.type(2));  // an out= tensor
+  else if (!x->empty() && !y->empty())
+    bo = std::max(b1, b2);
+  else
+    bo = b1;
   if (bo == 0) return std::nullopt;
   const double bytes = Numel(*x) * b1 + (y_scalar ? 0 : Numel(*y) * b2) + out_n * bo;
   return Make("elementwise", out_n, bytes, b1, a.type(0));
@@ -470,8 +484,10 @@ OpCost NormBwd(double n, double c, bool training, bool grad_input, bool affine, 
                std::string_view dtype) {
   const double e = n / c;
   double per_channel = (training ? 0 : 3) + 4 * e;
-  if (grad_input) per_channel += training ? 5 * e : 0;
-  else per_channel += 2 * e;
+  if (grad_input)
+    per_channel += training ? 5 * e : 0;
+  else
+    per_channel += 2 * e;
   double bytes = n * bpe + n * bpe * (grad_input && training ? 2 : 1);
   if (training) bytes += c * bpe;
   if (affine) bytes += c * bpe + (training ? c * bpe * (bias ? 2 : 1) : 0);
@@ -600,23 +616,33 @@ std::optional<OpCost> Embedding(const Args& a, bool backward) {
   std::vector<int64_t> nw;
   if (bpe == 0 || ib == 0 || !IntList(a.conc(2), &nw) || nw.size() != 1 || nw[0] <= 0) return std::nullopt;
   const double g = Numel(a.d[0]), d = static_cast<double>(a.d[0].back());
-  return Make("embedding_bwd", g, g * bpe + Numel(a.d[1]) * ib + static_cast<double>(nw[0]) * d * bpe, bpe,
-              a.type(0));
+  return Make("embedding_bwd", g, g * bpe + Numel(a.d[1]) * ib + static_cast<double>(nw[0]) * d * bpe, bpe, a.type(0));
 }
 
 constexpr std::string_view kGemmOps[] = {"aten::mm",      "aten::addmm",  "aten::bmm",
-                                          "aten::baddbmm", "aten::linear", "aten::matmul"};
+                                         "aten::baddbmm", "aten::linear", "aten::matmul"};
 constexpr std::string_view kNormOps[] = {
-    "aten::layer_norm",          "aten::native_layer_norm",          "aten::batch_norm",
-    "aten::native_batch_norm",   "aten::cudnn_batch_norm",           "aten::miopen_batch_norm",
-    "aten::instance_norm",       "aten::group_norm",                 "aten::native_group_norm",
-    "aten::native_layer_norm_backward", "aten::native_batch_norm_backward", "aten::cudnn_batch_norm_backward",
-    "aten::miopen_batch_norm_backward", "aten::native_group_norm_backward", "aten::_fused_rms_norm",
-    "aten::rms_norm",            "aten::_fused_rms_norm_backward",
+    "aten::layer_norm",
+    "aten::native_layer_norm",
+    "aten::batch_norm",
+    "aten::native_batch_norm",
+    "aten::cudnn_batch_norm",
+    "aten::miopen_batch_norm",
+    "aten::instance_norm",
+    "aten::group_norm",
+    "aten::native_group_norm",
+    "aten::native_layer_norm_backward",
+    "aten::native_batch_norm_backward",
+    "aten::cudnn_batch_norm_backward",
+    "aten::miopen_batch_norm_backward",
+    "aten::native_group_norm_backward",
+    "aten::_fused_rms_norm",
+    "aten::rms_norm",
+    "aten::_fused_rms_norm_backward",
 };
-constexpr std::string_view kReduceOps[] = {"aten::sum",  "aten::mean",   "aten::max",    "aten::min",
-                                            "aten::amax", "aten::amin",   "aten::norm",   "aten::linalg_vector_norm",
-                                            "aten::cumsum", "aten::cumprod"};
+constexpr std::string_view kReduceOps[] = {"aten::sum",    "aten::mean",   "aten::max",  "aten::min",
+                                           "aten::amax",   "aten::amin",   "aten::norm", "aten::linalg_vector_norm",
+                                           "aten::cumsum", "aten::cumprod"};
 
 }  // namespace
 
@@ -626,8 +652,7 @@ bool HasCostModel(std::string_view op) {
   return In(kGemmOps, op) || In(kUnary, op) || In(kBinary, op) || In(kNormOps, op) || In(kReduceOps, op) ||
          op == "aten::convolution" || op == "aten::_convolution" || op == "aten::convolution_backward" ||
          op == "aten::_softmax" || op == "aten::_log_softmax" || op == "aten::_softmax_backward_data" ||
-         op == "aten::_log_softmax_backward_data" || op == "aten::embedding" ||
-         op == "aten::embedding_dense_backward";
+         op == "aten::_log_softmax_backward_data" || op == "aten::embedding" || op == "aten::embedding_dense_backward";
 }
 
 std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view input_dims, std::string_view input_types,
@@ -653,16 +678,26 @@ std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view inpu
     break;
   }
   if (!c) {
-    if (op == "aten::convolution" || op == "aten::_convolution") c = Conv(a);
-    else if (op == "aten::convolution_backward") c = ConvBackward(a);
-    else if (In(kUnary, op)) c = Unary(a);
-    else if (In(kBinary, op)) c = Binary(a);
-    else if (op == "aten::_softmax" || op == "aten::_log_softmax") c = Softmax(a, false);
-    else if (op == "aten::_softmax_backward_data" || op == "aten::_log_softmax_backward_data") c = Softmax(a, true);
-    else if (In(kNormOps, op)) c = Norm(op, a);
-    else if (In(kReduceOps, op)) c = Reduce(op, a);
-    else if (op == "aten::embedding") c = Embedding(a, false);
-    else if (op == "aten::embedding_dense_backward") c = Embedding(a, true);
+    if (op == "aten::convolution" || op == "aten::_convolution")
+      c = Conv(a);
+    else if (op == "aten::convolution_backward")
+      c = ConvBackward(a);
+    else if (In(kUnary, op))
+      c = Unary(a);
+    else if (In(kBinary, op))
+      c = Binary(a);
+    else if (op == "aten::_softmax" || op == "aten::_log_softmax")
+      c = Softmax(a, false);
+    else if (op == "aten::_softmax_backward_data" || op == "aten::_log_softmax_backward_data")
+      c = Softmax(a, true);
+    else if (In(kNormOps, op))
+      c = Norm(op, a);
+    else if (In(kReduceOps, op))
+      c = Reduce(op, a);
+    else if (op == "aten::embedding")
+      c = Embedding(a, false);
+    else if (op == "aten::embedding_dense_backward")
+      c = Embedding(a, true);
   }
   if (c && (!std::isfinite(c->flops) || !std::isfinite(c->bytes) || c->flops > 1e30 || c->bytes > 1e30))
     return std::nullopt;
@@ -716,10 +751,14 @@ double RingWireFactor(std::string_view c, int64_t n) {
   if (!k || n <= 0) return -1;
   const double f = static_cast<double>(n - 1) / static_cast<double>(n);
   switch (k->ring) {
-    case Ring::kAllReduce: return 2 * f;
-    case Ring::kFraction: return f;
-    case Ring::kOnce: return n > 1 ? 1 : 0;
-    case Ring::kNothing: return 0;
+    case Ring::kAllReduce:
+      return 2 * f;
+    case Ring::kFraction:
+      return f;
+    case Ring::kOnce:
+      return n > 1 ? 1 : 0;
+    case Ring::kNothing:
+      return 0;
   }
   return -1;
 }
@@ -734,26 +773,7 @@ int CommDtypeBytes(std::string_view d) {
   return 0;
 }
 
-double PerAxis(double bytes, const std::vector<int64_t>& n, const std::vector<double>& bw, double phases) {
-  if (n.empty() || n.size() != bw.size() || !(bytes >= 0)) return -1;
-  double t = 0, piece = bytes;
-  for (size_t i = 0; i < n.size(); ++i) {
-    if (n[i] <= 0 || !(bw[i] > 0)) return -1;
-    const double f = static_cast<double>(n[i] - 1) / static_cast<double>(n[i]);
-    t += phases * f * piece / bw[i];
-    piece /= static_cast<double>(n[i]);
-  }
-  return t;
-}
 }  // namespace
-
-double AllReduceTimePerAxis(double bytes, const std::vector<int64_t>& n, const std::vector<double>& bw) {
-  return PerAxis(bytes, n, bw, 2);
-}
-
-double AllGatherTimePerAxis(double bytes, const std::vector<int64_t>& n, const std::vector<double>& bw) {
-  return PerAxis(bytes, n, bw, 1);
-}
 
 std::optional<OpCost> CollectiveOpCost(std::string_view comm) {
   std::vector<std::string> parts;

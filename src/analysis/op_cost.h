@@ -58,17 +58,6 @@ std::optional<OpCost> CollectiveOpCost(std::string_view comm);
 //   gathered output); reduce-scatter (n-1)/n (B = the input); all-to-all
 //   (n-1)/n; broadcast, reduce, send, recv 1. -1 for an unknown collective.
 double RingWireFactor(std::string_view collective, int64_t n);
-// Time of an all-reduce of `bytes` over a multi-axis torus/mesh (TPU ICI,
-// or NVLink within and the network across nodes), axis by axis: a
-// reduce-scatter along each axis in turn on a 1/n_i smaller piece, then the
-// all-gathers in reverse; each axis i moves 2(n_i-1)/n_i of its piece at
-// that axis's bandwidth bw_i (bytes/s, both directions of its links
-// together). One axis of n chips is the ring. -1 on bad input.
-double AllReduceTimePerAxis(double bytes, const std::vector<int64_t>& axis_sizes, const std::vector<double>& axis_bw);
-// The same walk for an all-gather (factor (n_i-1)/n_i, output size `bytes`)
-// or a reduce-scatter (input size `bytes`).
-double AllGatherTimePerAxis(double bytes, const std::vector<int64_t>& axis_sizes, const std::vector<double>& axis_bw);
-
 // True if FrameworkOpCost has a model for ops of this name.
 bool HasCostModel(std::string_view op);
 // The roofline category of a cost kind: "matmul/convolution", "attention",

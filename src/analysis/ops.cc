@@ -1,11 +1,11 @@
 #include "analysis/ops.h"
 
-#include "analysis/op_cost.h"
-#include "analysis/steps.h"
-
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+
+#include "analysis/op_cost.h"
+#include "analysis/steps.h"
 
 namespace mlprof {
 

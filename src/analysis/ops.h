@@ -21,14 +21,14 @@ struct OpGpuTime {
   std::string input_dims;  // compact JSON, "" when not recorded
   std::string input_types;
   std::string concrete_inputs;  // "Concrete Inputs", compact JSON; "" when not recorded
-  std::string comm;  // a collective's [name, in nelems, out nelems, group size, dtype]; "" for others
-  int64_t group_size = 0;  // collectives: participants
-  std::string collective;  // collectives: "all-reduce", "all-gather", "reduce-scatter", ... ("" otherwise)
-  int64_t calls = 0;    // distinct cpu_op instances that launched GPU work
-  int64_t gpu_ops = 0;  // kernels/memcpys/memsets attributed
-  Ps gpu_time = 0;      // sum of their durations
-  Ps cpu_time = 0;      // sum of the cpu_op instances' durations
-  double pct_gpu = 0;   // of all attributed GPU time of the rank
+  std::string comm;             // a collective's [name, in nelems, out nelems, group size, dtype]; "" for others
+  int64_t group_size = 0;       // collectives: participants
+  std::string collective;       // collectives: "all-reduce", "all-gather", "reduce-scatter", ... ("" otherwise)
+  int64_t calls = 0;            // distinct cpu_op instances that launched GPU work
+  int64_t gpu_ops = 0;          // kernels/memcpys/memsets attributed
+  Ps gpu_time = 0;              // sum of their durations
+  Ps cpu_time = 0;              // sum of the cpu_op instances' durations
+  double pct_gpu = 0;           // of all attributed GPU time of the rank
   // From the input shapes (analysis/op_cost.h), for the ops it has a model
   // for; -1 otherwise.
   double flops_per_call = -1;
@@ -37,11 +37,15 @@ struct OpGpuTime {
   std::string cost_dtype;  // the dtype the cost was computed for ("c10::BFloat16")
   // FLOPs x calls / GPU time, TFLOP/s; -1 when the FLOPs are unknown.
   double tflops_per_s() const {
-    return flops_per_call >= 0 && gpu_time > 0 ? flops_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12) / 1e12 : -1;
+    return flops_per_call >= 0 && gpu_time > 0
+               ? flops_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12) / 1e12
+               : -1;
   }
   // Bytes x calls / GPU time, TB/s; -1 when the bytes are unknown.
   double tb_per_s() const {
-    return bytes_per_call >= 0 && gpu_time > 0 ? bytes_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12) / 1e12 : -1;
+    return bytes_per_call >= 0 && gpu_time > 0
+               ? bytes_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12) / 1e12
+               : -1;
   }
 };
 

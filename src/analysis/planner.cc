@@ -1,10 +1,10 @@
 #include "analysis/planner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-
-#include <fmt/format.h>
 
 namespace mlprof::plan {
 
@@ -32,9 +32,11 @@ double DenseMlpParams(const ModelSpec& m, int64_t ffn) {
 }
 
 double MoeParams(const ModelSpec& m, bool active) {
-  const double d = static_cast<double>(m.hidden), per_expert = (m.gated ? 3.0 : 2.0) * d * static_cast<double>(m.expert_ffn);
+  const double d = static_cast<double>(m.hidden),
+               per_expert = (m.gated ? 3.0 : 2.0) * d * static_cast<double>(m.expert_ffn);
   const double routed = static_cast<double>(active ? m.top_k : m.experts) * per_expert;
-  const double shared = static_cast<double>(m.shared_experts) * (m.gated ? 3.0 : 2.0) * d * static_cast<double>(m.shared_ffn);
+  const double shared =
+      static_cast<double>(m.shared_experts) * (m.gated ? 3.0 : 2.0) * d * static_cast<double>(m.shared_ffn);
   return routed + shared + d * static_cast<double>(m.experts);  // + router
 }
 
@@ -97,13 +99,20 @@ double TrainFlopsPerToken(const ModelSpec& m, int64_t seq, bool causal_half) {
 
 const char* RematName(Remat r) {
   switch (r) {
-    case Remat::kNone: return "none";
-    case Remat::kSaveDots: return "save_dots";
-    case Remat::kSelective: return "selective";
-    case Remat::kMinimalWithContext: return "minimal_with_context";
-    case Remat::kSaveOutProj: return "save_out_proj";
-    case Remat::kFull: return "full";
-    default: return "?";
+    case Remat::kNone:
+      return "none";
+    case Remat::kSaveDots:
+      return "save_dots";
+    case Remat::kSelective:
+      return "selective";
+    case Remat::kMinimalWithContext:
+      return "minimal_with_context";
+    case Remat::kSaveOutProj:
+      return "save_out_proj";
+    case Remat::kFull:
+      return "full";
+    default:
+      return "?";
   }
 }
 
@@ -167,21 +176,21 @@ constexpr int kRematCount = static_cast<int>(Remat::kCount);
 struct Derived {
   ParamCounts p;
   double flops_per_token = 0;
-  double tokens = 0;                 // per step
-  double attn = 0, norm = 0;         // per layer
-  double dense_layer = 0;            // parameters of the largest dense layer
-  double moe_layer_nonexpert = 0;    // per MoE layer: attention + norms + shared + router
-  double expert_per_layer = 0;       // per MoE layer: routed experts
+  double tokens = 0;               // per step
+  double attn = 0, norm = 0;       // per layer
+  double dense_layer = 0;          // parameters of the largest dense layer
+  double moe_layer_nonexpert = 0;  // per MoE layer: attention + norms + shared + router
+  double expert_per_layer = 0;     // per MoE layer: routed experts
   int64_t moe_layers = 0;
-  double score_fwd_per_token = 0;    // attention-score FLOPs per token, forward, summed over layers
-  double qkv_fwd_per_token = 0;      // 2 x (Q, K, V projections), summed over layers
-  double out_fwd_per_token = 0;      // 2 x output projection, summed
-  double mlp_fwd_per_token = 0;      // 2 x active MLP, summed
-  double expert_train_per_token = 0; // 6 x routed-expert weights a token uses, summed over MoE layers
+  double score_fwd_per_token = 0;     // attention-score FLOPs per token, forward, summed over layers
+  double qkv_fwd_per_token = 0;       // 2 x (Q, K, V projections), summed over layers
+  double out_fwd_per_token = 0;       // 2 x output projection, summed
+  double mlp_fwd_per_token = 0;       // 2 x active MLP, summed
+  double expert_train_per_token = 0;  // 6 x routed-expert weights a token uses, summed over MoE layers
   // Saved activation elements per token per layer (averaged over layers),
   // per remat policy, before TP and CP; and fp32 bytes (log-sum-exp).
   double saved[kRematCount] = {};
-  double full_layer = 0;             // one layer's full working set, elements per token
+  double full_layer = 0;  // one layer's full working set, elements per token
 };
 
 Derived Derive(const ModelSpec& m, const TrainSpec& t) {
@@ -195,8 +204,9 @@ Derived Derive(const ModelSpec& m, const TrainSpec& t) {
   double dqk, dv;
   const double nq = AttnWidths(m, &dqk, &dv);
   const double q = nq * dqk, ctx = nq * dv;
-  const double kv = m.mla() ? static_cast<double>(m.kv_lora_rank + m.qk_rope_dim) + nq * (static_cast<double>(m.qk_nope_dim) + dv)
-                            : 2.0 * static_cast<double>(m.kv_heads * m.head_dim);
+  const double kv =
+      m.mla() ? static_cast<double>(m.kv_lora_rank + m.qk_rope_dim) + nq * (static_cast<double>(m.qk_nope_dim) + dv)
+              : 2.0 * static_cast<double>(m.kv_heads * m.head_dim);
   const double out_proj = ctx * h;
   double saved[kRematCount] = {};
   double full = 0;
@@ -205,11 +215,12 @@ Derived Derive(const ModelSpec& m, const TrainSpec& t) {
     double mlp_active, mlp_act_elems, mlp_dots;
     if (g.moe) {
       d.moe_layers += g.count;
-      d.expert_per_layer = static_cast<double>(m.experts) * (m.gated ? 3.0 : 2.0) * h * static_cast<double>(m.expert_ffn);
+      d.expert_per_layer =
+          static_cast<double>(m.experts) * (m.gated ? 3.0 : 2.0) * h * static_cast<double>(m.expert_ffn);
       d.moe_layer_nonexpert = d.attn + d.norm + MoeParams(m, false) - d.expert_per_layer;
       mlp_active = MoeParams(m, true);
-      d.expert_train_per_token += n * 6 * static_cast<double>(m.top_k) * (m.gated ? 3.0 : 2.0) * h *
-                                  static_cast<double>(m.expert_ffn);
+      d.expert_train_per_token +=
+          n * 6 * static_cast<double>(m.top_k) * (m.gated ? 3.0 : 2.0) * h * static_cast<double>(m.expert_ffn);
       const double k = static_cast<double>(m.top_k), fe = static_cast<double>(m.expert_ffn),
                    sh = static_cast<double>(m.shared_experts), fs = static_cast<double>(m.shared_ffn);
       const double per = m.gated ? 3 : 2;
@@ -249,12 +260,18 @@ Derived Derive(const ModelSpec& m, const TrainSpec& t) {
 double RematFlopsPerToken(const Derived& d, Remat r) {
   switch (r) {
     case Remat::kNone:
-    case Remat::kSaveDots: return 0;  // elementwise ops only
-    case Remat::kSelective: return d.score_fwd_per_token;
-    case Remat::kMinimalWithContext: return d.mlp_fwd_per_token;
-    case Remat::kSaveOutProj: return d.qkv_fwd_per_token + d.score_fwd_per_token + d.mlp_fwd_per_token;
-    case Remat::kFull: return d.qkv_fwd_per_token + d.score_fwd_per_token + d.out_fwd_per_token + d.mlp_fwd_per_token;
-    default: return 0;
+    case Remat::kSaveDots:
+      return 0;  // elementwise ops only
+    case Remat::kSelective:
+      return d.score_fwd_per_token;
+    case Remat::kMinimalWithContext:
+      return d.mlp_fwd_per_token;
+    case Remat::kSaveOutProj:
+      return d.qkv_fwd_per_token + d.score_fwd_per_token + d.mlp_fwd_per_token;
+    case Remat::kFull:
+      return d.qkv_fwd_per_token + d.score_fwd_per_token + d.out_fwd_per_token + d.mlp_fwd_per_token;
+    default:
+      return 0;
   }
 }
 
@@ -262,9 +279,12 @@ double RematFlopsPerToken(const Derived& d, Remat r) {
 double RematTpCollectives(Remat r) {
   switch (r) {
     case Remat::kFull:
-    case Remat::kSaveOutProj: return 2;
-    case Remat::kMinimalWithContext: return 1;
-    default: return 0;
+    case Remat::kSaveOutProj:
+      return 2;
+    case Remat::kMinimalWithContext:
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -308,8 +328,8 @@ int64_t Lcm(int64_t a, int64_t b) { return a / std::gcd(a, b) * b; }
 void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Derived& d, Plan* pl,
              std::vector<std::string>* why) {
 // Formats only when explaining: the search calls Compute ~10^5 times a second.
-#define MLPROF_SAY(...) \
-  do {                  \
+#define MLPROF_SAY(...)                                \
+  do {                                                 \
     if (why) why->push_back(fmt::format(__VA_ARGS__)); \
   } while (0)
   const double GB = 1e9;
@@ -326,8 +346,9 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double expert_shards = tp * static_cast<double>(Lcm(pl->ep, pl->fsdp));
   const double layer_params = d.p.layers - d.p.experts;  // dense part of all layers
   const double final_norm = d.p.total - d.p.layers - d.p.embedding - d.p.output;
-  const double dense_stage = pl->pp == 1 ? d.p.total - d.p.experts
-                                         : layer_params * stage_layers / L + std::max(d.p.embedding, d.p.output + final_norm);
+  const double dense_stage = pl->pp == 1
+                                 ? d.p.total - d.p.experts
+                                 : layer_params * stage_layers / L + std::max(d.p.embedding, d.p.output + final_norm);
   const double expert_stage = d.p.experts * stage_layers / L;
   const double dense_local = dense_stage / (tp * fsdp), expert_local = expert_stage / expert_shards;
   const double local = dense_local + expert_local;
@@ -336,39 +357,42 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double opt_shard = pl->zero >= 1 ? dp : 1, grad_shard = pl->zero >= 2 ? dp : 1;
   pl->grads /= grad_shard;
   pl->optimizer = local * t.memory.optimizer / opt_shard;
-  MLPROF_SAY("parameters on the largest stage: dense {:.3f} B / (TP {} x FSDP {}) + experts {:.3f} B / (TP {} x "
-                  "lcm(EP {}, FSDP {})) = {:.3f} B per chip",
-                  dense_stage / 1e9, pl->tp, pl->fsdp, expert_stage / 1e9, pl->tp, pl->ep, pl->fsdp, local / 1e9);
-  MLPROF_SAY("W = {:.3f} B x {} B = {:.2f} GB; G = x {} B / {} = {:.2f} GB; O = x {} B / {} = {:.2f} GB ({}, ZeRO-{} "
-             "over DP {})",
-             local / 1e9, t.memory.weight, pl->weights / GB, t.memory.grad, grad_shard, pl->grads / GB,
-             t.memory.optimizer, opt_shard, pl->optimizer / GB, t.memory.name, pl->zero, pl->dp);
+  MLPROF_SAY(
+      "parameters on the largest stage: dense {:.3f} B / (TP {} x FSDP {}) + experts {:.3f} B / (TP {} x "
+      "lcm(EP {}, FSDP {})) = {:.3f} B per chip",
+      dense_stage / 1e9, pl->tp, pl->fsdp, expert_stage / 1e9, pl->tp, pl->ep, pl->fsdp, local / 1e9);
+  MLPROF_SAY(
+      "W = {:.3f} B x {} B = {:.2f} GB; G = x {} B / {} = {:.2f} GB; O = x {} B / {} = {:.2f} GB ({}, ZeRO-{} "
+      "over DP {})",
+      local / 1e9, t.memory.weight, pl->weights / GB, t.memory.grad, grad_shard, pl->grads / GB, t.memory.optimizer,
+      opt_shard, pl->optimizer / GB, t.memory.name, pl->zero, pl->dp);
   pl->fsdp_buffers = 0;
   if (pl->fsdp > 1) {
     const double layer = std::max(d.dense_layer, d.moe_layer_nonexpert + d.expert_per_layer / ep);
     pl->fsdp_buffers = 2 * 2 * layer / tp;  // this layer and the prefetched next, gathered, bf16
     MLPROF_SAY("FBuf = 2 layers gathered in bf16: 2 x 2 B x {:.3f} B / TP {} = {:.2f} GB", layer / 1e9, pl->tp,
-                    pl->fsdp_buffers / GB);
+               pl->fsdp_buffers / GB);
   }
   const double tokens_mb = mb * seq / cp;  // tokens of one micro-batch on this chip
   const double inflight = pl->pp > 1 ? std::min(ga, pp) * (v > 1 ? 1 + (pp - 1) / (pp * v) : 1.0) : 1.0;
   const double saved = d.saved[static_cast<int>(pl->remat)] * 2;  // bytes per token per layer
-  const double per_mb = saved * tokens_mb / tp * stage_layers;  // one micro-batch's saved activations on a stage
+  const double per_mb = saved * tokens_mb / tp * stage_layers;    // one micro-batch's saved activations on a stage
   const double transient = pl->remat == Remat::kNone ? 0 : d.full_layer * 2 * tokens_mb / tp;
   const double logits = 6 * tokens_mb * static_cast<double>(m.vocab) / tp;  // fp32 + bf16, on the last stage
   // The first stage holds the most micro-batches, the last one the logits
   // (with one stage, both are the same and inflight is 1).
   pl->activations = transient + std::max(per_mb * inflight, per_mb + logits);
-  MLPROF_SAY("Act = one layer recomputed {:.2f} GB + max(first stage {:.2f} GB x {:.2f} in flight, last stage {:.2f} "
-             "GB + logits {:.2f} GB) = {:.2f} GB; a micro-batch: {:.1f} B per token per layer ({}) x {:.0f} tokens / "
-             "TP {} x {:.0f} layers",
-             transient / GB, per_mb / GB, inflight, per_mb / GB, logits / GB, pl->activations / GB, saved,
-             RematName(pl->remat), tokens_mb, pl->tp, stage_layers);
+  MLPROF_SAY(
+      "Act = one layer recomputed {:.2f} GB + max(first stage {:.2f} GB x {:.2f} in flight, last stage {:.2f} "
+      "GB + logits {:.2f} GB) = {:.2f} GB; a micro-batch: {:.1f} B per token per layer ({}) x {:.0f} tokens / "
+      "TP {} x {:.0f} layers",
+      transient / GB, per_mb / GB, inflight, per_mb / GB, logits / GB, pl->activations / GB, saved,
+      RematName(pl->remat), tokens_mb, pl->tp, stage_layers);
   pl->reserve = t.reserve * c.chip.hbm_bytes;
   pl->total = pl->weights + pl->grads + pl->optimizer + pl->fsdp_buffers + pl->activations + pl->reserve;
   pl->fits = pl->total <= c.chip.hbm_bytes;
   MLPROF_SAY("Tot = W + G + O + FBuf + Act + Rsv ({:.0f} % of HBM) = {:.2f} GB of {:.2f} GB: {}", t.reserve * 100,
-                  pl->total / GB, c.chip.hbm_bytes / GB, pl->fits ? "fits" : "does not fit");
+             pl->total / GB, c.chip.hbm_bytes / GB, pl->fits ? "fits" : "does not fit");
 
   // ---- time ----
   pl->model_flops = d.flops_per_token * d.tokens;
@@ -377,11 +401,12 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double rate = N * peak * gemm;
   pl->imbalance_flops = (k.moe_imbalance - 1) * d.expert_train_per_token * d.tokens;
   pl->t_compute = (pl->model_flops + pl->remat_flops + pl->imbalance_flops) / rate * imbalance;
-  MLPROF_SAY("Comp = ({:.3f} + remat {:.3f} + busiest expert {:.3f}) PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) "
-             "x stage imbalance {:.3f} = {:.4f} s",
-             pl->model_flops / 1e15, pl->remat_flops / 1e15, pl->imbalance_flops / 1e15, c.chips, peak / 1e12, gemm,
-             imbalance, pl->t_compute);
-  const double m_steps = ga;  // micro-batches per step per pipeline
+  MLPROF_SAY(
+      "Comp = ({:.3f} + remat {:.3f} + busiest expert {:.3f}) PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) "
+      "x stage imbalance {:.3f} = {:.4f} s",
+      pl->model_flops / 1e15, pl->remat_flops / 1e15, pl->imbalance_flops / 1e15, c.chips, peak / 1e12, gemm, imbalance,
+      pl->t_compute);
+  const double m_steps = ga;               // micro-batches per step per pipeline
   const double A = mb * seq / cp * h * 2;  // one micro-batch's activation, bytes, before TP
   // TP (sequence parallel: all-gather + reduce-scatter, the bytes of an all-reduce).
   pl->t_tp = 0;
@@ -389,9 +414,10 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double n = 4 + RematTpCollectives(pl->remat);
     const double bw = GroupBw(c, 1, pl->tp) * k.collective;
     pl->t_tp = stage_layers * m_steps * n * (2 * (tp - 1) / tp * A / bw + 2 * (tp - 1) * k.latency);
-    MLPROF_SAY("TP = {:.0f} layers x {:.0f} micro-batches x {:.0f} all-reduces x (2({}-1)/{} x {:.3f} GB / {:.0f} "
-               "GB/s + 2({}-1) x {:.1f} us) = {:.4f} s (exposed)",
-               stage_layers, m_steps, n, pl->tp, pl->tp, A / GB, bw / GB, pl->tp, k.latency * 1e6, pl->t_tp);
+    MLPROF_SAY(
+        "TP = {:.0f} layers x {:.0f} micro-batches x {:.0f} all-reduces x (2({}-1)/{} x {:.3f} GB / {:.0f} "
+        "GB/s + 2({}-1) x {:.1f} us) = {:.4f} s (exposed)",
+        stage_layers, m_steps, n, pl->tp, pl->tp, A / GB, bw / GB, pl->tp, k.latency * 1e6, pl->t_tp);
   }
   // EP: dispatch + combine all-to-all, forward and backward (+ forward again under full remat).
   pl->t_ep = 0;
@@ -401,9 +427,10 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double bw = GroupBw(c, pl->tp * pl->cp, pl->ep) * k.collective;
     const double moe_stage = std::ceil(static_cast<double>(d.moe_layers) / pp);
     pl->t_ep = moe_stage * m_steps * n * (bytes / bw + (ep - 1) * k.latency);
-    MLPROF_SAY("EP = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x ({:.3f} GB / {:.0f} GB/s + ({}-1) "
-               "x {:.1f} us) = {:.4f} s (exposed)",
-               moe_stage, m_steps, n, bytes / GB, bw / GB, pl->ep, k.latency * 1e6, pl->t_ep);
+    MLPROF_SAY(
+        "EP = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x ({:.3f} GB / {:.0f} GB/s + ({}-1) "
+        "x {:.1f} us) = {:.4f} s (exposed)",
+        moe_stage, m_steps, n, bytes / GB, bw / GB, pl->ep, k.latency * 1e6, pl->t_ep);
   }
   // FSDP: gather weights forward and backward, reduce-scatter grads, per micro-batch (DP below).
   double t_fsdp = 0, t_dp = 0;
@@ -413,9 +440,10 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   if (pl->fsdp > 1) {
     const double bw = GroupBw(c, pl->tp * pl->cp, pl->fsdp) * k.collective;
     t_fsdp = m_steps * 3 * ((fsdp - 1) / fsdp * stage_params * 2 / bw + (fsdp - 1) * k.latency);
-    MLPROF_SAY("FSDP = {:.0f} micro-batches x 3 (gather forward, gather backward, reduce-scatter) x (({}-1)/{} x "
-               "{:.3f} B parameters x 2 B / {:.0f} GB/s + ({}-1) x {:.1f} us) = {:.4f} s",
-               m_steps, pl->fsdp, pl->fsdp, stage_params / 1e9, bw / GB, pl->fsdp, k.latency * 1e6, t_fsdp);
+    MLPROF_SAY(
+        "FSDP = {:.0f} micro-batches x 3 (gather forward, gather backward, reduce-scatter) x (({}-1)/{} x "
+        "{:.3f} B parameters x 2 B / {:.0f} GB/s + ({}-1) x {:.1f} us) = {:.4f} s",
+        m_steps, pl->fsdp, pl->fsdp, stage_params / 1e9, bw / GB, pl->fsdp, k.latency * 1e6, t_fsdp);
   }
   // DP: the gradients' reduce-scatter and the parameters' all-gather (the
   // bytes of one all-reduce), once per step; ZeRO-2 cannot keep unreduced
@@ -424,9 +452,10 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   if (pl->dp > 1) {
     const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp, pl->dp) * k.collective;
     rs = (dp - 1) / dp * local * std::min(t.memory.grad, 4.0) / bw + (dp - 1) * k.latency;
-    MLPROF_SAY("DP reduce-scatter = ({}-1)/{} x {:.3f} B parameters x {:g} B / {:.0f} GB/s + ({}-1) x {:.1f} us = "
-               "{:.4f} s; the all-gather the same",
-               pl->dp, pl->dp, local / 1e9, std::min(t.memory.grad, 4.0), bw / GB, pl->dp, k.latency * 1e6, rs);
+    MLPROF_SAY(
+        "DP reduce-scatter = ({}-1)/{} x {:.3f} B parameters x {:g} B / {:.0f} GB/s + ({}-1) x {:.1f} us = "
+        "{:.4f} s; the all-gather the same",
+        pl->dp, pl->dp, local / 1e9, std::min(t.memory.grad, 4.0), bw / GB, pl->dp, k.latency * 1e6, rs);
   }
   const double rs_count = pl->zero >= 2 ? m_steps : 1;
   t_dp = (rs_count + 1) * rs;
@@ -440,24 +469,26 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double exposed_dp = (rs_count - 1) * std::max(0.0, rs - hide_dp) + std::max(0.0, 2 * rs - hide_dp);
   pl->t_fsdp_dp = exposed_fsdp + exposed_dp;
   if (pl->fsdp > 1 || pl->dp > 1)
-    MLPROF_SAY("FSDP+DP = max(0, FSDP {:.4f} s - {:.2f} x Comp) + DP {:.0f} x max(0, reduce-scatter {:.4f} s - {:.2f} "
-               "x backward of one micro-batch {:.4f} s) + max(0, reduce-scatter + all-gather {:.4f} s - the same) = "
-               "{:.4f} s exposed (DP {:.4f} s in all)",
-               t_fsdp, k.overlap, rs_count - 1, rs, k.overlap, pl->t_compute / m_steps * 2 / 3, 2 * rs,
-               pl->t_fsdp_dp, t_dp);
+    MLPROF_SAY(
+        "FSDP+DP = max(0, FSDP {:.4f} s - {:.2f} x Comp) + DP {:.0f} x max(0, reduce-scatter {:.4f} s - {:.2f} "
+        "x backward of one micro-batch {:.4f} s) + max(0, reduce-scatter + all-gather {:.4f} s - the same) = "
+        "{:.4f} s exposed (DP {:.4f} s in all)",
+        t_fsdp, k.overlap, rs_count - 1, rs, k.overlap, pl->t_compute / m_steps * 2 / 3, 2 * rs, pl->t_fsdp_dp, t_dp);
   // CP: ring attention, K and V chunks around the ring (backward twice),
   // hidden under the attention-score compute.
   pl->t_cp = 0;
   if (pl->cp > 1) {
-    const double kv_dim = m.mla() ? static_cast<double>(m.kv_lora_rank + m.qk_rope_dim) : 2.0 * static_cast<double>(m.kv_heads * m.head_dim);
+    const double kv_dim = m.mla() ? static_cast<double>(m.kv_lora_rank + m.qk_rope_dim)
+                                  : 2.0 * static_cast<double>(m.kv_heads * m.head_dim);
     const double chunk = mb * seq / cp * kv_dim * 2 / tp;
     const double bw = GroupBw(c, pl->tp, pl->cp) * k.collective;
     const double t = stage_layers * m_steps * 3 * (cp - 1) * (chunk / bw + k.latency);
     const double attn = d.score_fwd_per_token * 3 * d.tokens / rate * imbalance;
     pl->t_cp = std::max(0.0, t - attn);
-    MLPROF_SAY("CP = max(0, ring {:.0f} layers x {:.0f} micro-batches x 3({}-1) x ({:.3f} GB / {:.0f} GB/s + {:.1f} "
-               "us) {:.4f} s - attention compute {:.4f} s) = {:.4f} s",
-               stage_layers, m_steps, pl->cp, chunk / GB, bw / GB, k.latency * 1e6, t, attn, pl->t_cp);
+    MLPROF_SAY(
+        "CP = max(0, ring {:.0f} layers x {:.0f} micro-batches x 3({}-1) x ({:.3f} GB / {:.0f} GB/s + {:.1f} "
+        "us) {:.4f} s - attention compute {:.4f} s) = {:.4f} s",
+        stage_layers, m_steps, pl->cp, chunk / GB, bw / GB, k.latency * 1e6, t, attn, pl->t_cp);
   }
   // PP: bubble (p-1)/(v m) of the pipelined work, and the fill/drain p2p.
   pl->t_pp = 0;
@@ -466,20 +497,19 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp * pl->dp, pl->pp) * k.collective;
     const double p2p = 2 * v * (pp - 1) * ((A / tp) / bw + k.latency);
     pl->t_pp = bubble + p2p;
-    MLPROF_SAY("PP+Bubble = ({}-1)/({} x {:.0f}) x (Comp + TP + EP) {:.4f} s + p2p 2 x {} x ({}-1) x ({:.3f} GB / "
-               "{:.0f} GB/s + {:.1f} us) {:.4f} s = {:.4f} s",
-               pl->pp, pl->vpp, m_steps, bubble, pl->vpp, pl->pp, A / tp / GB, bw / GB, k.latency * 1e6, p2p,
-               pl->t_pp);
+    MLPROF_SAY(
+        "PP+Bubble = ({}-1)/({} x {:.0f}) x (Comp + TP + EP) {:.4f} s + p2p 2 x {} x ({}-1) x ({:.3f} GB / "
+        "{:.0f} GB/s + {:.1f} us) {:.4f} s = {:.4f} s",
+        pl->pp, pl->vpp, m_steps, bubble, pl->vpp, pl->pp, A / tp / GB, bw / GB, k.latency * 1e6, p2p, pl->t_pp);
   }
   // Optimizer: AdamW touches ~34 bytes per parameter it updates (HBM-bound).
   pl->t_opt = 34 * local / opt_shard / (c.chip.hbm_bytes_per_s * k.hbm);
   MLPROF_SAY("Opt = 34 B x {:.3f} B parameters / {:.0f} GB/s x HBM {:.2f} = {:.4f} s", local / opt_shard / 1e9,
-                  c.chip.hbm_bytes_per_s / GB, k.hbm, pl->t_opt);
+             c.chip.hbm_bytes_per_s / GB, k.hbm, pl->t_opt);
   pl->t_step = pl->t_compute + pl->t_tp + pl->t_ep + pl->t_fsdp_dp + pl->t_cp + pl->t_pp + pl->t_opt;
   pl->mfu = pl->model_flops / (pl->t_step * N * peak);
-  const std::pair<double, const char*> terms[] = {{pl->t_compute, "compute"}, {pl->t_tp, "TP"},
-                                                  {pl->t_ep, "EP"},           {pl->t_fsdp_dp, "FSDP+DP"},
-                                                  {pl->t_cp, "CP"},           {pl->t_pp, "PP+bubble"},
+  const std::pair<double, const char*> terms[] = {{pl->t_compute, "compute"}, {pl->t_tp, "TP"}, {pl->t_ep, "EP"},
+                                                  {pl->t_fsdp_dp, "FSDP+DP"}, {pl->t_cp, "CP"}, {pl->t_pp, "PP+bubble"},
                                                   {pl->t_opt, "optimizer"}};
   pl->bottleneck = "compute";
   double worst = -1;
@@ -487,8 +517,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     if (tm > worst) worst = tm, pl->bottleneck = name;
   if (!pl->fits) pl->bottleneck = "memory";
   MLPROF_SAY("Step = {:.4f} s; MFU = {:.3f} PFLOP / ({:.4f} s x {} x {:.0f} TFLOP/s) = {:.2f} %; bottleneck: {}",
-                  pl->t_step, pl->model_flops / 1e15, pl->t_step, c.chips, peak / 1e12, pl->mfu * 100,
-                  pl->bottleneck);
+             pl->t_step, pl->model_flops / 1e15, pl->t_step, c.chips, peak / 1e12, pl->mfu * 100, pl->bottleneck);
 }
 
 #undef MLPROF_SAY
@@ -511,7 +540,8 @@ Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const 
   if (c.node_size <= 0 || c.chips % c.node_size != 0)
     return InvalidArgument(fmt::format("--chips = {} is not a whole number of {} ({} chips each)", c.chips,
                                        c.tpu ? "slices" : "nodes", c.node_size));
-  if (!(c.chip.peak(hw::DType::kBf16) > 0)) return InvalidArgument(fmt::format("chip '{}' has no bf16 peak", c.chip.id));
+  if (!(c.chip.peak(hw::DType::kBf16) > 0))
+    return InvalidArgument(fmt::format("chip '{}' has no bf16 peak", c.chip.id));
   if (!(c.chip.hbm_bytes > 0)) return InvalidArgument(fmt::format("chip '{}' has no HBM size", c.chip.id));
   if (t.global_batch <= 0) return InvalidArgument("--global-batch: need at least one sequence per step");
   if (t.seq <= 0) return InvalidArgument("--seq: the sequence length must be positive");
@@ -519,8 +549,8 @@ Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const 
     int64_t prod = 1;
     for (int64_t a : c.axes) prod *= a;
     if (prod != c.node_size)
-      return InvalidArgument(fmt::format("--ici-axes: the axes multiply to {}, not the {} chips of a slice", prod,
-                                         c.node_size));
+      return InvalidArgument(
+          fmt::format("--ici-axes: the axes multiply to {}, not the {} chips of a slice", prod, c.node_size));
   }
   auto divides = [&](int64_t x, int64_t n, const char* what, const char* of, int64_t of_v) -> Status {
     if (x > 0 && of_v % x != 0)
@@ -530,8 +560,8 @@ Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const 
   };
   if (auto s = divides(f.tp, 0, "--tp", "model.heads", m.heads); !s.ok()) return s;
   if (f.tp > 0 && m.kv_heads % f.tp != 0 && f.tp % m.kv_heads != 0)
-    return InvalidArgument(fmt::format("--tp = {} neither divides nor is a multiple of model.kv_heads = {}", f.tp,
-                                       m.kv_heads));
+    return InvalidArgument(
+        fmt::format("--tp = {} neither divides nor is a multiple of model.kv_heads = {}", f.tp, m.kv_heads));
   if (auto s = divides(f.cp, 0, "--cp", "--seq", t.seq); !s.ok()) return s;
   if (f.ep > 1 && !m.moe()) return InvalidArgument("--ep: the model has no experts ([moe] table)");
   if (auto s = divides(f.ep, 0, "--ep", "moe.experts", m.experts); !s.ok()) return s;
@@ -540,18 +570,22 @@ Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const 
   // The pinned degrees must divide the chips together (divided out one by
   // one: no product that could overflow).
   int64_t rest = c.chips;
-  for (auto [flag, v] : {std::pair<const char*, int64_t>{"--tp", f.tp}, {"--pp", f.pp}, {"--cp", f.cp},
-                         {"--fsdp", f.fsdp}, {"--dp", f.dp}}) {
+  for (auto [flag, v] : {std::pair<const char*, int64_t>{"--tp", f.tp},
+                         {"--pp", f.pp},
+                         {"--cp", f.cp},
+                         {"--fsdp", f.fsdp},
+                         {"--dp", f.dp}}) {
     if (v <= 0) continue;
     if (rest % v != 0)
-      return InvalidArgument(fmt::format("--chips = {} is not divisible by the pinned degrees (TP x PP x CP x FSDP x DP): "
-                                         "{} = {} does not fit",
-                                         c.chips, flag, v));
+      return InvalidArgument(
+          fmt::format("--chips = {} is not divisible by the pinned degrees (TP x PP x CP x FSDP x DP): "
+                      "{} = {} does not fit",
+                      c.chips, flag, v));
     rest /= v;
   }
   if (f.dp > 0 && f.fsdp > 0) {
-    const double replicas = static_cast<double>(f.dp) * static_cast<double>(f.fsdp) *
-                            static_cast<double>(std::max<int64_t>(1, f.mb));
+    const double replicas =
+        static_cast<double>(f.dp) * static_cast<double>(f.fsdp) * static_cast<double>(std::max<int64_t>(1, f.mb));
     if (replicas > static_cast<double>(t.global_batch) ||
         t.global_batch % (f.dp * f.fsdp * std::max<int64_t>(1, f.mb)) != 0)
       return InvalidArgument(fmt::format("--global-batch = {} is not divisible by DP x FSDP x micro-batch = {:.0f}",
@@ -560,9 +594,10 @@ Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const 
   if (!f.remat.empty()) {
     Remat r;
     if (!ParseRemat(f.remat, &r))
-      return InvalidArgument(fmt::format("--remat '{}': expected none, save_dots, selective, minimal_with_context, "
-                                         "save_out_proj or full",
-                                         f.remat));
+      return InvalidArgument(
+          fmt::format("--remat '{}': expected none, save_dots, selective, minimal_with_context, "
+                      "save_out_proj or full",
+                      f.remat));
   }
   return OkStatus();
 }
@@ -579,14 +614,15 @@ std::vector<std::string> Explain(const ModelSpec& m, const Cluster& c, const Tra
   Plan p = split;
   const Derived d = Derive(m, t);
   std::vector<std::string> lines;
-  lines.push_back(fmt::format("{}: {:.3f} B parameters ({:.3f} B active), {:.3f} GFLOP per token trained ({} "
-                              "attention), {} sequences x {} tokens per step",
-                              m.name, d.p.total / 1e9, d.p.active / 1e9, d.flops_per_token / 1e9,
-                              t.causal_half ? "causal-halved" : "full s x s", t.global_batch, t.seq));
-  lines.push_back(fmt::format("TP {} x DP {} x PP {} (v {}) x FSDP {} x CP {} = {} chips; EP {} inside DP x FSDP; "
-                              "micro-batch {}, {} micro-batches per step; remat {}; ZeRO-{} over DP",
-                              p.tp, p.dp, p.pp, p.vpp, p.fsdp, p.cp, c.chips, p.ep, p.mb, p.ga, RematName(p.remat),
-                              p.zero));
+  lines.push_back(
+      fmt::format("{}: {:.3f} B parameters ({:.3f} B active), {:.3f} GFLOP per token trained ({} "
+                  "attention), {} sequences x {} tokens per step",
+                  m.name, d.p.total / 1e9, d.p.active / 1e9, d.flops_per_token / 1e9,
+                  t.causal_half ? "causal-halved" : "full s x s", t.global_batch, t.seq));
+  lines.push_back(
+      fmt::format("TP {} x DP {} x PP {} (v {}) x FSDP {} x CP {} = {} chips; EP {} inside DP x FSDP; "
+                  "micro-batch {}, {} micro-batches per step; remat {}; ZeRO-{} over DP",
+                  p.tp, p.dp, p.pp, p.vpp, p.fsdp, p.cp, c.chips, p.ep, p.mb, p.ga, RematName(p.remat), p.zero));
   Compute(m, c, t, k, d, &p, &lines);
   return lines;
 }

@@ -17,13 +17,13 @@ namespace mlprof::plan {
 
 // ---- the model's arithmetic -------------------------------------------------
 struct ParamCounts {
-  double total = 0;         // every parameter
-  double active = 0;        // used per token (top-k experts + shared)
-  double embedding = 0;     // input embedding (+ learned positions)
-  double output = 0;        // untied output projection (0 when tied)
-  double layers = 0;        // all layers
-  double experts = 0;       // routed-expert weights (all layers)
-  double matmul_active = 0; // weights a token multiplies by: layers' projections and active MLPs + the unembedding
+  double total = 0;          // every parameter
+  double active = 0;         // used per token (top-k experts + shared)
+  double embedding = 0;      // input embedding (+ learned positions)
+  double output = 0;         // untied output projection (0 when tied)
+  double layers = 0;         // all layers
+  double experts = 0;        // routed-expert weights (all layers)
+  double matmul_active = 0;  // weights a token multiplies by: layers' projections and active MLPs + the unembedding
 };
 ParamCounts CountParams(const ModelSpec& m);
 // Per layer: attention projections (MLA or GQA), MLP (dense of width
@@ -57,10 +57,10 @@ bool ParseMemoryConvention(std::string_view s, MemoryConvention* out);
 struct Cluster {
   hw::Chip chip;
   int64_t chips = 0;
-  int64_t node_size = 8;       // GPUs per NVLink domain; TPU: chips per slice (ICI inside, DCN between)
-  double fast_bw = 0;          // B/s per direction per chip inside a node (NVLink; TPU: one ICI axis)
-  double slow_bw = 0;          // B/s per chip across nodes (its share of node egress; TPU: DCN)
-  std::vector<int64_t> axes;   // TPU torus axes, innermost first (empty on GPUs)
+  int64_t node_size = 8;      // GPUs per NVLink domain; TPU: chips per slice (ICI inside, DCN between)
+  double fast_bw = 0;         // B/s per direction per chip inside a node (NVLink; TPU: one ICI axis)
+  double slow_bw = 0;         // B/s per chip across nodes (its share of node egress; TPU: DCN)
+  std::vector<int64_t> axes;  // TPU torus axes, innermost first (empty on GPUs)
   bool tpu = false;
 };
 // Fills the bandwidths from the chip file: NVLink (all links) / ICI per
@@ -72,18 +72,19 @@ struct TrainSpec {
   int64_t global_batch = 0;  // sequences per step
   int64_t seq = 0;
   MemoryConvention memory;
-  double reserve = 0.10;     // fraction of HBM kept for the runtime / compiler / fragmentation
-  bool causal_half = false;  // count half the s x s attention scores (MaxText since 2025); default: all (PaLM, Megatron)
+  double reserve = 0.10;  // fraction of HBM kept for the runtime / compiler / fragmentation
+  bool causal_half =
+      false;  // count half the s x s attention scores (MaxText since 2025); default: all (PaLM, Megatron)
 };
 
 // Efficiency knobs (defaults calibrated in docs/PLANNER.md).
 struct Knobs {
-  double gemm = 0;          // fraction of peak the model's matmuls reach; 0: the chip's calibrated figure (GemmEfficiency)
+  double gemm = 0;  // fraction of peak the model's matmuls reach; 0: the chip's calibrated figure (GemmEfficiency)
   double moe_imbalance = 1.25;  // the busiest expert's load / the mean (routed-expert compute is multiplied by it)
-  double collective = 0.80; // fraction of link bandwidth a large collective reaches
-  double overlap = 0.90;    // fraction of FSDP/DP communication hidden under compute
-  double hbm = 0.80;        // fraction of HBM bandwidth the optimizer step reaches
-  double latency = 1e-6;    // α: seconds per step of a ring collective (a ring over n ranks takes n-1 steps per pass)
+  double collective = 0.80;     // fraction of link bandwidth a large collective reaches
+  double overlap = 0.90;        // fraction of FSDP/DP communication hidden under compute
+  double hbm = 0.80;            // fraction of HBM bandwidth the optimizer step reaches
+  double latency = 1e-6;  // α: seconds per step of a ring collective (a ring over n ranks takes n-1 steps per pass)
 };
 
 // The GEMM efficiency calibrated for a chip (docs/PLANNER.md) and where it
@@ -117,8 +118,8 @@ struct PlanFilter {
   std::string remat;
   int zero = -1;  // ZeRO stage over DP; -1: 1, and 2 where 1 does not fit
   double max_mem_bytes = 0;
-  bool include_oom = false;       // keep plans that do not fit (bottleneck "memory")
-  bool include_dominated = false; // keep remat policies a cheaper one that fits makes pointless
+  bool include_oom = false;        // keep plans that do not fit (bottleneck "memory")
+  bool include_dominated = false;  // keep remat policies a cheaper one that fits makes pointless
 };
 
 struct PlanSearch {

@@ -2,11 +2,11 @@
 // counts and the closed forms in shared/reference/planner-formulas.md.
 #include "analysis/planner.h"
 
-#include <cmath>
-#include <set>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
 
 namespace mlprof::plan {
 namespace {
@@ -283,8 +283,7 @@ TEST(Planner, FsdpGathersOnlyTheEpShardOfTheExperts) {
   p.fsdp = 64, p.ep = 8, p.mb = 1, p.ga = 1;
   const Plan e = Evaluate(m, cl, t, k, p);
   const ParamCounts pc = CountParams(m);
-  EXPECT_NEAR(e.t_fsdp_dp, 3 * (63.0 / 64 * ((pc.total - pc.experts) + pc.experts / 8) * 2 / 5e10 + 63 * 2e-6),
-              1e-9);
+  EXPECT_NEAR(e.t_fsdp_dp, 3 * (63.0 / 64 * ((pc.total - pc.experts) + pc.experts / 8) * 2 / 5e10 + 63 * 2e-6), 1e-9);
   // Weights on each rank: dense / 64 and experts / lcm(8, 64).
   EXPECT_NEAR(e.weights, ((pc.total - pc.experts) / 64 + pc.experts / 64) * 2, 1e-3);
 }
@@ -373,7 +372,8 @@ TEST(Planner, SearchIsConsistent) {
 
 TEST(Planner, BadInput) {
   // TOML errors name the file, the line and the key.
-  auto unknown = ParseModelToml("[model]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\ncolour = 3\n", "m.toml");
+  auto unknown =
+      ParseModelToml("[model]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\ncolour = 3\n", "m.toml");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().message(), "m.toml:7: unknown key 'model.colour'");
   auto missing = ParseModelToml("[model]\nlayers = 2\nheads = 4\nffn = 128\nvocab = 100\n", "m.toml");
@@ -382,7 +382,8 @@ TEST(Planner, BadInput) {
   auto heads = ParseModelToml("[model]\nlayers = 2\nhidden = 100\nheads = 3\nffn = 128\nvocab = 100\n", "m.toml");
   ASSERT_FALSE(heads.ok());
   EXPECT_NE(heads.status().message().find("model.heads = 3 does not divide model.hidden = 100"), std::string::npos);
-  auto kv = ParseModelToml("[model]\nlayers = 2\nhidden = 64\nheads = 4\nkv_heads = 3\nffn = 128\nvocab = 100\n", "m.toml");
+  auto kv =
+      ParseModelToml("[model]\nlayers = 2\nhidden = 64\nheads = 4\nkv_heads = 3\nffn = 128\nvocab = 100\n", "m.toml");
   ASSERT_FALSE(kv.ok());
   EXPECT_NE(kv.status().message().find("model.kv_heads = 3 does not divide model.heads = 4"), std::string::npos);
   auto type = ParseModelToml("[model]\nlayers = \"two\"\n", "m.toml");
@@ -398,14 +399,16 @@ TEST(Planner, BadInput) {
   auto syntax = ParseModelToml("[model\nlayers = 2\n", "m.toml");
   ASSERT_FALSE(syntax.ok());
   EXPECT_EQ(syntax.status().message().substr(0, 9), "m.toml:1:");
-  auto groups = ParseModelToml("[model]\nlayers = 4\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n"
-                               "[[layers]]\ncount = 3\n",
-                               "m.toml");
+  auto groups = ParseModelToml(
+      "[model]\nlayers = 4\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n"
+      "[[layers]]\ncount = 3\n",
+      "m.toml");
   ASSERT_FALSE(groups.ok());
   EXPECT_NE(groups.status().message().find("add up to 3, not model.layers = 4"), std::string::npos);
-  auto topk = ParseModelToml("[model]\nlayers = 2\nhidden = 64\nheads = 4\nvocab = 100\n"
-                             "[moe]\nexperts = 4\ntop_k = 5\nexpert_ffn = 32\n",
-                             "m.toml");
+  auto topk = ParseModelToml(
+      "[model]\nlayers = 2\nhidden = 64\nheads = 4\nvocab = 100\n"
+      "[moe]\nexperts = 4\ntop_k = 5\nexpert_ffn = 32\n",
+      "m.toml");
   ASSERT_FALSE(topk.ok());
   EXPECT_NE(topk.status().message().find("moe.top_k = 5 is more than moe.experts = 4"), std::string::npos);
   auto absurd = ParseModelToml("[model]\nlayers = -1\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n", "m.toml");

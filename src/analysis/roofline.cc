@@ -120,9 +120,9 @@ class Totals {
         gr.expected_s = g.expected;  // total, over executions with a cost
         gr.efficiency = g.expected / g.time_with_cost;
         if (g.have_flops) gr.achieved_tflops = gr.flops / g.time_with_cost / 1e12;
-        gr.bound = g.collective                                ? "communication"
+        gr.bound = g.collective                           ? "communication"
                    : gr.intensity >= 0 && res_->ridge > 0 ? (gr.intensity >= res_->ridge ? "compute" : "memory")
-                                                             : "mixed";
+                                                          : "mixed";
       } else {
         gr.bound = "unknown";
       }

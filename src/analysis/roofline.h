@@ -42,13 +42,13 @@ struct RooflineRow {
 struct RooflineResult {
   std::string chip;
   std::string dtype;
-  double peak = 0;      // FLOP/s per device
-  double hbm_bw = 0;    // B/s
-  double ridge = 0;     // FLOP/B
-  double link_bw = 0;   // B/s per direction, scale-up (0: unknown): one torus axis on TPUs, all links on GPUs
-  std::string link_model;  // how collectives were timed, in words
+  double peak = 0;                // FLOP/s per device
+  double hbm_bw = 0;              // B/s
+  double ridge = 0;               // FLOP/B
+  double link_bw = 0;             // B/s per direction, scale-up (0: unknown): one torus axis on TPUs, all links on GPUs
+  std::string link_model;         // how collectives were timed, in words
   std::vector<int64_t> ici_axes;  // the torus axes given for the per-axis model (empty: one-axis ring)
-  std::vector<RooflineRow> ops;         // by measured time, largest first
+  std::vector<RooflineRow> ops;   // by measured time, largest first
   std::vector<RooflineRow> categories;  // likewise
   double time_s = 0;                    // all XLA op time
   double time_with_cost_s = 0;          // of ops with known FLOPs or bytes

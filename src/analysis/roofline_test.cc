@@ -42,8 +42,8 @@ void Build(Built* b) {
   struct Ev {
     int op;
     Ps start, dur;
-  } evs[] = {{0, 0, 40 * ms}, {0, 100 * ms, 40 * ms}, {1, 200 * ms, 20 * ms}, {2, 300 * ms, 50 * ms},
-             {3, 400 * ms, 5 * ms}};
+  } evs[] = {
+      {0, 0, 40 * ms}, {0, 100 * ms, 40 * ms}, {1, 200 * ms, 20 * ms}, {2, 300 * ms, 50 * ms}, {3, 400 * ms, 5 * ms}};
   for (const Ev& e : evs) {
     pb.LineBase(0, &line);
     pb.AddLean(line, 0, pb.strings().Intern("op"), cat, OpKind::kOther, static_cast<uint64_t>(e.start),
@@ -150,8 +150,8 @@ TEST(Roofline, FrameworkOpsUseEachOpsDtype) {
   ops[2].gpu_time = 1'000'000'000;
   RooflineResult r = RooflineFrameworkOps(ops, 0, *chip, hw::DType::kBf16, true);
   ASSERT_EQ(r.ops.size(), 3u);
-  const double f = 2.0 * 4096 * 4096 * 4096;  // 137.4 GFLOP
-  const RooflineRow& fp32 = r.ops[0];  // 10 ms, the most time
+  const double f = 2.0 * 4096 * 4096 * 4096;     // 137.4 GFLOP
+  const RooflineRow& fp32 = r.ops[0];            // 10 ms, the most time
   EXPECT_DOUBLE_EQ(fp32.expected_s, f / 50e12);  // compute bound at the fp32 peak
   EXPECT_DOUBLE_EQ(fp32.efficiency, f / 50e12 / 0.010);
   EXPECT_EQ(fp32.bound, "compute");

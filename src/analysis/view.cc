@@ -89,9 +89,7 @@ static RankView BuildRankView(const RankProfile& p, size_t r, bool multi_step, c
   return rv;
 }
 
-int64_t RankView::KeptSteps() const {
-  return static_cast<int64_t>(profile->steps.size()) - (filtered ? 1 : 0);
-}
+int64_t RankView::KeptSteps() const { return static_cast<int64_t>(profile->steps.size()) - (filtered ? 1 : 0); }
 
 ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& options) {
   ProfileView view;

@@ -53,30 +53,48 @@ bool ContainsDot(const hlo::Module& m, const hlo::Computation& c, int depth = 0)
 
 const char* XlaGroupName(XlaGroup g) {
   switch (g) {
-    case XlaGroup::kMatmul: return "matmul/convolution";
-    case XlaGroup::kAttention: return "attention";
-    case XlaGroup::kElementwise: return "elementwise";
-    case XlaGroup::kReduce: return "reduce";
-    case XlaGroup::kCollective: return "collective";
-    case XlaGroup::kDataFormatting: return "data formatting";
-    case XlaGroup::kMemoryTransfer: return "memory transfer";
-    case XlaGroup::kAsyncWait: return "async wait";
-    case XlaGroup::kCustomCall: return "custom call";
-    case XlaGroup::kControlFlow: return "control flow";
-    case XlaGroup::kOther: return "other";
-    case XlaGroup::kCount: break;
+    case XlaGroup::kMatmul:
+      return "matmul/convolution";
+    case XlaGroup::kAttention:
+      return "attention";
+    case XlaGroup::kElementwise:
+      return "elementwise";
+    case XlaGroup::kReduce:
+      return "reduce";
+    case XlaGroup::kCollective:
+      return "collective";
+    case XlaGroup::kDataFormatting:
+      return "data formatting";
+    case XlaGroup::kMemoryTransfer:
+      return "memory transfer";
+    case XlaGroup::kAsyncWait:
+      return "async wait";
+    case XlaGroup::kCustomCall:
+      return "custom call";
+    case XlaGroup::kControlFlow:
+      return "control flow";
+    case XlaGroup::kOther:
+      return "other";
+    case XlaGroup::kCount:
+      break;
   }
   return "?";
 }
 
 const char* XlaPassName(XlaPass p) {
   switch (p) {
-    case XlaPass::kForward: return "forward";
-    case XlaPass::kBackward: return "backward";
-    case XlaPass::kRemat: return "remat";
-    case XlaPass::kOptimizer: return "optimizer";
-    case XlaPass::kUnknown: return "unknown";
-    case XlaPass::kCount: break;
+    case XlaPass::kForward:
+      return "forward";
+    case XlaPass::kBackward:
+      return "backward";
+    case XlaPass::kRemat:
+      return "remat";
+    case XlaPass::kOptimizer:
+      return "optimizer";
+    case XlaPass::kUnknown:
+      return "unknown";
+    case XlaPass::kCount:
+      break;
   }
   return "?";
 }
@@ -107,8 +125,19 @@ std::vector<std::string> ScopeFromName(std::string_view op_name) {
     }
   }
   if (!parts.empty()) parts.pop_back();  // the primitive ("dot_general[...]:", "add")
-  static const char* kTransforms[] = {"jvp", "transpose", "vmap", "pmap", "remat", "checkpoint", "shard_map",
-                                      "xmap", "custom_jvp_call", "custom_vjp_call", "pjit", "jit", "named_call"};
+  static const char* kTransforms[] = {"jvp",
+                                      "transpose",
+                                      "vmap",
+                                      "pmap",
+                                      "remat",
+                                      "checkpoint",
+                                      "shard_map",
+                                      "xmap",
+                                      "custom_jvp_call",
+                                      "custom_vjp_call",
+                                      "pjit",
+                                      "jit",
+                                      "named_call"};
   std::vector<std::string> scope;
   for (size_t k = 0; k < parts.size(); ++k) {
     std::string_view p = parts[k];
@@ -135,8 +164,9 @@ std::vector<std::string> ScopeFromName(std::string_view op_name) {
 XlaGroup GroupFromCategory(std::string_view cat, std::string_view name) {
   if (LooksLikeAttention(name)) return XlaGroup::kAttention;
   const bool done = EndsWith(name, "-done") || Contains(name, "-done.") || EndsWith(cat, "-done");
-  if (Contains(cat, "copy-start") || Contains(cat, "copy-done") || Contains(cat, "infeed") || Contains(cat, "outfeed") ||
-      Contains(cat, "host") || cat == "send" || cat == "recv" || cat == "send-done" || cat == "recv-done")
+  if (Contains(cat, "copy-start") || Contains(cat, "copy-done") || Contains(cat, "infeed") ||
+      Contains(cat, "outfeed") || Contains(cat, "host") || cat == "send" || cat == "recv" || cat == "send-done" ||
+      cat == "recv-done")
     return XlaGroup::kMemoryTransfer;
   if (Contains(cat, "all-gather") || Contains(cat, "all-reduce") || Contains(cat, "reduce-scatter") ||
       Contains(cat, "all-to-all") || Contains(cat, "collective") || StartsWith(name, "async-collective") ||
@@ -247,8 +277,8 @@ XlaOps ResolveXlaOps(const RankProfile& r) {
         if (base.size() > suffix.size() && base.substr(base.size() - suffix.size()) == suffix)
           base.remove_suffix(suffix.size());
       const bool collective = base == "all-reduce" || base == "all-gather" || base == "reduce-scatter" ||
-                              base == "all-to-all" || base == "ragged-all-to-all" ||
-                              base == "collective-permute" || base == "collective-broadcast";
+                              base == "all-to-all" || base == "ragged-all-to-all" || base == "collective-permute" ||
+                              base == "collective-broadcast";
       if (collective) info.collective = std::string(base);
       if (info.flops < 0 || info.bytes < 0 || collective) {
         hlo::Cost c = cost[mod_index].Of(*comp, *in);
@@ -269,7 +299,8 @@ XlaOps ResolveXlaOps(const RankProfile& r) {
       }
     }
     std::string_view name_for_group = info.hlo_op;
-    if (in && in->opcode == "custom-call" && in->Attr("custom_call_target")) name_for_group = *in->Attr("custom_call_target");
+    if (in && in->opcode == "custom-call" && in->Attr("custom_call_target"))
+      name_for_group = *in->Attr("custom_call_target");
     info.group = GroupFromCategory(info.category, name_for_group);
     if (info.group != XlaGroup::kAttention && LooksLikeAttention(info.op_name) && info.category == "custom-call")
       info.group = XlaGroup::kAttention;
@@ -311,13 +342,20 @@ XlaBreakdown BreakdownXla(const RankProfile& r, const XlaOps& x) {
   std::sort(b.rows.begin(), b.rows.end(), [](const auto& a, const auto& c) { return a.time > c.time; });
   for (const auto& row : b.rows) {
     switch (row.group) {
-      case XlaGroup::kMatmul: b.efficient_compute += row.time; break;
+      case XlaGroup::kMatmul:
+        b.efficient_compute += row.time;
+        break;
       case XlaGroup::kAttention:
-      case XlaGroup::kCustomCall: b.model_specific += row.time; break;
+      case XlaGroup::kCustomCall:
+        b.model_specific += row.time;
+        break;
       case XlaGroup::kElementwise:
       case XlaGroup::kReduce:
-      case XlaGroup::kDataFormatting: b.memory_bound += row.time; break;
-      default: b.overhead += row.time;
+      case XlaGroup::kDataFormatting:
+        b.memory_bound += row.time;
+        break;
+      default:
+        b.overhead += row.time;
     }
   }
   // Steps: executions of the busiest module on the XLA Modules lines (TPU);

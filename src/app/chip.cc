@@ -38,8 +38,7 @@ StatusOr<const hw::Chip*> FindChipOrDevice(const hw::ChipDb& db, const std::stri
 StatusOr<hw::DType> ParseDTypeOption(const std::string& name) {
   hw::DType d;
   if (!hw::ParseDType(name, &d))
-    return InvalidArgument(
-        fmt::format("--dtype: unknown data type '{}' (fp32, tf32, bf16, fp16, fp8, int8)", name));
+    return InvalidArgument(fmt::format("--dtype: unknown data type '{}' (fp32, tf32, bf16, fp16, fp8, int8)", name));
   return d;
 }
 

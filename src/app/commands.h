@@ -18,8 +18,8 @@ namespace mlprof::app {
 
 // Options every table-printing command has.
 struct TableOptions {
-  int top = 10;     // rows per rank/class in ranked tables (0 = all)
-  int width = 80;   // text cells are cut to this many characters
+  int top = 10;    // rows per rank/class in ranked tables (0 = all)
+  int width = 80;  // text cells are cut to this many characters
 };
 
 // --- commands over a loaded profile -------------------------------------------
@@ -51,11 +51,11 @@ struct ScopesOptions : TableOptions {
 Report Scopes(const Session& s, const ScopesOptions& o);
 
 struct RooflineOptions : TableOptions {
-  std::string chip;                     // id; empty: detected from the profile
+  std::string chip;  // id; empty: detected from the profile
   std::vector<std::string> chip_files;
   std::string dtype = "bf16";
-  bool dtype_given = false;             // PyTorch ops: each op's own dtype unless given
-  std::string ici_axes;                 // "4x4x4"; empty: a ring on one axis
+  bool dtype_given = false;  // PyTorch ops: each op's own dtype unless given
+  std::string ici_axes;      // "4x4x4"; empty: a ring on one axis
   bool want_svg = false;
 };
 struct RooflineOutput {

@@ -1,8 +1,9 @@
 // `mlprof mfu`: the MFU calculator, with what the options leave out taken
 // from a profile when one is given.
+#include "analysis/mfu.h"
+
 #include <fmt/format.h>
 
-#include "analysis/mfu.h"
 #include "app/chip.h"
 #include "app/commands.h"
 #include "report/hw_tables.h"
@@ -16,9 +17,7 @@ StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
     ASSIGN_OR_RETURN(mfu.chip, FindChipOrDevice(db, o.chip));
   }
   std::string from_profile;
-  auto say = [&from_profile](const std::string& what) {
-    from_profile += (from_profile.empty() ? "" : "; ") + what;
-  };
+  auto say = [&from_profile](const std::string& what) { from_profile += (from_profile.empty() ? "" : "; ") + what; };
   if (profile) {
     ProfileFigures f = MeasureProfile(profile->profile, profile->view);
     if (!mfu.step_seconds && f.step_seconds > 0) {

@@ -11,8 +11,8 @@ namespace mlprof::app {
 StatusOr<Report> Plan(PlanOptions o) {
   ASSIGN_OR_RETURN(hw::ChipDb db, ChipDatabase(o.chip_files));
   ASSIGN_OR_RETURN(const hw::Chip* chip, db.Find(o.chip));
-  const bool is_file = o.model.find('/') != std::string::npos ||
-                       (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".toml");
+  const bool is_file =
+      o.model.find('/') != std::string::npos || (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".toml");
   ASSIGN_OR_RETURN(plan::ModelSpec model, is_file ? plan::LoadModelFile(o.model) : plan::BuiltInModel(o.model));
   std::vector<int64_t> axes;
   if (!o.ici_axes.empty()) {

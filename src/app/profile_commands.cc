@@ -106,10 +106,10 @@ Report Ops(const Session& s, const OpsOptions& o) {
   r.tables.push_back(OpsTable(ComputeOpGpuTime(s.view, {!o.by_name}), o.top));
   auto missing = CostableOpsWithoutShapes(s.view);
   if (!missing.empty())
-    r.warnings.push_back(fmt::format(
-        "no input shapes for {}: their FLOPs cannot be computed; record the trace with "
-        "torch.profiler.profile(record_shapes=True)",
-        NoShapesList(missing)));
+    r.warnings.push_back(
+        fmt::format("no input shapes for {}: their FLOPs cannot be computed; record the trace with "
+                    "torch.profiler.profile(record_shapes=True)",
+                    NoShapesList(missing)));
   return r;
 }
 

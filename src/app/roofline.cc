@@ -1,11 +1,12 @@
 // `mlprof roofline`: each op and category of every selected rank against its
 // chip's roofline (XLA ops, or PyTorch ops costed from their shapes).
+#include "analysis/roofline.h"
+
 #include <fmt/format.h>
 
 #include <filesystem>
 
 #include "analysis/ops.h"
-#include "analysis/roofline.h"
 #include "analysis/xla.h"
 #include "app/chip.h"
 #include "app/commands.h"
@@ -80,9 +81,10 @@ StatusOr<RooflineOutput> Roofline(const Session& s, const RooflineOptions& o) {
   if (!framework_ops.empty()) {
     const std::string list = CostableOpsWithoutShapesList(s.view);
     if (!list.empty())
-      r.warnings.push_back(fmt::format("no input shapes for {}: not on the roofline; record the trace with "
-                                       "torch.profiler.profile(record_shapes=True)",
-                                       list));
+      r.warnings.push_back(
+          fmt::format("no input shapes for {}: not on the roofline; record the trace with "
+                      "torch.profiler.profile(record_shapes=True)",
+                      list));
     r.tables.front().notes.push_back(
         "PyTorch traces: FLOPs and bytes come from input shapes and scalar arguments (GEMM, convolution, "
         "attention, elementwise, softmax, norms, reductions, embedding) and, for collectives, from the "

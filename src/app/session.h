@@ -23,8 +23,8 @@ struct InputOptions {
   std::vector<std::string> paths;  // trace files or directories of per-rank traces
   int64_t rank = -1;               // only this rank (-1: all)
   bool hta_rounding = false;
-  bool all_steps = false;          // keep the last ProfilerStep
-  int threads = 0;                 // 0: one per core
+  bool all_steps = false;  // keep the last ProfilerStep
+  int threads = 0;         // 0: one per core
 };
 
 // (bytes done, bytes total) over all files, from reader threads.

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../../tests/test_util.h"
+#include "../../tests/corpus_util.h"
 
 namespace mlprof::proto {
 namespace {
@@ -17,9 +17,22 @@ using ::mlprof::testing::EncodeVarint;
 std::string Encode(uint64_t v) { return EncodeVarint(v); }
 
 TEST(ProtoWire, VarintsOfEveryLength) {
-  std::vector<uint64_t> values = {0, 1, 127, 128, 300, (1ull << 14) - 1, 1ull << 14, 1ull << 21, 1ull << 28,
-                                  (1ull << 35) + 5, 1ull << 42, 1ull << 49, (1ull << 56) - 1, 1ull << 56,
-                                  1ull << 63, UINT64_MAX};
+  std::vector<uint64_t> values = {0,
+                                  1,
+                                  127,
+                                  128,
+                                  300,
+                                  (1ull << 14) - 1,
+                                  1ull << 14,
+                                  1ull << 21,
+                                  1ull << 28,
+                                  (1ull << 35) + 5,
+                                  1ull << 42,
+                                  1ull << 49,
+                                  (1ull << 56) - 1,
+                                  1ull << 56,
+                                  1ull << 63,
+                                  UINT64_MAX};
   for (uint64_t v : values) {
     const std::string enc = Encode(v);
     for (const std::string& buf : {enc, enc + std::string(12, '\x01')}) {  // flush, and with room

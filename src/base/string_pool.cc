@@ -20,7 +20,6 @@ std::string_view StringPool::Store(std::string_view s) {
     blocks_.emplace_back(new char[size]);
     block_size_ = size;
     block_used_ = 0;
-    arena_bytes_ += size;
   }
   char* dst = blocks_.back().get() + block_used_;
   std::memcpy(dst, s.data(), s.size());

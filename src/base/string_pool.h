@@ -30,7 +30,6 @@ class StringPool {
   std::string_view Get(StringId id) const { return strings_[id]; }
   size_t size() const { return strings_.size(); }
   // Bytes held by the arena (for --stats and memory accounting).
-  size_t arena_bytes() const { return arena_bytes_; }
 
  private:
   std::string_view Store(std::string_view s);
@@ -38,7 +37,6 @@ class StringPool {
   std::vector<std::unique_ptr<char[]>> blocks_;
   size_t block_used_ = 0;
   size_t block_size_ = 0;
-  size_t arena_bytes_ = 0;
   std::vector<std::string_view> strings_;
   std::unordered_map<std::string_view, StringId> index_;
 };

@@ -12,22 +12,6 @@ Ps128 Pow10(int n) {
 }
 }  // namespace
 
-const char* DecimalErrorName(DecimalError e) {
-  switch (e) {
-    case DecimalError::kOk:
-      return "ok";
-    case DecimalError::kEmpty:
-      return "empty number";
-    case DecimalError::kNotANumber:
-      return "NaN or Infinity";
-    case DecimalError::kSyntax:
-      return "not a number";
-    case DecimalError::kOutOfRange:
-      return "number out of range";
-  }
-  return "?";
-}
-
 DecimalError ParseDecimalPs(std::string_view text, Ps unit_ps, Ps128* out) {
   // Fast path for the common "123" / "123.456" microsecond forms: at most 18
   // integer and 6 fraction digits, exact in 64-bit arithmetic.

@@ -33,8 +33,6 @@ enum class DecimalError { kOk, kEmpty, kNotANumber, kSyntax, kOutOfRange };
 // Infinity and magnitudes over 1e30 ps (absurd for a profile).
 DecimalError ParseDecimalPs(std::string_view text, Ps unit_ps, Ps128* out);
 
-const char* DecimalErrorName(DecimalError e);
-
 // HTA compatibility: ceil/floor of a ps value to whole microseconds.
 inline Ps CeilToUs(Ps ps) {
   Ps q = ps / kPsPerUs, r = ps % kPsPerUs;

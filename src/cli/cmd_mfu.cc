@@ -20,7 +20,9 @@ class MfuCommand : public Command {
     app->add_option("--peak-tflops", o_.peak_tflops, "peak TFLOP/s per device (instead of the chip's)")
         ->check(CLI::PositiveNumber);
     auto opt = [app](const char* flag, std::optional<double>* v, const char* help) {
-      app->add_option_function<double>(flag, [v](double x) { *v = x; }, help)->check(CLI::PositiveNumber);
+      app->add_option_function<double>(
+             flag, [v](double x) { *v = x; }, help)
+          ->check(CLI::PositiveNumber);
     };
     opt("--step-time", &in.step_seconds, "seconds per step");
     opt("--tokens-per-step", &in.tokens_per_step, "tokens per step (global batch x sequence)");

@@ -7,8 +7,9 @@ namespace {
 
 class PlanCommand : public Command {
   void AddOptions(CLI::App* p) override {
-    p->add_option("--model", o_.model, "a built-in model (llama3-8b, llama3-70b, llama3-405b, llama2-70b, mixtral-8x7b, "
-                                       "mixtral-8x22b, deepseek-v3, gpt3-175b) or a .toml file (docs/PLANNER.md)")
+    p->add_option("--model", o_.model,
+                  "a built-in model (llama3-8b, llama3-70b, llama3-405b, llama2-70b, mixtral-8x7b, "
+                  "mixtral-8x22b, deepseek-v3, gpt3-175b) or a .toml file (docs/PLANNER.md)")
         ->required();
     p->add_option("--chip", o_.chip, "chip id (`mlprof chips` lists them)")->required();
     p->add_option("--chip-file", o_.chip_files, "add or replace chips from JSON files");
@@ -23,12 +24,15 @@ class PlanCommand : public Command {
         ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
     p->add_option("--seq", o_.train.seq, "sequence length (default: the model's seq_len)")
         ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-    p->add_option("--memory", o_.memory, "bytes per parameter: megatron (2+4+12), zero (2+2+12), maxtext (4+4+8); "
-                                         "default megatron on GPUs, maxtext on TPUs");
-    p->add_option("--reserve", o_.train.reserve, "fraction of HBM kept free (default 0.10)")->check(CLI::Range(0.0, 0.9));
+    p->add_option("--memory", o_.memory,
+                  "bytes per parameter: megatron (2+4+12), zero (2+2+12), maxtext (4+4+8); "
+                  "default megatron on GPUs, maxtext on TPUs");
+    p->add_option("--reserve", o_.train.reserve, "fraction of HBM kept free (default 0.10)")
+        ->check(CLI::Range(0.0, 0.9));
     p->add_flag("--causal", o_.train.causal_half, "count half the s x s attention scores in model FLOPs");
-    p->add_option("--zero", o_.filter.zero, "ZeRO stage over DP: 0 replicated, 1 optimizer sharded, 2 optimizer and "
-                                            "gradients sharded (default: 1, and 2 where 1 does not fit)")
+    p->add_option("--zero", o_.filter.zero,
+                  "ZeRO stage over DP: 0 replicated, 1 optimizer sharded, 2 optimizer and "
+                  "gradients sharded (default: 1, and 2 where 1 does not fit)")
         ->check(CLI::Range(0, 2));
     p->add_option("--gemm-eff", o_.knobs.gemm, "fraction of peak the matmuls reach (default: calibrated per chip)")
         ->check(CLI::Range(0.01, 1.0));
@@ -41,9 +45,14 @@ class PlanCommand : public Command {
     p->add_option("--latency", o_.latency_us, "microseconds per step of a ring collective (default 1)")
         ->check(CLI::Range(0.0, 1000.0));
     plan::PlanFilter& f = o_.filter;
-    for (auto [flag, ptr] : std::initializer_list<std::pair<const char*, int64_t*>>{
-             {"--tp", &f.tp}, {"--dp", &f.dp}, {"--pp", &f.pp}, {"--vpp", &f.vpp},
-             {"--ep", &f.ep}, {"--fsdp", &f.fsdp}, {"--cp", &f.cp}, {"--mb", &f.mb}})
+    for (auto [flag, ptr] : std::initializer_list<std::pair<const char*, int64_t*>>{{"--tp", &f.tp},
+                                                                                    {"--dp", &f.dp},
+                                                                                    {"--pp", &f.pp},
+                                                                                    {"--vpp", &f.vpp},
+                                                                                    {"--ep", &f.ep},
+                                                                                    {"--fsdp", &f.fsdp},
+                                                                                    {"--cp", &f.cp},
+                                                                                    {"--mb", &f.mb}})
       p->add_option(flag, *ptr, "only plans with this degree")->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
     p->add_option("--remat", f.remat,
                   "only this remat policy: none, save_dots, selective, minimal_with_context, save_out_proj, full");

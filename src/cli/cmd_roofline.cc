@@ -14,8 +14,8 @@ class RooflineCommand : public ProfileCommand {
   void AddOwnOptions(CLI::App* app) override {
     app->add_option("--chip", o_.chip, "the chip (default: detected from the profile)");
     app->add_option("--chip-file", o_.chip_files, "add or replace chips from JSON files");
-    dtype_ = app->add_option("--dtype", o_.dtype,
-                             "peak of this data type (default bf16; PyTorch ops: each op's own dtype)");
+    dtype_ =
+        app->add_option("--dtype", o_.dtype, "peak of this data type (default bf16; PyTorch ops: each op's own dtype)");
     app->add_option("--svg", svg_path_, "also write the roofline plot to this SVG file");
     app->add_option("--ici-axes", o_.ici_axes,
                     "XLA collectives: the torus axes, innermost first (4x4x4): time all-reduce, all-gather "

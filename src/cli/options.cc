@@ -54,7 +54,8 @@ void AddTopOption(CLI::App* app, int& top, const char* help) {
 
 StatusOr<app::Session> OpenWithProgress(const app::InputOptions& in, bool with_view) {
   ProgressBar bar(isatty(2));
-  return app::OpenSession(in, [&bar](uint64_t d, uint64_t t) { bar.Update(d, t); }, with_view);
+  return app::OpenSession(
+      in, [&bar](uint64_t d, uint64_t t) { bar.Update(d, t); }, with_view);
 }
 
 void ProfileCommand::AddOptions(CLI::App* app) {

@@ -11,18 +11,68 @@ namespace mlprof::hlo {
 
 namespace {
 
-constexpr std::array<std::string_view, 52> kElementwise = {
-    "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "clz", "compare", "complex", "convert", "cosine",
-    "divide", "erf", "exponential", "exponential-minus-one", "floor", "imag", "is-finite", "log", "log-plus-one",
-    "logistic", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt", "power", "real",
-    "reduce-precision", "remainder", "round-nearest-afz", "round-nearest-even", "rsqrt", "select",
-    "shift-left", "shift-right-arithmetic", "shift-right-logical", "sign", "sine", "sqrt", "stochastic-convert",
-    "subtract", "tan", "tanh", "xor", "bitcast-convert", "atan", "acos", "asin"};
+constexpr std::array<std::string_view, 52> kElementwise = {"abs",
+                                                           "add",
+                                                           "and",
+                                                           "atan2",
+                                                           "cbrt",
+                                                           "ceil",
+                                                           "clamp",
+                                                           "clz",
+                                                           "compare",
+                                                           "complex",
+                                                           "convert",
+                                                           "cosine",
+                                                           "divide",
+                                                           "erf",
+                                                           "exponential",
+                                                           "exponential-minus-one",
+                                                           "floor",
+                                                           "imag",
+                                                           "is-finite",
+                                                           "log",
+                                                           "log-plus-one",
+                                                           "logistic",
+                                                           "maximum",
+                                                           "minimum",
+                                                           "multiply",
+                                                           "negate",
+                                                           "not",
+                                                           "or",
+                                                           "popcnt",
+                                                           "power",
+                                                           "real",
+                                                           "reduce-precision",
+                                                           "remainder",
+                                                           "round-nearest-afz",
+                                                           "round-nearest-even",
+                                                           "rsqrt",
+                                                           "select",
+                                                           "shift-left",
+                                                           "shift-right-arithmetic",
+                                                           "shift-right-logical",
+                                                           "sign",
+                                                           "sine",
+                                                           "sqrt",
+                                                           "stochastic-convert",
+                                                           "subtract",
+                                                           "tan",
+                                                           "tanh",
+                                                           "xor",
+                                                           "bitcast-convert",
+                                                           "atan",
+                                                           "acos",
+                                                           "asin"};
 
 // HloCostAnalysis::HandleElementwiseOp counts these as transcendentals.
-constexpr std::array<std::string_view, 16> kTranscendental = {
-    "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "power", "sqrt", "cbrt",
-    "rsqrt", "tanh", "sine", "cosine", "tan", "atan2", "erf", "atan"};
+constexpr std::array<std::string_view, 16> kTranscendental = {"exponential", "exponential-minus-one",
+                                                              "log",         "log-plus-one",
+                                                              "logistic",    "power",
+                                                              "sqrt",        "cbrt",
+                                                              "rsqrt",       "tanh",
+                                                              "sine",        "cosine",
+                                                              "tan",         "atan2",
+                                                              "erf",         "atan"};
 
 constexpr std::array<std::string_view, 10> kFreeCustomCalls = {
     "AllocateBuffer", "X64Combine", "X64SplitLow", "X64SplitHigh", "Sharding", "SPMDFullToShardShape",
@@ -90,8 +140,8 @@ int64_t ValidPositions(int64_t in_size, int64_t out_size, const WindowDim& w) {
   // the bounds keep the arithmetic below inside int64.
   constexpr int64_t kBig = int64_t{1} << 30;
   int64_t dilated_in;
-  if (w.size > (int64_t{1} << 20) || bd > kBig || stride > kBig || wd > kBig || w.pad_lo > kBig ||
-      w.pad_lo < -kBig || __builtin_mul_overflow(in_size - 1, bd, &dilated_in) || dilated_in > Shape::kMaxElements) {
+  if (w.size > (int64_t{1} << 20) || bd > kBig || stride > kBig || wd > kBig || w.pad_lo > kBig || w.pad_lo < -kBig ||
+      __builtin_mul_overflow(in_size - 1, bd, &dilated_in) || dilated_in > Shape::kMaxElements) {
     int64_t all;
     if (__builtin_mul_overflow(out_size, std::min(w.size, kBig), &all) || all > Shape::kMaxElements)
       return Shape::kMaxElements;
@@ -293,8 +343,8 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
   if (op == "parameter" || op == "constant" || op == "get-tuple-element" || op == "bitcast" || op == "domain" ||
       op == "after-all" || op == "add-dependency" || op == "partition-id" || op == "replica-id" ||
       op == "opt-barrier" || op == "all-reduce-done" || op == "all-gather-done" || op == "collective-permute-done" ||
-      op == "async-done" || op == "async-update" || op == "send" || op == "recv" ||
-      op == "send-done" || op == "recv-done") {
+      op == "async-done" || op == "async-update" || op == "send" || op == "recv" || op == "send-done" ||
+      op == "recv-done") {
     return cost;
   }
   if (op == "tuple") {
@@ -312,9 +362,8 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
     if (lhs) cost.flops = DotFlops(*lhs, in.shape, IntListAttr(in, "lhs_contracting_dims"));
     return finish();
   }
-  if (op == "convolution" ||
-      (op == "custom-call" && in.Attr("custom_call_target") &&
-       in.Attr("custom_call_target")->find("__cudnn$conv") != std::string::npos)) {
+  if (op == "convolution" || (op == "custom-call" && in.Attr("custom_call_target") &&
+                              in.Attr("custom_call_target")->find("__cudnn$conv") != std::string::npos)) {
     const Shape* lhs = OperandShape(c, in, 0);
     const Shape* rhs = OperandShape(c, in, 1);
     const Shape& out = FirstArray(in.shape);
@@ -336,8 +385,7 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
                    static_cast<double>(dim(out, d.output_feature)) *
                    static_cast<double>(dim(*lhs, d.input_batch) / bgc);
       for (size_t k = 0; k < d.input_spatial.size() && k < w.size(); ++k)
-        fma *= static_cast<double>(
-            ValidPositions(dim(*lhs, d.input_spatial[k]), dim(out, d.output_spatial[k]), w[k]));
+        fma *= static_cast<double>(ValidPositions(dim(*lhs, d.input_spatial[k]), dim(out, d.output_spatial[k]), w[k]));
       cost.flops = 2.0 * fma;
     }
     return finish();
@@ -349,8 +397,9 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
     std::string unquoted;
     if (target && Unquote(*target, &unquoted) && IsFreeCustomCall(unquoted)) return cost;
     const std::string_view* cfg = in.Attr("backend_config");
-    if (target && (target->find("__cublas$gemm") != std::string::npos ||
-                   target->find("__cublas$lt$matmul") != std::string::npos) &&
+    if (target &&
+        (target->find("__cublas$gemm") != std::string::npos ||
+         target->find("__cublas$lt$matmul") != std::string::npos) &&
         cfg) {
       const Shape* lhs = OperandShape(c, in, 0);
       const Shape& out = FirstArray(in.shape);
@@ -366,7 +415,8 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
   if (op == "reduce") {
     default_bytes();
     const Shape* in0 = OperandShape(c, in, 0);
-    double reduced = in0 ? static_cast<double>(Elements(*in0)) - static_cast<double>(Elements(FirstArray(in.shape))) : 0;
+    double reduced =
+        in0 ? static_cast<double>(Elements(*in0)) - static_cast<double>(Elements(FirstArray(in.shape))) : 0;
     cost.flops = std::max(0.0, reduced) * ReducerFlops(in);
     return finish();
   }

@@ -42,8 +42,8 @@ struct Cost {
 };
 
 struct CostOptions {
-  bool physical = false;       // size buffers with tiling padding (TPU)
-  int64_t default_group = 0;   // participants when replica_groups={} (0: module's partitions x replicas)
+  bool physical = false;      // size buffers with tiling padding (TPU)
+  int64_t default_group = 0;  // participants when replica_groups={} (0: module's partitions x replicas)
   // What a tuple-shaped result of an ordinary op (variadic sort, reduce,
   // all-reduce) counts as written: XLA sizes a tuple as its pointer table,
   // 8 bytes per element on CPU/GPU; the TPU compiler records 0.

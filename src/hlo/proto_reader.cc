@@ -19,40 +19,74 @@ using proto::Wire;
 
 ElementType FromProtoType(int64_t t) {
   switch (t) {
-    case 1: return ElementType::kPred;
-    case 2: return ElementType::kS8;
-    case 3: return ElementType::kS16;
-    case 4: return ElementType::kS32;
-    case 5: return ElementType::kS64;
-    case 6: return ElementType::kU8;
-    case 7: return ElementType::kU16;
-    case 8: return ElementType::kU32;
-    case 9: return ElementType::kU64;
-    case 10: return ElementType::kF16;
-    case 11: return ElementType::kF32;
-    case 12: return ElementType::kF64;
-    case 13: return ElementType::kTuple;
-    case 14: return ElementType::kOpaque;
-    case 15: return ElementType::kC64;
-    case 16: return ElementType::kBF16;
-    case 17: return ElementType::kToken;
-    case 18: return ElementType::kC128;
-    case 19: return ElementType::kF8E5M2;
-    case 20: return ElementType::kF8E4M3FN;
-    case 21: return ElementType::kS4;
-    case 22: return ElementType::kU4;
-    case 23: return ElementType::kF8E4M3B11FNUZ;
-    case 24: return ElementType::kF8E5M2FNUZ;
-    case 25: return ElementType::kF8E4M3FNUZ;
-    case 26: return ElementType::kS2;
-    case 27: return ElementType::kU2;
-    case 28: return ElementType::kF8E4M3;
-    case 29: return ElementType::kF8E3M4;
-    case 30: return ElementType::kS1;
-    case 31: return ElementType::kU1;
-    case 32: return ElementType::kF4E2M1FN;
-    case 33: return ElementType::kF8E8M0FNU;
-    default: return ElementType::kInvalid;
+    case 1:
+      return ElementType::kPred;
+    case 2:
+      return ElementType::kS8;
+    case 3:
+      return ElementType::kS16;
+    case 4:
+      return ElementType::kS32;
+    case 5:
+      return ElementType::kS64;
+    case 6:
+      return ElementType::kU8;
+    case 7:
+      return ElementType::kU16;
+    case 8:
+      return ElementType::kU32;
+    case 9:
+      return ElementType::kU64;
+    case 10:
+      return ElementType::kF16;
+    case 11:
+      return ElementType::kF32;
+    case 12:
+      return ElementType::kF64;
+    case 13:
+      return ElementType::kTuple;
+    case 14:
+      return ElementType::kOpaque;
+    case 15:
+      return ElementType::kC64;
+    case 16:
+      return ElementType::kBF16;
+    case 17:
+      return ElementType::kToken;
+    case 18:
+      return ElementType::kC128;
+    case 19:
+      return ElementType::kF8E5M2;
+    case 20:
+      return ElementType::kF8E4M3FN;
+    case 21:
+      return ElementType::kS4;
+    case 22:
+      return ElementType::kU4;
+    case 23:
+      return ElementType::kF8E4M3B11FNUZ;
+    case 24:
+      return ElementType::kF8E5M2FNUZ;
+    case 25:
+      return ElementType::kF8E4M3FNUZ;
+    case 26:
+      return ElementType::kS2;
+    case 27:
+      return ElementType::kU2;
+    case 28:
+      return ElementType::kF8E4M3;
+    case 29:
+      return ElementType::kF8E3M4;
+    case 30:
+      return ElementType::kS1;
+    case 31:
+      return ElementType::kU1;
+    case 32:
+      return ElementType::kF4E2M1FN;
+    case 33:
+      return ElementType::kF8E8M0FNU;
+    default:
+      return ElementType::kInvalid;
   }
 }
 
@@ -159,8 +193,9 @@ class ProtoReader {
         for (int64_t op : r.operand_ids) {
           auto it = names.find(op);
           if (it == names.end())
-            return DataLoss(fmt::format("{}: HloProto instruction '{}' uses operand id {} that is not in computation '{}'",
-                                        path_, r.in.name, op, c.name));
+            return DataLoss(
+                fmt::format("{}: HloProto instruction '{}' uses operand id {} that is not in computation '{}'", path_,
+                            r.in.name, op, c.name));
           r.in.operand_names.push_back(it->second);
         }
         // Called computations, named after the attribute the text form uses.
@@ -266,7 +301,8 @@ class ProtoReader {
       if (!ok) return Err(at, fmt::format("a valid value for ShapeProto field {}", f));
     }
     for (int64_t d : shape->dims)
-      if (d < 0 && !shape->is_tuple()) return Err(static_cast<uint64_t>(msg.data() - all_.data()), "dimension sizes >= 0");
+      if (d < 0 && !shape->is_tuple())
+        return Err(static_cast<uint64_t>(msg.data() - all_.data()), "dimension sizes >= 0");
     if (!shape->size_ok())
       return Err(static_cast<uint64_t>(msg.data() - all_.data()), "a shape of at most 2^48 elements");
     shape->dynamic.clear();
@@ -550,8 +586,8 @@ class ProtoReader {
       rhs += fmt::format("{}{}", x, get(dims[i], 5, 1));
       lhs += fmt::format("{}{}", x, get(dims[i], 6, 1));
     }
-    in->attrs.emplace_back("window", Keep(fmt::format("{{size={} stride={} pad={} lhs_dilate={} rhs_dilate={}}}",
-                                                      size, stride, pad, lhs, rhs)));
+    in->attrs.emplace_back("window", Keep(fmt::format("{{size={} stride={} pad={} lhs_dilate={} rhs_dilate={}}}", size,
+                                                      stride, pad, lhs, rhs)));
     return true;
   }
 
@@ -568,8 +604,8 @@ class ProtoReader {
       return s;
     };
     auto one = [&](uint32_t k) { return f[k].empty() ? int64_t{0} : f[k].back(); };
-    std::string text = labels(one(7), 'b', one(8), 'f', f[11]) + "_" + labels(one(3), 'i', one(4), 'o', f[6]) +
-                       "->" + labels(one(9), 'b', one(10), 'f', f[12]);
+    std::string text = labels(one(7), 'b', one(8), 'f', f[11]) + "_" + labels(one(3), 'i', one(4), 'o', f[6]) + "->" +
+                       labels(one(9), 'b', one(10), 'f', f[12]);
     in->attrs.emplace_back("dim_labels", Keep(text));
     return true;
   }

@@ -7,7 +7,7 @@
 #include <memory>
 #include <sstream>
 
-#include "../../tests/test_util.h"
+#include "../../tests/corpus_util.h"
 #include "hlo/attrs.h"
 
 namespace mlprof::hlo {
@@ -43,9 +43,8 @@ std::string HandBuiltProto() {
 // builds live in the module's arena and outlive the bytes read.
 TEST(HloProto, SliceDimensionsAndStringsOutliveTheBytes) {
   std::string p0 = Len(1, "p0") + Len(2, "parameter") + Len(3, ShapeMsg(11, {8, 16})) + Int(9, 0) + Int(35, 1);
-  std::string sl = Len(1, "slice.2") + Len(2, "slice") + Len(3, ShapeMsg(11, {4, 6})) + Int(35, 2) +
-                   Packed(36, {1}) + Len(17, Int(1, 0) + Int(2, 4) + Int(3, 1)) +
-                   Len(17, Int(1, 2) + Int(2, 8) + Int(3, 1));
+  std::string sl = Len(1, "slice.2") + Len(2, "slice") + Len(3, ShapeMsg(11, {4, 6})) + Int(35, 2) + Packed(36, {1}) +
+                   Len(17, Int(1, 0) + Int(2, 4) + Int(3, 1)) + Len(17, Int(1, 2) + Int(2, 8) + Int(3, 1));
   std::string comp = Len(1, "main") + Len(2, p0) + Len(2, sl) + Int(5, 1) + Int(6, 2);
   auto bytes = std::make_unique<std::string>(Len(1, Len(1, "m") + Len(3, comp) + Int(6, 1)));
   auto m = ReadHloProto(*bytes, "slice.pb");
@@ -74,7 +73,8 @@ TEST(HloProto, HandBuiltModule) {
   const Instruction& dot = e->root_instruction();
   EXPECT_EQ(dot.name, "dot.1");
   EXPECT_EQ(dot.shape.ToString(), "f32[2,4]{1,0}");
-  EXPECT_EQ(std::vector<std::string_view>(dot.operand_names.begin(), dot.operand_names.end()), (std::vector<std::string_view>{"p0", "p1"}));
+  EXPECT_EQ(std::vector<std::string_view>(dot.operand_names.begin(), dot.operand_names.end()),
+            (std::vector<std::string_view>{"p0", "p1"}));
   EXPECT_EQ(std::vector<int32_t>(dot.operands.begin(), dot.operands.end()), (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(*dot.Attr("lhs_contracting_dims"), "{1}");
   EXPECT_EQ(*dot.Attr("rhs_contracting_dims"), "{0}");
@@ -98,13 +98,14 @@ TEST(HloProto, BadInputIsAnErrorWithTheOffset) {
   // Absurd length prefix.
   auto m = ReadHloProto(std::string("\x0a\xff\xff\xff\xff\x0f", 6), "len.pb");
   ASSERT_FALSE(m.ok());
-  EXPECT_NE(m.status().message().find("len.pb: invalid HloProto at byte 0: expected an HloModuleProto of the stated length"),
-            std::string::npos)
+  EXPECT_NE(
+      m.status().message().find("len.pb: invalid HloProto at byte 0: expected an HloModuleProto of the stated length"),
+      std::string::npos)
       << m.status().message();
   // Wrong wire type for a known field (module name as a varint) is skipped
   // as unknown; an operand id that does not exist is an error.
-  std::string comp = Len(1, "main") + Len(2, Len(1, "x") + Len(2, "negate") + Len(3, ShapeMsg(11, {2})) +
-                                              Int(35, 1) + Packed(36, {99}));
+  std::string comp = Len(1, "main") +
+                     Len(2, Len(1, "x") + Len(2, "negate") + Len(3, ShapeMsg(11, {2})) + Int(35, 1) + Packed(36, {99}));
   m = ReadHloProto(Len(1, Int(1, 5) + Len(3, comp)), "ops.pb");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("operand id 99"), std::string::npos) << m.status().message();
@@ -124,7 +125,8 @@ std::string ReadFile(const std::string& path) {
 
 // The Pax FSDP after-optimisation dump: counts from corpus/hlo/SOURCE.md.
 TEST(HloProtoCorpus, PaxFsdpAfterOptimizations) {
-  MLPROF_CORPUS_FILE(path, "hlo/jaxtoolbox_pax_fsdp4_a100_module_0040.pjit__wrapped_step_fn.sm_8.0_gpu_after_optimizations.hlo.pb");
+  MLPROF_CORPUS_FILE(
+      path, "hlo/jaxtoolbox_pax_fsdp4_a100_module_0040.pjit__wrapped_step_fn.sm_8.0_gpu_after_optimizations.hlo.pb");
   auto m = ReadHloProto(ReadFile(path), path);
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_EQ(m->entry_computation()->name, "main.29748_spmd");
@@ -151,7 +153,8 @@ TEST(HloProtoCorpus, PaxFsdpAfterOptimizations) {
     for (const auto& in : c.instructions)
       for (int32_t o : in.operands) ASSERT_GE(o, 0) << in.name;
 
-  MLPROF_CORPUS_FILE(before, "hlo/jaxtoolbox_pax_fsdp4_a100_module_0040.pjit__wrapped_step_fn.before_optimizations.hlo.pb");
+  MLPROF_CORPUS_FILE(before,
+                     "hlo/jaxtoolbox_pax_fsdp4_a100_module_0040.pjit__wrapped_step_fn.before_optimizations.hlo.pb");
   auto b = ReadHloProto(ReadFile(before), before);
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(b->entry_computation()->name, "main.29748");

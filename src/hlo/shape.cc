@@ -113,7 +113,8 @@ class Parser {
       }
     }
     if (!shape.size_ok())
-      return Error(start, fmt::format("a shape of at most 2^48 elements, not {}", std::string(s_.substr(start, pos_ - start))));
+      return Error(
+          start, fmt::format("a shape of at most 2^48 elements, not {}", std::string(s_.substr(start, pos_ - start))));
     if (Peek() == '{') {
       ++pos_;
       Status st = ParseLayout(&shape.layout, shape.dims.size());

@@ -20,9 +20,7 @@ namespace mlprof::hlo {
 
 // Locale-free ASCII letter/digit test for the HLO readers (std::isalnum is a
 // library call per character).
-inline bool IsAsciiAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
+inline bool IsAsciiAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 enum class ElementType : uint8_t {
   kInvalid,
@@ -76,8 +74,8 @@ struct Layout {
   bool present = false;  // a {...} followed the dims
   DimVector minor_to_major;
   absl::InlinedVector<Tile, 2> tiles;  // T(a,b)(c,d): outer tile first; -1 = '*' (combined dim)
-  int64_t element_size_bits = 0;            // E(n); 0 = not given
-  int64_t memory_space = 0;                 // S(n)
+  int64_t element_size_bits = 0;       // E(n); 0 = not given
+  int64_t memory_space = 0;            // S(n)
 };
 
 struct Shape {
@@ -89,7 +87,7 @@ struct Shape {
   std::vector<Shape> tuple;  // for kTuple
 
   bool is_tuple() const { return type == ElementType::kTuple; }
-  int64_t elements() const;      // product of dims (1 for scalars), saturating at kMaxElements
+  int64_t elements() const;  // product of dims (1 for scalars), saturating at kMaxElements
   // Largest element count a shape may have (2^48: far above any real tensor,
   // low enough that bytes and padded sizes stay inside int64).
   static constexpr int64_t kMaxElements = int64_t{1} << 48;

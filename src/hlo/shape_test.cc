@@ -16,7 +16,8 @@ TEST(HloShape, TilingPadsToTheTile) {
   Shape s = P("f32[3,5]{1,0:T(2,2)}");
   EXPECT_EQ(s.type, ElementType::kF32);
   EXPECT_EQ(std::vector<int64_t>(s.dims.begin(), s.dims.end()), (std::vector<int64_t>{3, 5}));
-  EXPECT_EQ(std::vector<int64_t>(s.layout.minor_to_major.begin(), s.layout.minor_to_major.end()), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(std::vector<int64_t>(s.layout.minor_to_major.begin(), s.layout.minor_to_major.end()),
+            (std::vector<int64_t>{1, 0}));
   ASSERT_EQ(s.layout.tiles.size(), 1u);
   PhysicalShape p = Physical(s);
   EXPECT_EQ(p.logical_major_to_minor, (std::vector<int64_t>{3, 5}));

@@ -13,9 +13,7 @@ namespace mlprof::hlo {
 
 namespace {
 
-bool IsNameChar(char c) {
-  return IsAsciiAlnum(c) || c == '_' || c == '.' || c == '-' || c == '$';
-}
+bool IsNameChar(char c) { return IsAsciiAlnum(c) || c == '_' || c == '.' || c == '-' || c == '$'; }
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -60,10 +58,10 @@ class TextParser {
     SkipWs();
     if (AtEnd()) return Err(p_, "an 'HloModule' header (the file is empty)");
     if (LooksLikeTextProto())
-      return WrongFormat(fmt::format(
-          "{}: this is a text-format HloModuleProto (protobuf text), not HLO text; dump the module with "
-          "--xla_dump_hlo_as_text or --xla_dump_hlo_as_proto instead",
-          path_));
+      return WrongFormat(
+          fmt::format("{}: this is a text-format HloModuleProto (protobuf text), not HLO text; dump the module with "
+                      "--xla_dump_hlo_as_text or --xla_dump_hlo_as_proto instead",
+                      path_));
     bool first = true;
     while (!AtEnd()) {
       Module m;
@@ -185,8 +183,8 @@ class TextParser {
     size_t ls = s_.rfind('\n', pos == 0 ? 0 : pos - 1);
     size_t col = pos - (ls == std::string_view::npos || pos == 0 ? 0 : ls + 1) + 1;
     if (pos > 0 && ls == std::string_view::npos) col = pos + 1;
-    return DataLoss(fmt::format("{}:{}:{}: HLO syntax error: expected {}, found {}", path_, line, col, expected,
-                                Found(pos)));
+    return DataLoss(
+        fmt::format("{}:{}:{}: HLO syntax error: expected {}, found {}", path_, line, col, expected, Found(pos)));
   }
 
   // A balanced value: stops at a top-level ',', whitespace, or an unmatched
@@ -365,9 +363,8 @@ class TextParser {
       RETURN_IF_ERROR(ParseInstruction(in, c));
       // A repeated name: Link() rebuilds the index and reports it.
       if (c->indexed)
-        c->indexed = c->index.Insert(c->instructions.size() - 1, in->name, [c](size_t j) {
-          return std::string_view(c->instructions[j].name);
-        });
+        c->indexed = c->index.Insert(c->instructions.size() - 1, in->name,
+                                     [c](size_t j) { return std::string_view(c->instructions[j].name); });
     }
     return ScanAttrs([&](std::string_view k, std::string_view v, size_t) -> Status {
       if (k == "execution_thread" && !UnquoteInto(v, arena_.get(), &c->execution_thread)) c->execution_thread = v;
@@ -506,7 +503,7 @@ class TextParser {
   std::string_view path_;
   std::shared_ptr<StringArena> arena_;
   size_t p_ = 0;
-  std::string comment_buf_;             // operand lists with /* */ comments removed
+  std::string comment_buf_;              // operand lists with /* */ comments removed
   std::vector<std::string_view> names_;  // operand names of the instruction being read
 };
 
@@ -538,7 +535,8 @@ void AssignLines(std::string_view text, std::vector<Module>* modules) {
 Status Module::Link() {
   entry = -1;
   size_t dup = 0;
-  if (!index.Build(computations.size(), [this](size_t i) { return std::string_view(computations[i].name); }, &dup))
+  if (!index.Build(
+          computations.size(), [this](size_t i) { return std::string_view(computations[i].name); }, &dup))
     return DataLoss(fmt::format("two computations are named '{}'", computations[dup].name));
   for (size_t i = 0; i < computations.size(); ++i) {
     Computation& c = computations[i];
@@ -546,9 +544,10 @@ Status Module::Link() {
     c.root = -1;
     c.indexed = c.indexed && c.index.size() == c.instructions.size();
     if (!c.indexed &&
-        !c.index.Build(c.instructions.size(), [&c](size_t j) { return std::string_view(c.instructions[j].name); },
-                       &dup))
-      return DataLoss(fmt::format("computation '{}' has two instructions named '{}'", c.name, c.instructions[dup].name));
+        !c.index.Build(
+            c.instructions.size(), [&c](size_t j) { return std::string_view(c.instructions[j].name); }, &dup))
+      return DataLoss(
+          fmt::format("computation '{}' has two instructions named '{}'", c.name, c.instructions[dup].name));
     for (size_t j = 0; j < c.instructions.size(); ++j)
       if (c.instructions[j].is_root) c.root = static_cast<int32_t>(j);
     if (c.root < 0 && !c.instructions.empty()) {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <sstream>
 
+#include "../../tests/corpus_util.h"
 #include "hlo/attrs.h"
-#include "../../tests/test_util.h"
 
 namespace mlprof::hlo {
 namespace {
@@ -68,7 +68,8 @@ TEST(HloText, ParsesModulesComputationsAndAttributes) {
 
   const Instruction* t = entry->Find("t");
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(std::vector<std::string_view>(t->operand_names.begin(), t->operand_names.end()), (std::vector<std::string_view>{"ar", "c"}));
+  EXPECT_EQ(std::vector<std::string_view>(t->operand_names.begin(), t->operand_names.end()),
+            (std::vector<std::string_view>{"ar", "c"}));
   EXPECT_EQ(std::vector<int32_t>(t->operands.begin(), t->operands.end()), (std::vector<int32_t>{3, 2}));
   EXPECT_EQ(t->shape.tuple.size(), 2u);
 
@@ -121,7 +122,7 @@ TEST(HloText, ReplicaGroupForms) {
   EXPECT_EQ(g.groups[3], (std::vector<int64_t>{6, 7}));
   ASSERT_TRUE(ParseReplicaGroups("{}", &g));
   EXPECT_TRUE(g.all);
-  EXPECT_FALSE(ParseReplicaGroups("[3,2]<=[4]", &g));  // 6 != 4
+  EXPECT_FALSE(ParseReplicaGroups("[3,2]<=[4]", &g));                    // 6 != 4
   EXPECT_FALSE(ParseReplicaGroups("[4294967296,4294967296]<=[4]", &g));  // would overflow a product
   EXPECT_FALSE(ParseReplicaGroups("[2,2]<=[4]T(0,0)", &g));
   EXPECT_FALSE(ParseReplicaGroups("{{0,1},{2", &g));
@@ -159,7 +160,8 @@ TEST(HloText, SyntaxErrorsNameLineColumnAndExpectedToken) {
       {"HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[2] negate(x\n}\n", "bad.hlo:4:20:"},
       {"HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n", "expected '}' to close computation 'e'"},
       {"HloModule m\nENTRY e {\n  x f32[2] parameter(0)\n}\n", "bad.hlo:3:5: HLO syntax error: expected '=' after"},
-      {"HloModule m\nENTRY e {\n  x = f32[2] parameter(0), sharding=\n}\n", "expected a value for attribute 'sharding'"},
+      {"HloModule m\nENTRY e {\n  x = f32[2] parameter(0), sharding=\n}\n",
+       "expected a value for attribute 'sharding'"},
       {"HloModule m\nENTRY e {\n  x = f32[2] parameter(a)\n}\n", "expected a parameter number"},
       {"HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[2] map(x), to_apply=nowhere\n}\n",
        "calls unknown computation 'nowhere'"},
@@ -211,8 +213,10 @@ TEST(HloText, SingleInstructionLikeXprofExpressions) {
       &arena);
   ASSERT_TRUE(in.ok()) << in.status().message();
   EXPECT_EQ(in->opcode, "all-reduce");
-  EXPECT_EQ(std::vector<std::string_view>(in->operand_names.begin(), in->operand_names.end()), (std::vector<std::string_view>{"bitcast"}));
-  EXPECT_EQ(std::vector<std::string_view>(in->called.begin(), in->called.end()), (std::vector<std::string_view>{"region_0.3.clone"}));
+  EXPECT_EQ(std::vector<std::string_view>(in->operand_names.begin(), in->operand_names.end()),
+            (std::vector<std::string_view>{"bitcast"}));
+  EXPECT_EQ(std::vector<std::string_view>(in->called.begin(), in->called.end()),
+            (std::vector<std::string_view>{"region_0.3.clone"}));
   EXPECT_FALSE(ParseHloInstruction("%x = f32[] add(%a, %b) trailing", &arena).ok());
 }
 

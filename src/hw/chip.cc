@@ -146,10 +146,10 @@ bool ParseDType(std::string_view s, DType* out) {
     DType t;
   };
   static constexpr Alias kAliases[] = {
-      {"fp32", DType::kFp32},    {"f32", DType::kFp32},  {"float32", DType::kFp32}, {"float", DType::kFp32},
-      {"tf32", DType::kTf32},    {"bf16", DType::kBf16}, {"bfloat16", DType::kBf16}, {"fp16", DType::kFp16},
-      {"f16", DType::kFp16},     {"half", DType::kFp16}, {"float16", DType::kFp16}, {"fp8", DType::kFp8},
-      {"f8e4m3fn", DType::kFp8}, {"f8e5m2", DType::kFp8}, {"int8", DType::kInt8},   {"s8", DType::kInt8},
+      {"fp32", DType::kFp32},    {"f32", DType::kFp32},   {"float32", DType::kFp32},  {"float", DType::kFp32},
+      {"tf32", DType::kTf32},    {"bf16", DType::kBf16},  {"bfloat16", DType::kBf16}, {"fp16", DType::kFp16},
+      {"f16", DType::kFp16},     {"half", DType::kFp16},  {"float16", DType::kFp16},  {"fp8", DType::kFp8},
+      {"f8e4m3fn", DType::kFp8}, {"f8e5m2", DType::kFp8}, {"int8", DType::kInt8},     {"s8", DType::kInt8},
       {"i8", DType::kInt8},
   };
   for (const auto& a : kAliases)
@@ -221,9 +221,10 @@ StatusOr<const Chip*> ChipDb::Find(std::string_view key) const {
       if (Lower(m) == k) return &c;
   std::string ids;
   for (const Chip& c : chips_) ids += (ids.empty() ? "" : ", ") + c.id;
-  return InvalidArgument(fmt::format("unknown chip '{}'; known chips: {} (or describe yours in a JSON file and pass "
-                              "--chip-file; `mlprof chips` lists them)",
-                              key, ids));
+  return InvalidArgument(
+      fmt::format("unknown chip '{}'; known chips: {} (or describe yours in a JSON file and pass "
+                  "--chip-file; `mlprof chips` lists them)",
+                  key, ids));
 }
 
 const Chip* ChipDb::Detect(std::string_view device_name) const {

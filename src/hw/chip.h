@@ -28,9 +28,9 @@ struct Memory {
 };
 
 struct Link {
-  std::string name;   // "ICI", "NVLink4", "PCIe Gen5 x16", "DCN", "node egress"
-  std::string scope;  // "scale-up", "scale-out", "host"
-  int links = 0;      // links of this kind per chip (0: not stated)
+  std::string name;                         // "ICI", "NVLink4", "PCIe Gen5 x16", "DCN", "node egress"
+  std::string scope;                        // "scale-up", "scale-out", "host"
+  int links = 0;                            // links of this kind per chip (0: not stated)
   double bytes_per_s_per_dir_per_link = 0;  // one direction of one link (0: not stated)
   double bytes_per_s_per_dir_per_axis = 0;  // TPU torus axis with wraparound (0: not stated)
   double bytes_per_s_per_chip_bidir = 0;    // the vendor's per-chip total, where only that is published

@@ -25,9 +25,9 @@ TEST(Chips, BuiltInFilesLoadWithSources) {
     EXPECT_EQ(c.origin, "built-in");
   }
   // The chips issue 4 names.
-  for (const char* id : {"tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7x", "a100-40gb",
-                         "a100-80gb", "h100-sxm", "h100-pcie", "h200", "b200", "gb200", "mi250x", "mi300x",
-                         "ascend-910b"})
+  for (const char* id :
+       {"tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7x", "a100-40gb", "a100-80gb", "h100-sxm",
+        "h100-pcie", "h200", "b200", "gb200", "mi250x", "mi300x", "ascend-910b"})
     EXPECT_TRUE(ids.count(id)) << id;
 }
 
@@ -97,8 +97,7 @@ TEST(Chips, BadChipFilesNameTheFieldAndWhatWasExpected) {
       {R"({"id":"x","name":"x","peak_tflops":{"bf17":1}})", "field 'peak_tflops.bf17': expected a data type"},
       {R"({"id":"x","name":"x","peak_tflops":{"bf16":-5}})", "field 'peak_tflops.bf16': expected a number"},
       {R"({"id":"x","name":"x","peak_tflops":{"bf16":5},"hbm_bytes_per_s":"fast"})", "field 'hbm_bytes_per_s'"},
-      {R"({"id":"x","name":"x","peak_tflops":{"bf16":5},"interconnect":[{"links":2}]})",
-       "field 'interconnect[].name'"},
+      {R"({"id":"x","name":"x","peak_tflops":{"bf16":5},"interconnect":[{"links":2}]})", "field 'interconnect[].name'"},
   };
   for (const auto& c : cases) {
     auto r = ParseChipJson(c.json, "my.json");

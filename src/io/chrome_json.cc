@@ -22,9 +22,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <charconv>
 #include <cassert>
 #include <cfloat>
+#include <charconv>
 #include <cinttypes>
 #include <climits>
 #include <cmath>
@@ -51,9 +51,9 @@
 #include <utility>
 #include <vector>
 
-#include "model/builder.h"
 #include "io/kineto_vocabulary.h"
 #include "io/xspace_conventions.h"
+#include "model/builder.h"
 
 #if defined(MLPROF_JSON_HASWELL) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define MLPROF_HASWELL_REGION 1
@@ -455,7 +455,7 @@ constexpr ArgSlot kArgSlots[] = {
     {"bytes", &EventRecord::bytes, nullptr},
     {"grid", nullptr, &EventRecord::grid},
     {"block", nullptr, &EventRecord::block},
-    {"external id", &EventRecord::external_id, nullptr},  // 2021 schema
+    {"external id", &EventRecord::external_id, nullptr},     // 2021 schema
     {"correlation_id", &EventRecord::correlation, nullptr},  // xprof trace viewer
 };
 
@@ -584,11 +584,16 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
     if (k[0] == 'C' || k[0] == 'I' || k[0] == 'O' || k[0] == 'G' || k[0] == 'd') {
       std::string_view s;
       int64_t n;
-      if (key == "Collective name" && ReadString(val, &s) == simdjson::SUCCESS) comm.name = std::string(s), kept = true;
-      else if (key == "dtype" && ReadString(val, &s) == simdjson::SUCCESS) comm.dtype = std::string(s), kept = true;
-      else if (key == "In msg nelems" && ParseIntToken(val.raw_json_token(), &n)) comm.in = n, kept = true;
-      else if (key == "Out msg nelems" && ParseIntToken(val.raw_json_token(), &n)) comm.out = n, kept = true;
-      else if (key == "Group size" && ParseIntToken(val.raw_json_token(), &n)) comm.group = n, kept = true;
+      if (key == "Collective name" && ReadString(val, &s) == simdjson::SUCCESS)
+        comm.name = std::string(s), kept = true;
+      else if (key == "dtype" && ReadString(val, &s) == simdjson::SUCCESS)
+        comm.dtype = std::string(s), kept = true;
+      else if (key == "In msg nelems" && ParseIntToken(val.raw_json_token(), &n))
+        comm.in = n, kept = true;
+      else if (key == "Out msg nelems" && ParseIntToken(val.raw_json_token(), &n))
+        comm.out = n, kept = true;
+      else if (key == "Group size" && ParseIntToken(val.raw_json_token(), &n))
+        comm.group = n, kept = true;
       if (kept) continue;
     }
     for (const ArgSlot& slot : kArgSlots) {

@@ -267,7 +267,6 @@ TEST(ChromeJson, ProfilerStepsAndStepMembership) {
   }
 }
 
-
 // A JAX GPU trace.json as xprof's trace viewer exports it: no categories;
 // planes and lines by name, every stat a string arg. Stream lines become GPU
 // streams, their events kernels or copies by name; host events with a

@@ -39,9 +39,10 @@ StatusOr<std::vector<hlo::Module>> ReadXPlaneHlo(LoadedFile& f, const ReadOption
     out.push_back(std::move(m));
   }
   if (out.empty())
-    return NotFound(fmt::format("{}: this XPlane carries no HloProtos (no /host:metadata plane); dump HLO with "
-                                "XLA_FLAGS=--xla_dump_to=DIR and pass the files",
-                                f.path));
+    return NotFound(
+        fmt::format("{}: this XPlane carries no HloProtos (no /host:metadata plane); dump HLO with "
+                    "XLA_FLAGS=--xla_dump_to=DIR and pass the files",
+                    f.path));
   return out;
 }
 
@@ -66,17 +67,36 @@ Status RefuseSqlite(LoadedFile& f, const ReadOptions&, RankProfile*) {
 
 const std::vector<Reader>& Readers() {
   static const std::vector<Reader> kReaders = {
-      {"chrome-json", "Chrome/Kineto trace JSON", [](std::string_view b) { return LooksLikeChromeJson(b.substr(0, 64)); },
-       {}, ReadChromeJson, nullptr},
-      {"xplane", "an XPlane profile (XSpace)", [](std::string_view b) { return LooksLikeXSpace(b.substr(0, 64)); }, {},
-       ReadXPlane, ReadXPlaneHlo},
-      {"hlo-proto", "an HloProto", [](std::string_view b) { return hlo::LooksLikeHloProto(b.substr(0, 64)); }, {},
-       nullptr, ReadHloProtoFile},
-      {"sqlite", "an SQLite database",
-       [](std::string_view b) { return b.substr(0, 16) == std::string_view("SQLite format 3\0", 16); }, {},
-       RefuseSqlite, nullptr},
-      {"hlo-text", "HLO text", [](std::string_view b) { return hlo::LooksLikeHloText(b.substr(0, 1 << 16)); },
-       {".hlo", ".txt"}, nullptr, ReadHloTextFile},
+      {"chrome-json",
+       "Chrome/Kineto trace JSON",
+       [](std::string_view b) { return LooksLikeChromeJson(b.substr(0, 64)); },
+       {},
+       ReadChromeJson,
+       nullptr},
+      {"xplane",
+       "an XPlane profile (XSpace)",
+       [](std::string_view b) { return LooksLikeXSpace(b.substr(0, 64)); },
+       {},
+       ReadXPlane,
+       ReadXPlaneHlo},
+      {"hlo-proto",
+       "an HloProto",
+       [](std::string_view b) { return hlo::LooksLikeHloProto(b.substr(0, 64)); },
+       {},
+       nullptr,
+       ReadHloProtoFile},
+      {"sqlite",
+       "an SQLite database",
+       [](std::string_view b) { return b.substr(0, 16) == std::string_view("SQLite format 3\0", 16); },
+       {},
+       RefuseSqlite,
+       nullptr},
+      {"hlo-text",
+       "HLO text",
+       [](std::string_view b) { return hlo::LooksLikeHloText(b.substr(0, 1 << 16)); },
+       {".hlo", ".txt"},
+       nullptr,
+       ReadHloTextFile},
   };
   return kReaders;
 }

@@ -8,18 +8,18 @@
 #include <vector>
 
 #include "base/proto_wire.h"
-#include "model/builder.h"
 #include "io/xprof_names.h"
+#include "model/builder.h"
 
 namespace mlprof {
 
 namespace {
 
-using proto::Wire;
-using proto::kVarint;
+using proto::kFixed32;
 using proto::kFixed64;
 using proto::kLen;
-using proto::kFixed32;
+using proto::kVarint;
+using proto::Wire;
 
 struct StatValue {
   uint64_t metadata_id = 0;
@@ -318,7 +318,6 @@ class XPlaneReader {
       uint64_t at = w.offset();
       if (!w.Tag(&field, &type)) return Error(at, "a field tag of XLine");
       bool ok = true;
-      std::string_view s;
       if (field == 1 && type == kVarint)
         ok = w.Varint(&id);
       else if (field == 3 && type == kVarint)
@@ -459,23 +458,37 @@ class XPlaneReader {
   // Stat ids of the stats mlprof keeps, per plane.
   struct StatIds {
     uint64_t hlo_op = 0, hlo_module = 0, program_id = 0, hlo_category = 0, flops = 0, model_flops = 0,
-             bytes_accessed = 0, tf_op = 0, source = 0, hlo_proto = 0, device_type = 0, peak_tflops = 0,
-             peak_hbm = 0, memory_bandwidth = 0;
+             bytes_accessed = 0, tf_op = 0, source = 0, hlo_proto = 0, device_type = 0, peak_tflops = 0, peak_hbm = 0,
+             memory_bandwidth = 0;
     void Note(uint64_t id, std::string_view n) {
-      if (n == "hlo_op") hlo_op = id;
-      else if (n == "hlo_module") hlo_module = id;
-      else if (n == "program_id") program_id = id;
-      else if (n == "hlo_category") hlo_category = id;
-      else if (n == "flops") flops = id;
-      else if (n == "model_flops") model_flops = id;
-      else if (n == "bytes_accessed") bytes_accessed = id;
-      else if (n == "tf_op") tf_op = id;
-      else if (n == "source") source = id;
-      else if (n == "Hlo Proto") hlo_proto = id;
-      else if (n == "device_type_string") device_type = id;
-      else if (n == "peak_teraflops_per_second") peak_tflops = id;
-      else if (n == "peak_hbm_bw_gigabytes_per_second") peak_hbm = id;
-      else if (n == "memory_bandwidth") memory_bandwidth = id;
+      if (n == "hlo_op")
+        hlo_op = id;
+      else if (n == "hlo_module")
+        hlo_module = id;
+      else if (n == "program_id")
+        program_id = id;
+      else if (n == "hlo_category")
+        hlo_category = id;
+      else if (n == "flops")
+        flops = id;
+      else if (n == "model_flops")
+        model_flops = id;
+      else if (n == "bytes_accessed")
+        bytes_accessed = id;
+      else if (n == "tf_op")
+        tf_op = id;
+      else if (n == "source")
+        source = id;
+      else if (n == "Hlo Proto")
+        hlo_proto = id;
+      else if (n == "device_type_string")
+        device_type = id;
+      else if (n == "peak_teraflops_per_second")
+        peak_tflops = id;
+      else if (n == "peak_hbm_bw_gigabytes_per_second")
+        peak_hbm = id;
+      else if (n == "memory_bandwidth")
+        memory_bandwidth = id;
     }
   };
 
@@ -489,18 +502,26 @@ class XPlaneReader {
   }
   static double StatNumber(const StatValue& st) {
     switch (st.kind) {
-      case StatValue::kDouble: return st.d;
-      case StatValue::kInt: return static_cast<double>(st.i);
-      case StatValue::kUint: return static_cast<double>(st.u);
-      default: return -1;
+      case StatValue::kDouble:
+        return st.d;
+      case StatValue::kInt:
+        return static_cast<double>(st.i);
+      case StatValue::kUint:
+        return static_cast<double>(st.u);
+      default:
+        return -1;
     }
   }
   static int64_t StatInt(const StatValue& st) {
     switch (st.kind) {
-      case StatValue::kInt: return st.i;
-      case StatValue::kUint: return static_cast<int64_t>(st.u);
-      case StatValue::kDouble: return static_cast<int64_t>(st.d);
-      default: return -1;
+      case StatValue::kInt:
+        return st.i;
+      case StatValue::kUint:
+        return static_cast<int64_t>(st.u);
+      case StatValue::kDouble:
+        return static_cast<int64_t>(st.d);
+      default:
+        return -1;
     }
   }
 

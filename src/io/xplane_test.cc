@@ -9,49 +9,13 @@
 #include <string>
 
 #include "../tests/test_util.h"
-#include "analysis/ops.h"
-#include "analysis/view.h"
+#include "../tests/xspace_util.h"
 #include "io/load.h"
 
 namespace mlprof {
 namespace {
 
-// A minimal protobuf writer for building test inputs.
-std::string Varint(uint64_t v) { return testing::EncodeVarint(v); }
-std::string Field(uint32_t field, uint64_t v) { return Varint(field << 3) + Varint(v); }
-std::string Field(uint32_t field, const std::string& bytes) {
-  return Varint((field << 3) | 2) + Varint(bytes.size()) + bytes;
-}
-
-std::string Event(uint64_t meta, uint64_t offset_ps, uint64_t dur_ps, int64_t correlation = -1) {
-  std::string e = Field(1, meta) + Field(2, offset_ps) + Field(3, dur_ps);
-  if (correlation >= 0) e += Field(4, Field(1, uint64_t{7}) + Field(4, static_cast<uint64_t>(correlation)));
-  return e;
-}
-std::string EventMeta(uint64_t id, const std::string& name, const std::string& display = "") {
-  std::string v = Field(1, id) + Field(2, name);
-  if (!display.empty()) v += Field(4, display);
-  return Field(4, Field(1, id) + Field(2, v));
-}
-std::string StatMeta(uint64_t id, const std::string& name) {
-  return Field(5, Field(1, id) + Field(2, Field(1, id) + Field(2, name)));
-}
-
-// GPU plane: line "Stream #7(Kernel)" with a kernel and a memcpy; host plane:
-// a launch with correlation 42 linked to the kernel.
-std::string MakeSpace() {
-  std::string gpu_line = Field(1, uint64_t{7}) + Field(2, std::string("Stream #7(Kernel)")) +
-                         Field(3, uint64_t{1000}) +  // timestamp_ns
-                         Field(4, Event(1, 5000000, 2500000, 42)) + Field(4, Event(2, 9000000, 1000000));
-  std::string gpu = Field(1, uint64_t{1}) + Field(2, std::string("/device:GPU:0")) + Field(3, gpu_line) +
-                    EventMeta(1, "%fusion.1 = f32[8]{0} fusion(...)", "gemm_fusion") + EventMeta(2, "MemcpyH2D") +
-                    StatMeta(7, "correlation_id");
-  std::string host_line = Field(1, uint64_t{3}) + Field(2, std::string("python")) + Field(3, uint64_t{1000}) +
-                          Field(4, Event(1, 1000000, 2000000, 42));
-  std::string host = Field(1, uint64_t{2}) + Field(2, std::string("/host:CPU")) + Field(3, host_line) +
-                     EventMeta(1, "hipLaunchKernel") + StatMeta(7, "correlation_id");
-  return Field(1, gpu) + Field(1, host);
-}
+using namespace testing::xspace;  // NOLINT: Field, Event, EventMeta, MakeSpace
 
 TEST(XPlane, HandBuiltSpace) {
   std::string bytes = MakeSpace();
@@ -101,15 +65,6 @@ TEST(XPlane, KinetoOnlyColumnsStayEmptyAndReadAsDefaults) {
     EXPECT_EQ(o.bytes_of(i), -1);
     EXPECT_EQ(o.step[i], -1);
   }
-  Profile prof;
-  prof.ranks.push_back(std::move(r).value());
-  // Kernel (2.5 us) and memcpy (1 us): launched by no cpu_op.
-  auto rows = ComputeOpGpuTime(BuildProfileView(prof, {}), {});
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].name, "(no cpu_op)");
-  EXPECT_EQ(rows[0].gpu_ops, 2);
-  EXPECT_EQ(rows[0].gpu_time, 3500000);
-  EXPECT_EQ(rows[0].input_dims, "");
 }
 
 // Times past the +-2^62 ps the model allows are counted and the event
@@ -121,7 +76,7 @@ TEST(XPlane, OutOfRangeTimesAreCountedPerEvent) {
     return Field(3, Field(1, id) + Field(3, ts_ns) + events);
   };
   std::string plane = Field(2, std::string("/host:CPU")) + EventMeta(1, "op") +
-                      line(1, 1000, Field(4, Event(1, 7, 3))) +                            // base: 1 us
+                      line(1, 1000, Field(4, Event(1, 7, 3))) +  // base: 1 us
                       line(2, 5'000'000'000'000'000, Field(4, Event(1, 0, 1)) + Field(4, Event(1, 9, 1))) +
                       line(3, 2000, Field(4, Event(1, kBig, 1)) + Field(4, Event(1, 11, 2))) +
                       line(4, 3000, Field(4, Event(1, 13, kBig)));

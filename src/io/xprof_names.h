@@ -32,9 +32,7 @@ inline int64_t StreamLineNumber(std::string_view line) {
 
 // A device plane ("/device:TPU:0", "/device:GPU:1"); host planes are "/host:...".
 inline bool IsDevicePlane(std::string_view plane) { return plane.substr(0, 8) == "/device:"; }
-inline bool IsXSpacePlaneName(std::string_view plane) {
-  return IsDevicePlane(plane) || plane.substr(0, 6) == "/host:";
-}
+inline bool IsXSpacePlaneName(std::string_view plane) { return IsDevicePlane(plane) || plane.substr(0, 6) == "/host:"; }
 
 // What a GPU stream event is, from its name: CUPTI names copies "Memcpy
 // HtoD ..." and fills "Memset ..."; ROCm spells them in lower case.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-
 namespace mlprof {
 
 namespace {
@@ -169,8 +168,8 @@ void ProfileBuilder::CountEvent(const EventRecord& e) {
   // is float then), whatever the event's kind.
   if (e.has_ts && !out_->meta.has_float_ts) {
     // 64-bit remainder when it fits (a 128-bit one is a libgcc call).
-    const bool frac = e.ts >= INT64_MIN && e.ts <= INT64_MAX ? static_cast<int64_t>(e.ts) % kPsPerUs != 0
-                                                              : e.ts % kPsPerUs != 0;
+    const bool frac =
+        e.ts >= INT64_MIN && e.ts <= INT64_MAX ? static_cast<int64_t>(e.ts) % kPsPerUs != 0 : e.ts % kPsPerUs != 0;
     if (frac) out_->meta.has_float_ts = true;
   }
   auto ph = static_cast<unsigned char>(e.ph);

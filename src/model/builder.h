@@ -14,7 +14,6 @@
 
 namespace mlprof {
 
-
 struct EventRecord {
   char ph = 0;
   StringId name = 0;
@@ -37,7 +36,7 @@ struct EventRecord {
   StringId grid = 0;
   StringId block = 0;
   int64_t bytes = -1;
-  int32_t xla = -1;  // index into RankProfile::xla_ops
+  int32_t xla = -1;              // index into RankProfile::xla_ops
   OpKind kind = OpKind::kOther;  // what the reader's vocabulary says the event is
   // Args the reader keeps in the sparse args table (valid during AddEvent).
   const ArgValue* args = nullptr;
@@ -128,7 +127,7 @@ class ProfileBuilder {
   void ResizeLean(size_t n);
 
   RankProfile* out_;
-  bool lagging_ = false;  // AddLean ran since the last CatchUp
+  bool lagging_ = false;    // AddLean ran since the last CatchUp
   bool any_gpu_ = false;    // some op is a GPU op (Finish joins launches only then)
   bool lean_open_ = false;  // BeginLean sized the lean columns to lean_end_
   size_t lean_next_ = 0, lean_end_ = 0;
@@ -159,8 +158,10 @@ class ProfileBuilder {
 
 // Inline: it runs once per XPlane event, and as a call its ten arguments
 // went through the stack.
-__attribute__((always_inline)) inline void ProfileBuilder::AddLean(const LeanLine& line, Ps128 line_abs, StringId name, StringId cat, OpKind kind,
-                                    uint64_t offset_ps, uint64_t dur_ps, int64_t correlation, int32_t xla, uint64_t offset) {
+__attribute__((always_inline)) inline void ProfileBuilder::AddLean(const LeanLine& line, Ps128 line_abs, StringId name,
+                                                                   StringId cat, OpKind kind, uint64_t offset_ps,
+                                                                   uint64_t dur_ps, int64_t correlation, int32_t xla,
+                                                                   uint64_t offset) {
   // Counted as CountEvent counts an 'X' event with a category.
   out_->phase_counts['X']++;
   if (cat >= out_->cat_counts.size()) out_->cat_counts.resize(cat + 64, 0);

@@ -19,11 +19,11 @@ void OpTable::Reserve(size_t n, bool kineto_columns) {
 }
 
 void OpTable::Permute(const std::vector<uint32_t>& order) {
-#define MLPROF_X(type, col, desc)                                        \
-  if (!col.empty()) {                                                    \
-    OpColumn<type> next(order.size());                                    \
-    for (size_t i = 0; i < order.size(); ++i) next[i] = col[order[i]];   \
-    col.swap(next);                                                      \
+#define MLPROF_X(type, col, desc)                                      \
+  if (!col.empty()) {                                                  \
+    OpColumn<type> next(order.size());                                 \
+    for (size_t i = 0; i < order.size(); ++i) next[i] = col[order[i]]; \
+    col.swap(next);                                                    \
   }
   MLPROF_OP_COLUMNS(MLPROF_X)
 #undef MLPROF_X

@@ -46,27 +46,27 @@ inline bool IsGpuOp(OpKind k) {
 inline bool IsLaunchOp(OpKind k) { return k == OpKind::kRuntime || k == OpKind::kDriver; }
 
 //  X(type, column, description)
-#define MLPROF_OP_COLUMNS(X)                                                          \
-  X(Ps, ts, "start, ps from the rank origin")                                         \
-  X(Ps, dur, "duration, ps (0 for instants)")                                         \
-  X(StringId, name, "op name")                                                        \
-  X(StringId, cat, "category string as written in the trace")                         \
-  X(OpKind, kind, "what the op is")                                                   \
-  X(uint32_t, track, "index into RankProfile::tracks")                                \
-  X(int64_t, correlation, "args.correlation: links a launch to its GPU op (-1 none)") \
-  X(int64_t, external_id, "args[\"External id\"]: links launches to cpu_ops (-1)")    \
-  X(int32_t, parent, "enclosing op on the same track (-1 none)")                      \
-  X(uint16_t, depth, "nesting depth on the track (0 = top level)")                    \
-  X(int32_t, launch, "GPU op: index of the host launch with its correlation (-1)")    \
-  X(int32_t, step, "index into RankProfile::steps (-1 outside every step)")           \
-  X(StringId, input_dims, "args[\"Input Dims\"] as compact JSON text (0 none)")       \
-  X(StringId, input_types, "args[\"Input type\"] as compact JSON text (0 none)")      \
-  X(StringId, concrete_inputs, "args[\"Concrete Inputs\"] as compact JSON text (0 none)") \
+#define MLPROF_OP_COLUMNS(X)                                                                             \
+  X(Ps, ts, "start, ps from the rank origin")                                                            \
+  X(Ps, dur, "duration, ps (0 for instants)")                                                            \
+  X(StringId, name, "op name")                                                                           \
+  X(StringId, cat, "category string as written in the trace")                                            \
+  X(OpKind, kind, "what the op is")                                                                      \
+  X(uint32_t, track, "index into RankProfile::tracks")                                                   \
+  X(int64_t, correlation, "args.correlation: links a launch to its GPU op (-1 none)")                    \
+  X(int64_t, external_id, "args[\"External id\"]: links launches to cpu_ops (-1)")                       \
+  X(int32_t, parent, "enclosing op on the same track (-1 none)")                                         \
+  X(uint16_t, depth, "nesting depth on the track (0 = top level)")                                       \
+  X(int32_t, launch, "GPU op: index of the host launch with its correlation (-1)")                       \
+  X(int32_t, step, "index into RankProfile::steps (-1 outside every step)")                              \
+  X(StringId, input_dims, "args[\"Input Dims\"] as compact JSON text (0 none)")                          \
+  X(StringId, input_types, "args[\"Input type\"] as compact JSON text (0 none)")                         \
+  X(StringId, concrete_inputs, "args[\"Concrete Inputs\"] as compact JSON text (0 none)")                \
   X(StringId, comm, "collective args as JSON [name, in nelems, out nelems, group size, dtype] (0 none)") \
-  X(StringId, grid, "kernel args.grid as compact JSON text, e.g. [132,1,1] (0 none)") \
-  X(StringId, block, "kernel args.block as compact JSON text (0 none)")               \
-  X(int64_t, bytes, "memcpy/memset bytes (-1 unknown)")                               \
-  X(int32_t, xla, "index into RankProfile::xla_ops: the HLO op it ran (-1 none)")       \
+  X(StringId, grid, "kernel args.grid as compact JSON text, e.g. [132,1,1] (0 none)")                    \
+  X(StringId, block, "kernel args.block as compact JSON text (0 none)")                                  \
+  X(int64_t, bytes, "memcpy/memset bytes (-1 unknown)")                                                  \
+  X(int32_t, xla, "index into RankProfile::xla_ops: the HLO op it ran (-1 none)")                        \
   X(uint64_t, offset, "byte offset of the event in the decoded input")
 
 // OpColumn<T>: a vector whose large buffers are 2 MiB-aligned huge-page
@@ -96,7 +96,6 @@ struct OpTable {
   StringId concrete_inputs_of(size_t i) const { return concrete_inputs.empty() ? 0 : concrete_inputs[i]; }
   StringId comm_of(size_t i) const { return comm.empty() ? 0 : comm[i]; }
   StringId grid_of(size_t i) const { return grid.empty() ? 0 : grid[i]; }
-  StringId block_of(size_t i) const { return block.empty() ? 0 : block[i]; }
   int64_t bytes_of(size_t i) const { return bytes.empty() ? -1 : bytes[i]; }
 };
 
@@ -148,10 +147,10 @@ struct DeviceProperties {
   int64_t compute_major = -1;
   int64_t compute_minor = -1;
   // XPlane device planes (TPU and GPU): what the runtime says of the chip.
-  std::string device_type;          // device_type_string, "TPU v6 Lite"
-  double peak_tflops = -1;          // peak_teraflops_per_second
-  double peak_hbm_gbps = -1;        // peak_hbm_bw_gigabytes_per_second
-  double memory_bandwidth_bps = -1; // GPU plane memory_bandwidth (B/s)
+  std::string device_type;           // device_type_string, "TPU v6 Lite"
+  double peak_tflops = -1;           // peak_teraflops_per_second
+  double peak_hbm_gbps = -1;         // peak_hbm_bw_gigabytes_per_second
+  double memory_bandwidth_bps = -1;  // GPU plane memory_bandwidth (B/s)
 };
 
 // What an XLA device event executed, from XPlane stats (event metadata on

@@ -1,11 +1,11 @@
 #include "plan/spec.h"
 
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <toml++/toml.h>
 
 namespace mlprof::plan {
 
@@ -36,8 +36,8 @@ class TableReader {
       return InvalidArgument(fmt::format("{}: {}{}: expected an integer", Where(file_, n->source()), prefix_, key));
     const int64_t v = iv->get();
     if (v < lo || v > hi)
-      return InvalidArgument(fmt::format("{}: {}{} = {}: expected {} to {}", Where(file_, n->source()), prefix_, key,
-                                         v, lo, hi));
+      return InvalidArgument(
+          fmt::format("{}: {}{} = {}: expected {} to {}", Where(file_, n->source()), prefix_, key, v, lo, hi));
     *out = v;
     return OkStatus();
   }
@@ -78,10 +78,10 @@ class TableReader {
   std::set<std::string> seen_;
 };
 
-#define MLPROF_TRY(expr)          \
-  do {                            \
-    Status _s = (expr);           \
-    if (!_s.ok()) return _s;      \
+#define MLPROF_TRY(expr)     \
+  do {                       \
+    Status _s = (expr);      \
+    if (!_s.ok()) return _s; \
   } while (0)
 
 constexpr int64_t kBig = int64_t{1} << 40;
@@ -123,8 +123,8 @@ Status ReadModel(const toml::table& root, const std::string& file, ModelSpec* m)
     m->head_dim = m->hidden / m->heads;
   }
   if (m->heads % m->kv_heads != 0)
-    return InvalidArgument(fmt::format("{}: model.kv_heads = {} does not divide model.heads = {}", file, m->kv_heads,
-                                       m->heads));
+    return InvalidArgument(
+        fmt::format("{}: model.kv_heads = {} does not divide model.heads = {}", file, m->kv_heads, m->heads));
 
   if (const toml::node* n = root.get("moe")) {
     const toml::table* t = n->as_table();
@@ -177,8 +177,8 @@ Status ReadModel(const toml::table& root, const std::string& file, ModelSpec* m)
       m->groups.push_back(lg);
     }
     if (total != m->layers)
-      return InvalidArgument(fmt::format("{}: the [[layers]] counts add up to {}, not model.layers = {}", file, total,
-                                         m->layers));
+      return InvalidArgument(
+          fmt::format("{}: the [[layers]] counts add up to {}, not model.layers = {}", file, total, m->layers));
   } else {
     m->groups.push_back({m->layers, m->moe(), 0, 0});
   }
@@ -197,8 +197,8 @@ StatusOr<ModelSpec> ParseModelToml(std::string_view text, const std::string& nam
     toml::table root = toml::parse(text, name);
     MLPROF_TRY(ReadModel(root, name, &m));
   } catch (const toml::parse_error& e) {
-    return InvalidArgument(fmt::format("{}:{}:{}: {}", name, e.source().begin.line, e.source().begin.column,
-                                       e.description()));
+    return InvalidArgument(
+        fmt::format("{}:{}:{}: {}", name, e.source().begin.line, e.source().begin.column, e.description()));
   }
   if (m.id.empty()) m.id = name;
   if (m.name.empty()) m.name = m.id;

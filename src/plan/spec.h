@@ -17,17 +17,17 @@ namespace mlprof::plan {
 // A run of consecutive layers of one kind.
 struct LayerGroup {
   int64_t count = 0;
-  bool moe = false;         // MoE MLP (the model's [moe] table) or dense
-  int64_t ffn = 0;          // dense MLP width (0: the model's ffn)
-  int64_t window = 0;       // sliding-window attention span (0: full attention)
+  bool moe = false;    // MoE MLP (the model's [moe] table) or dense
+  int64_t ffn = 0;     // dense MLP width (0: the model's ffn)
+  int64_t window = 0;  // sliding-window attention span (0: full attention)
 };
 
 struct ModelSpec {
   std::string id, name, source;  // source: the file, or "built-in"
   int64_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0, seq_len = 0;
-  bool gated = true;             // SwiGLU/GeGLU MLP: 3 matrices, else 2
+  bool gated = true;  // SwiGLU/GeGLU MLP: 3 matrices, else 2
   bool tied_embeddings = false;
-  bool layernorm = false;        // LayerNorm with bias (4d per norm pair... 2 per layer); false: RMSNorm
+  bool layernorm = false;           // LayerNorm with bias (4d per norm pair... 2 per layer); false: RMSNorm
   int64_t position_embeddings = 0;  // learned absolute positions (GPT-3: 2048), else 0
   // MoE (experts > 0).
   int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_experts = 0, shared_ffn = 0;

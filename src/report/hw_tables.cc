@@ -9,9 +9,7 @@ namespace mlprof {
 
 namespace {
 
-Cell Tflops(const hw::Chip& c, hw::DType t) {
-  return c.peak(t) > 0 ? Cell::Real(c.peak(t) / 1e12, 1) : Cell::Null();
-}
+Cell Tflops(const hw::Chip& c, hw::DType t) { return c.peak(t) > 0 ? Cell::Real(c.peak(t) / 1e12, 1) : Cell::Null(); }
 
 // The scale-up link per direction, in GB/s, with its name.
 const hw::Link* ScaleUp(const hw::Chip& c) {
@@ -33,8 +31,11 @@ std::string Confidence(const hw::Chip& c) {
 }  // namespace
 
 Table ChipsTable(const hw::ChipDb& db) {
-  Table t{"chips", "Chips: dense peak TFLOP/s per chip, HBM, ridge point (bf16 FLOP per HBM byte), scale-up link",
-          {}, {}, {}};
+  Table t{"chips",
+          "Chips: dense peak TFLOP/s per chip, HBM, ridge point (bf16 FLOP per HBM byte), scale-up link",
+          {},
+          {},
+          {}};
   t.AddColumn("id", false)
       .AddColumn("name", false)
       .AddColumn("kind", false)
@@ -72,7 +73,9 @@ Table ChipsTable(const hw::ChipDb& db) {
 Table ChipDetailTable(const hw::Chip& c) {
   Table t{"chip", fmt::format("Chip {}: {}", c.id, c.name), {}, {}, {}};
   t.AddColumn("field", false).AddColumn("value", false);
-  auto add = [&t](std::string f, std::string v) { t.rows.push_back({Cell::Text(std::move(f)), Cell::Text(std::move(v))}); };
+  auto add = [&t](std::string f, std::string v) {
+    t.rows.push_back({Cell::Text(std::move(f)), Cell::Text(std::move(v))});
+  };
   add("vendor", c.vendor);
   add("kind", c.kind);
   add("cores_per_chip", std::to_string(c.cores_per_chip));
@@ -87,9 +90,12 @@ Table ChipDetailTable(const hw::Chip& c) {
   for (const auto& l : c.interconnect) {
     std::string v = l.scope;
     if (l.links > 0) v += fmt::format("; {} links", l.links);
-    if (l.bytes_per_s_per_dir_per_link > 0) v += fmt::format("; {:g} GB/s per link per direction", l.bytes_per_s_per_dir_per_link / 1e9);
-    if (l.bytes_per_s_per_dir_per_axis > 0) v += fmt::format("; {:g} GB/s per axis per direction", l.bytes_per_s_per_dir_per_axis / 1e9);
-    if (l.bytes_per_s_per_chip_bidir > 0) v += fmt::format("; {:g} GB/s per chip, both directions", l.bytes_per_s_per_chip_bidir / 1e9);
+    if (l.bytes_per_s_per_dir_per_link > 0)
+      v += fmt::format("; {:g} GB/s per link per direction", l.bytes_per_s_per_dir_per_link / 1e9);
+    if (l.bytes_per_s_per_dir_per_axis > 0)
+      v += fmt::format("; {:g} GB/s per axis per direction", l.bytes_per_s_per_dir_per_axis / 1e9);
+    if (l.bytes_per_s_per_chip_bidir > 0)
+      v += fmt::format("; {:g} GB/s per chip, both directions", l.bytes_per_s_per_chip_bidir / 1e9);
     if (!l.note.empty()) v += "; " + l.note;
     add("link " + l.name, v);
   }
@@ -220,14 +226,26 @@ std::string XmlEscape(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t') out += ' ';  // XML 1.0 forbids most controls
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
+          out += ' ';  // XML 1.0 forbids most controls
+        else
+          out += c;
     }
   }
   return out;
@@ -245,8 +263,12 @@ std::string RooflineSvg(const RooflineResult& r, const std::string& title) {
   }
   xmin = std::pow(10, std::floor(std::log10(xmin))), xmax = std::pow(10, std::ceil(std::log10(xmax)));
   ymin = std::pow(10, std::floor(std::log10(ymin))), ymax = std::pow(10, std::ceil(std::log10(ymax)));
-  auto X = [&](double v) { return L + (W - L - R) * (std::log10(v) - std::log10(xmin)) / (std::log10(xmax) - std::log10(xmin)); };
-  auto Y = [&](double v) { return H - B - (H - T - B) * (std::log10(v) - std::log10(ymin)) / (std::log10(ymax) - std::log10(ymin)); };
+  auto X = [&](double v) {
+    return L + (W - L - R) * (std::log10(v) - std::log10(xmin)) / (std::log10(xmax) - std::log10(xmin));
+  };
+  auto Y = [&](double v) {
+    return H - B - (H - T - B) * (std::log10(v) - std::log10(ymin)) / (std::log10(ymax) - std::log10(ymin));
+  };
   std::string s = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
@@ -254,13 +276,15 @@ std::string RooflineSvg(const RooflineResult& r, const std::string& title) {
       W, H, W, H, L, XmlEscape(title));
   // Grid and axis labels, one per decade.
   for (double v = xmin; v <= xmax * 1.0001; v *= 10)
-    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0:.1f}\" "
-                     "y=\"{3}\" text-anchor=\"middle\">{4:g}</text>\n",
-                     X(v), T, H - B, H - B + 16, v);
+    s += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0:.1f}\" "
+        "y=\"{3}\" text-anchor=\"middle\">{4:g}</text>\n",
+        X(v), T, H - B, H - B + 16, v);
   for (double v = ymin; v <= ymax * 1.0001; v *= 10)
-    s += fmt::format("<line x1=\"{1}\" y1=\"{0:.1f}\" x2=\"{2}\" y2=\"{0:.1f}\" stroke=\"#ddd\"/><text x=\"{3}\" "
-                     "y=\"{0:.1f}\" text-anchor=\"end\" dominant-baseline=\"middle\">{4:g}</text>\n",
-                     Y(v), L, W - R, L - 6, v);
+    s += fmt::format(
+        "<line x1=\"{1}\" y1=\"{0:.1f}\" x2=\"{2}\" y2=\"{0:.1f}\" stroke=\"#ddd\"/><text x=\"{3}\" "
+        "y=\"{0:.1f}\" text-anchor=\"end\" dominant-baseline=\"middle\">{4:g}</text>\n",
+        Y(v), L, W - R, L - 6, v);
   s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">arithmetic intensity (FLOP per HBM byte)</text>\n",
                    (L + W - R) / 2, H - 15);
   s += fmt::format("<text transform=\"translate(20 {}) rotate(-90)\" text-anchor=\"middle\">TFLOP/s</text>\n",
@@ -269,14 +293,16 @@ std::string RooflineSvg(const RooflineResult& r, const std::string& title) {
   if (r.peak > 0 && r.hbm_bw > 0) {
     const double peak_tf = r.peak / 1e12, bw_tb = r.hbm_bw / 1e12;
     const double x0 = std::max(xmin, ymin / bw_tb);
-    s += fmt::format("<polyline fill=\"none\" stroke=\"#c00\" stroke-width=\"2\" points=\"{:.1f},{:.1f} {:.1f},{:.1f} "
-                     "{:.1f},{:.1f}\"/>\n",
-                     X(x0), Y(x0 * bw_tb), X(r.ridge), Y(peak_tf), X(xmax), Y(peak_tf));
-    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#c00\" "
-                     "stroke-dasharray=\"4 4\"/><text x=\"{3:.1f}\" y=\"{4:.1f}\" fill=\"#c00\" text-anchor=\"end\">ridge {5:.0f} FLOP/B, "
-                     "peak {6:g} TFLOP/s ({7} {8})</text>\n",
-                     X(r.ridge), T, H - B, X(r.ridge) - 6, Y(peak_tf) - 8, r.ridge, peak_tf, XmlEscape(r.chip),
-                     XmlEscape(r.dtype));
+    s += fmt::format(
+        "<polyline fill=\"none\" stroke=\"#c00\" stroke-width=\"2\" points=\"{:.1f},{:.1f} {:.1f},{:.1f} "
+        "{:.1f},{:.1f}\"/>\n",
+        X(x0), Y(x0 * bw_tb), X(r.ridge), Y(peak_tf), X(xmax), Y(peak_tf));
+    s += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#c00\" "
+        "stroke-dasharray=\"4 4\"/><text x=\"{3:.1f}\" y=\"{4:.1f}\" fill=\"#c00\" text-anchor=\"end\">ridge {5:.0f} "
+        "FLOP/B, "
+        "peak {6:g} TFLOP/s ({7} {8})</text>\n",
+        X(r.ridge), T, H - B, X(r.ridge) - 6, Y(peak_tf) - 8, r.ridge, peak_tf, XmlEscape(r.chip), XmlEscape(r.dtype));
   }
   // Points, largest first so that small ones stay visible on top.
   double tmax = 0;
@@ -285,10 +311,11 @@ std::string RooflineSvg(const RooflineResult& r, const std::string& title) {
     if (o.intensity <= 0 || o.achieved_tflops <= 0 || tmax <= 0) continue;
     const double rad = 3 + 22 * std::sqrt(o.time_s / tmax);
     const char* color = o.bound == "compute" ? "#1f77b4" : o.bound == "memory" ? "#2ca02c" : "#ff7f0e";
-    s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.45\" stroke=\"{}\">"
-                     "<title>{} ({}): {:.1f} FLOP/B, {:.2f} TFLOP/s, {:.3f} ms total, efficiency {:.2f}</title></circle>\n",
-                     X(o.intensity), Y(o.achieved_tflops), rad, color, color, XmlEscape(o.name), XmlEscape(o.category),
-                     o.intensity, o.achieved_tflops, o.time_s * 1e3, o.efficiency);
+    s += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.45\" stroke=\"{}\">"
+        "<title>{} ({}): {:.1f} FLOP/B, {:.2f} TFLOP/s, {:.3f} ms total, efficiency {:.2f}</title></circle>\n",
+        X(o.intensity), Y(o.achieved_tflops), rad, color, color, XmlEscape(o.name), XmlEscape(o.category), o.intensity,
+        o.achieved_tflops, o.time_s * 1e3, o.efficiency);
   }
   s += "</svg>\n";
   return s;

@@ -62,7 +62,7 @@ TEST(HwTables, RooflineTablesCarryTheNumbers) {
   EXPECT_TRUE(flagged);
   Table ops = RooflineOpsTable(0, r, 1);
   ASSERT_EQ(ops.rows.size(), 1u);
-  EXPECT_DOUBLE_EQ(std::get<double>(ops.rows[0][5].value), 2000);   // GFLOP per execution
+  EXPECT_DOUBLE_EQ(std::get<double>(ops.rows[0][5].value), 2000);    // GFLOP per execution
   EXPECT_DOUBLE_EQ(std::get<double>(ops.rows[0][10].value), 20000);  // expected us
   EXPECT_EQ(std::get<std::string>(ops.rows[0][14].value), "compute");
   ASSERT_EQ(ops.notes.size(), 1u);

@@ -4,16 +4,18 @@
 
 namespace mlprof {
 
-Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t,
-                       const plan::Knobs& k, const plan::PlanFilter& f, const plan::PlanSearch& s) {
+Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t, const plan::Knobs& k,
+                       const plan::PlanFilter& f, const plan::PlanSearch& s) {
   Table tb{"plan_setting", "What was planned", {}, {}, {}};
   tb.AddColumn("item", false).AddColumn("value", false);
-  auto row = [&](std::string a, std::string b) { tb.rows.push_back({Cell::Text(std::move(a)), Cell::Text(std::move(b))}); };
+  auto row = [&](std::string a, std::string b) {
+    tb.rows.push_back({Cell::Text(std::move(a)), Cell::Text(std::move(b))});
+  };
   row("model", fmt::format("{} ({}): {:.3f} B parameters, {:.3f} B active", m.name, m.source, s.params.total / 1e9,
                            s.params.active / 1e9));
-  row("training FLOPs per token", fmt::format("{:.4g} GFLOP (6 x {:.3f} B matmul weights + attention, {})",
-                                              s.flops_per_token / 1e9, s.params.matmul_active / 1e9,
-                                              t.causal_half ? "causal: half of s x s" : "full s x s"));
+  row("training FLOPs per token",
+      fmt::format("{:.4g} GFLOP (6 x {:.3f} B matmul weights + attention, {})", s.flops_per_token / 1e9,
+                  s.params.matmul_active / 1e9, t.causal_half ? "causal: half of s x s" : "full s x s"));
   std::string axes;
   for (int64_t a : c.axes) axes += (axes.empty() ? "" : "x") + std::to_string(a);
   row("cluster", fmt::format("{} x {} ({:.0f} TFLOP/s bf16, {:.0f} GB HBM); {}", c.chips, c.chip.id,
@@ -22,11 +24,12 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
                                                  axes.empty() ? "" : " on a " + axes + " torus", c.slow_bw / 1e9)
                                    : fmt::format("{} per node: NVLink {:.0f} GB/s, {:.1f} GB/s per GPU across nodes",
                                                  c.node_size, c.fast_bw / 1e9, c.slow_bw / 1e9)));
-  row("run", fmt::format("{} sequences x {} tokens per step; memory {} ({:g}+{:g}+{:g} B per parameter); reserve {:.0f} "
-                         "%; over DP: {}",
-                         t.global_batch, t.seq, t.memory.name, t.memory.weight, t.memory.grad, t.memory.optimizer,
-                         t.reserve * 100,
-                         f.zero < 0 ? "ZeRO-1, or ZeRO-2 where ZeRO-1 does not fit" : fmt::format("ZeRO-{}", f.zero)));
+  row("run",
+      fmt::format("{} sequences x {} tokens per step; memory {} ({:g}+{:g}+{:g} B per parameter); reserve {:.0f} "
+                  "%; over DP: {}",
+                  t.global_batch, t.seq, t.memory.name, t.memory.weight, t.memory.grad, t.memory.optimizer,
+                  t.reserve * 100,
+                  f.zero < 0 ? "ZeRO-1, or ZeRO-2 where ZeRO-1 does not fit" : fmt::format("ZeRO-{}", f.zero)));
   std::string gemm_source = "--gemm-eff";
   const double gemm = k.gemm > 0 ? k.gemm : plan::GemmEfficiency(c.chip, &gemm_source);
   row("efficiency", fmt::format("GEMM {:.2f} ({}), collectives {:.2f} (+ {:g} us per ring step), overlap {:.2f}, HBM "
@@ -44,29 +47,51 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
   Table t{"plans", "Plans, best MFU first (memory per chip in GB; times per step in s)", {}, {}, {}};
   for (const char* c : {"#", "TP", "DP", "PP", "V", "EP", "FSDP", "ZeRO", "CP"}) t.AddColumn(c, true);
   t.AddColumn("Remat", false);
-  for (const char* c : {"MB", "GA", "W(GB)", "O(GB)", "G(GB)", "FBuf", "Act(GB)", "Rsv", "Tot(GB)", "Train(PF)",
-                        "Remat%", "Comp(s)", "TP(s)", "EP(s)", "FSDP+DP(s)", "CP(s)", "PP+Bubble(s)", "Opt(s)",
-                        "Step(s)", "MFU%"})
+  for (const char* c :
+       {"MB",     "GA",      "W(GB)", "O(GB)", "G(GB)",      "FBuf",  "Act(GB)",      "Rsv",    "Tot(GB)", "Train(PF)",
+        "Remat%", "Comp(s)", "TP(s)", "EP(s)", "FSDP+DP(s)", "CP(s)", "PP+Bubble(s)", "Opt(s)", "Step(s)", "MFU%"})
     t.AddColumn(c, true);
   t.AddColumn("Bottleneck", false);
   const double GB = 1e9;
   int n = 0;
   for (const plan::Plan& p : plans) {
     if (top > 0 && n >= top) break;
-    t.rows.push_back({Cell::Int(first + n++), Cell::Int(p.tp), Cell::Int(p.dp), Cell::Int(p.pp), Cell::Int(p.vpp),
-                      Cell::Int(p.ep), Cell::Int(p.fsdp), Cell::Int(p.zero), Cell::Int(p.cp), Cell::Text(plan::RematName(p.remat)),
-                      Cell::Int(p.mb), Cell::Int(p.ga), Cell::Real(p.weights / GB, 1), Cell::Real(p.optimizer / GB, 1),
-                      Cell::Real(p.grads / GB, 1), Cell::Real(p.fsdp_buffers / GB, 1),
-                      Cell::Real(p.activations / GB, 1), Cell::Real(p.reserve / GB, 1), Cell::Real(p.total / GB, 1),
+    t.rows.push_back({Cell::Int(first + n++),
+                      Cell::Int(p.tp),
+                      Cell::Int(p.dp),
+                      Cell::Int(p.pp),
+                      Cell::Int(p.vpp),
+                      Cell::Int(p.ep),
+                      Cell::Int(p.fsdp),
+                      Cell::Int(p.zero),
+                      Cell::Int(p.cp),
+                      Cell::Text(plan::RematName(p.remat)),
+                      Cell::Int(p.mb),
+                      Cell::Int(p.ga),
+                      Cell::Real(p.weights / GB, 1),
+                      Cell::Real(p.optimizer / GB, 1),
+                      Cell::Real(p.grads / GB, 1),
+                      Cell::Real(p.fsdp_buffers / GB, 1),
+                      Cell::Real(p.activations / GB, 1),
+                      Cell::Real(p.reserve / GB, 1),
+                      Cell::Real(p.total / GB, 1),
                       Cell::Real(p.model_flops / 1e15, 1),
                       Cell::Real(p.model_flops > 0 ? 100 * p.remat_flops / p.model_flops : 0, 1),
-                      Cell::Real(p.t_compute, 3), Cell::Real(p.t_tp, 3), Cell::Real(p.t_ep, 3),
-                      Cell::Real(p.t_fsdp_dp, 3), Cell::Real(p.t_cp, 3), Cell::Real(p.t_pp, 3), Cell::Real(p.t_opt, 3),
-                      Cell::Real(p.t_step, 3), Cell::Real(p.mfu * 100, 1), Cell::Text(p.bottleneck)});
+                      Cell::Real(p.t_compute, 3),
+                      Cell::Real(p.t_tp, 3),
+                      Cell::Real(p.t_ep, 3),
+                      Cell::Real(p.t_fsdp_dp, 3),
+                      Cell::Real(p.t_cp, 3),
+                      Cell::Real(p.t_pp, 3),
+                      Cell::Real(p.t_opt, 3),
+                      Cell::Real(p.t_step, 3),
+                      Cell::Real(p.mfu * 100, 1),
+                      Cell::Text(p.bottleneck)});
   }
   t.notes.push_back(
       "TP x DP x PP x FSDP x CP = chips; V = interleaved stages per PP rank; EP splits the experts over data-parallel "
-      "ranks; ZeRO = the stage over DP (1: optimizer state sharded, 2: gradients too; FSDP is ZeRO-3); MB = micro-batch (sequences), GA = micro-batches per step. W/O/G = weights, optimizer state, gradients; "
+      "ranks; ZeRO = the stage over DP (1: optimizer state sharded, 2: gradients too; FSDP is ZeRO-3); MB = "
+      "micro-batch (sequences), GA = micro-batches per step. W/O/G = weights, optimizer state, gradients; "
       "FBuf = FSDP gather buffers; Rsv = the reserve. Times are exposed (not hidden under compute). `--explain N` "
       "shows the arithmetic of row N.");
   if (plans.empty()) t.notes.push_back("No plan fits: try more chips, a smaller batch, or --all to see the closest.");

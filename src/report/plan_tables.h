@@ -11,8 +11,8 @@
 namespace mlprof {
 
 // The model, the cluster, the run and the efficiency knobs, as key/value rows.
-Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t,
-                       const plan::Knobs& k, const plan::PlanFilter& f, const plan::PlanSearch& s);
+Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t, const plan::Knobs& k,
+                       const plan::PlanFilter& f, const plan::PlanSearch& s);
 // One row per plan (best MFU first), `top` of them (0: all), numbered from
 // `first`.
 Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first = 1);

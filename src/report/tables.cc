@@ -337,7 +337,7 @@ std::vector<Table> InfoTables(const Profile& p) {
     for (size_t t = 0; t < r.tracks.size(); ++t) {
       const Track& tr = r.tracks[t];
       if (per_track[t] == 0) continue;
-      std::string thread = tr.name               ? std::string(r.str(tr.name))
+      std::string thread = tr.name                   ? std::string(r.str(tr.name))
                            : tr.tid >= kStringIdBase ? std::string(r.str(static_cast<StringId>(tr.tid - kStringIdBase)))
                                                      : std::to_string(tr.tid);
       lines.rows.push_back(

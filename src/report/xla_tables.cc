@@ -71,8 +71,8 @@ Table XlaAttributionTable(int64_t rank, const XlaBreakdown& b) {
   t.AddColumn("rank", true).AddColumn("bucket", false).AddColumn("time_ms", true).AddColumn("pct", true);
   t.AddColumn("includes", false);
   auto add = [&](const char* name, Ps v, const char* what) {
-    t.rows.push_back({Cell::Int(rank), Cell::Text(name), Cell::Real(Ms(v), 3), Cell::Real(Pct(v, b.total)),
-                      Cell::Text(what)});
+    t.rows.push_back(
+        {Cell::Int(rank), Cell::Text(name), Cell::Real(Ms(v), 3), Cell::Real(Pct(v, b.total)), Cell::Text(what)});
   };
   add("efficient compute", b.efficient_compute, "matmul/convolution");
   add("model-specific kernels", b.model_specific, "attention, custom calls");
@@ -139,16 +139,16 @@ Table XlaTopOpsTable(int64_t rank, const RankProfile& r, const XlaOps& x, int to
     const XlaOpInfo& info = x.ops[v[i].second];
     const Agg& a = v[i].first;
     double mean_s = static_cast<double>(a.time) / 1e12 / static_cast<double>(a.count);
-    t.rows.push_back(
-        {Cell::Int(rank), Cell::Text(info.module), Cell::Text(info.hlo_op), Cell::Text(info.category),
-         Cell::Text(XlaGroupName(info.group)), Cell::Text(XlaPassName(info.pass)), Cell::Real(Ms(a.time), 3),
-         Cell::Real(Pct(a.time, total)), Cell::Int(a.count), Cell::Real(Us(a.time) / static_cast<double>(a.count), 3),
-         info.flops >= 0 ? Cell::Real(info.flops / 1e9, 3) : Cell::Null(),
-         info.bytes >= 0 ? Cell::Real(info.bytes / 1e6, 3) : Cell::Null(),
-         info.flops > 0 && mean_s > 0 ? Cell::Real(info.flops / mean_s / 1e12, 3) : Cell::Null(),
-         Cell::Text(info.flops < 0 && info.bytes < 0 ? "none"
-                    : info.cost_from_model         ? "mlprof HLO cost model"
-                                                   : "recorded by the runtime")});
+    t.rows.push_back({Cell::Int(rank), Cell::Text(info.module), Cell::Text(info.hlo_op), Cell::Text(info.category),
+                      Cell::Text(XlaGroupName(info.group)), Cell::Text(XlaPassName(info.pass)),
+                      Cell::Real(Ms(a.time), 3), Cell::Real(Pct(a.time, total)), Cell::Int(a.count),
+                      Cell::Real(Us(a.time) / static_cast<double>(a.count), 3),
+                      info.flops >= 0 ? Cell::Real(info.flops / 1e9, 3) : Cell::Null(),
+                      info.bytes >= 0 ? Cell::Real(info.bytes / 1e6, 3) : Cell::Null(),
+                      info.flops > 0 && mean_s > 0 ? Cell::Real(info.flops / mean_s / 1e12, 3) : Cell::Null(),
+                      Cell::Text(info.flops < 0 && info.bytes < 0 ? "none"
+                                 : info.cost_from_model           ? "mlprof HLO cost model"
+                                                                  : "recorded by the runtime")});
   }
   (void)width;
   return t;
@@ -238,8 +238,7 @@ Table HloCategoryTable(const std::vector<hlo::Module>& modules) {
   });
   for (const auto& [k, a] : rows)
     t.rows.push_back({Cell::Text(k.first), Cell::Text(k.second), Cell::Int(a.count), Cell::Real(a.flops / 1e9, 3),
-                      Cell::Real(a.bytes / 1e9, 3),
-                      a.bytes > 0 ? Cell::Real(a.flops / a.bytes, 2) : Cell::Null()});
+                      Cell::Real(a.bytes / 1e9, 3), a.bytes > 0 ? Cell::Real(a.flops / a.bytes, 2) : Cell::Null()});
   return t;
 }
 
@@ -293,9 +292,9 @@ Table HloCollectivesTable(const std::vector<hlo::Module>& modules, int top) {
         if (top > 0 && n >= top) continue;
         ++n;
         GroupView g = ReadGroups(m, in);
-        const hlo::Shape* operand =
-            !in.operands.empty() && in.operands[0] >= 0 ? &c.instructions[static_cast<size_t>(in.operands[0])].shape
-                                                        : nullptr;
+        const hlo::Shape* operand = !in.operands.empty() && in.operands[0] >= 0
+                                        ? &c.instructions[static_cast<size_t>(in.operands[0])].shape
+                                        : nullptr;
         const hlo::Shape& result =
             in.opcode != base && in.shape.is_tuple() && in.shape.tuple.size() >= 2 ? in.shape.tuple[1] : in.shape;
         std::string per_shard, global;
@@ -306,7 +305,7 @@ Table HloCollectivesTable(const std::vector<hlo::Module>& modules, int top) {
         } else {
           per_shard = global = result.ToString();
         }
-        std::string axis = g.size <= 1  ? "-"
+        std::string axis = g.size <= 1     ? "-"
                            : g.stride == 1 ? fmt::format("innermost ({}-way, contiguous devices)", g.size)
                            : g.stride > 1  ? fmt::format("outer ({}-way, device stride {})", g.size, g.stride)
                                            : fmt::format("{}-way, irregular groups", g.size);
@@ -339,7 +338,9 @@ StatusOr<Table> HloExplainTable(const std::vector<hlo::Module>& modules, std::st
       t.id = "hlo_op";
       t.title = fmt::format("HLO instruction %{}", in->name);
       t.AddColumn("field", false).AddColumn("value", false);
-      auto add = [&](std::string f, std::string_view v) { t.rows.push_back({Cell::Text(std::move(f)), Cell::Text(std::string(v))}); };
+      auto add = [&](std::string f, std::string_view v) {
+        t.rows.push_back({Cell::Text(std::move(f)), Cell::Text(std::string(v))});
+      };
       add("module", m.name);
       add("computation", std::string(c.name) + (c.is_fusion ? " (fusion body)" : c.is_entry ? " (entry)" : ""));
       if (in->line) add("position", fmt::format("{}:{}:{}", m.source, in->line, in->column));
@@ -373,9 +374,9 @@ StatusOr<Table> HloExplainTable(const std::vector<hlo::Module>& modules, std::st
         add(p + "memory space", hlo::MemorySpaceName(s.layout.memory_space));
       }
       for (size_t i = 0; i < in->operand_names.size(); ++i) {
-        const hlo::Shape* s =
-            in->operands.size() > i && in->operands[i] >= 0 ? &c.instructions[static_cast<size_t>(in->operands[i])].shape
-                                                            : nullptr;
+        const hlo::Shape* s = in->operands.size() > i && in->operands[i] >= 0
+                                  ? &c.instructions[static_cast<size_t>(in->operands[i])].shape
+                                  : nullptr;
         add(fmt::format("operand {}", i), "%" + std::string(in->operand_names[i]) + (s ? " " + s->ToString() : ""));
       }
       for (const auto& callee : in->called) add("calls", "%" + std::string(callee));
@@ -383,9 +384,10 @@ StatusOr<Table> HloExplainTable(const std::vector<hlo::Module>& modules, std::st
         if (key != "backend_config") add("attr " + std::string(key), value.substr(0, 200));
       add("flops", fmt::format("{:.0f}", k.flops));
       if (k.transcendentals > 0) add("transcendentals", fmt::format("{:.0f}", k.transcendentals));
-      add("bytes accessed", fmt::format("{:.0f} (read {:.0f}, written {:.0f})", k.bytes_accessed, k.bytes_read,
-                                        k.bytes_written));
-      if (k.bytes_accessed > 0) add("arithmetic intensity (flop/byte)", fmt::format("{:.3f}", k.flops / k.bytes_accessed));
+      add("bytes accessed",
+          fmt::format("{:.0f} (read {:.0f}, written {:.0f})", k.bytes_accessed, k.bytes_read, k.bytes_written));
+      if (k.bytes_accessed > 0)
+        add("arithmetic intensity (flop/byte)", fmt::format("{:.3f}", k.flops / k.bytes_accessed));
       if (k.unknown) add("cost note", "custom call: XLA cannot see inside (it reports -1)");
       GroupView g = ReadGroups(m, *in);
       if (g.size > 0) {
@@ -410,12 +412,13 @@ StatusOr<Table> HloExplainTable(const std::vector<hlo::Module>& modules, std::st
     for (const auto& c : m.computations)
       for (const auto& in : c.instructions)
         if (near.size() < 8 && in.name.find(want) != std::string::npos) near.push_back(std::string(in.name));
-  return NotFound(fmt::format("--op {}: no such instruction in the module(s){}", want,
-                              near.empty() ? std::string() : " (names containing it: " + [&] {
-                                std::string s;
-                                for (const auto& n : near) s += (s.empty() ? "" : ", ") + n;
-                                return s;
-                              }() + ")"));
+  return NotFound(fmt::format(
+      "--op {}: no such instruction in the module(s){}", want,
+      near.empty() ? std::string() : " (names containing it: " + [&] {
+        std::string s;
+        for (const auto& n : near) s += (s.empty() ? "" : ", ") + n;
+        return s;
+      }() + ")"));
 }
 
 }  // namespace mlprof
