@@ -366,7 +366,7 @@ TEST(XlaSynth, SummaryPerStepColumnsFromRawEvents) {
   EXPECT_LT(pct_sum, 100.0);
   EXPECT_GT(pct_sum, 99.0);
   // tflops_s of the heaviest op: its recorded flops over its mean duration.
-  Table ops = XlaTopOpsTable(0, *r, x, 1, 80);
+  Table ops = XlaTopOpsTable(0, x, XlaOpsByTime(*r, x), 1);
   ASSERT_EQ(ops.rows.size(), 1u);
   auto ocol = [&](std::string_view name) { return ColumnOf(ops, name); };
   const std::string& name = std::get<std::string>(ops.rows[0][ocol("hlo_op")].value);

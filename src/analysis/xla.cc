@@ -434,4 +434,28 @@ std::vector<ScopeRow> XlaScopes(const RankProfile& r, const XlaOps& x, int max_d
   return out;
 }
 
+XlaOpTimes XlaOpsByTime(const RankProfile& r, const XlaOps& x) {
+  XlaOpTimes out;
+  std::vector<XlaOpTime> agg(x.ops.size());
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    int32_t xi = r.ops.xla[i];
+    if (xi < 0) continue;
+    agg[static_cast<size_t>(xi)].time += r.ops.dur[i];
+    ++agg[static_cast<size_t>(xi)].count;
+    out.total += r.ops.dur[i];
+  }
+  // Merge identical (module, op) across devices.
+  std::map<std::pair<std::string, std::string>, XlaOpTime> by;
+  for (size_t k = 0; k < x.ops.size(); ++k) {
+    if (agg[k].count == 0) continue;
+    XlaOpTime& e = by[{x.ops[k].module, x.ops[k].hlo_op}];
+    e.time += agg[k].time;
+    e.count += agg[k].count;
+    e.op = k;
+  }
+  for (auto& [key, e] : by) out.rows.push_back(e);
+  std::sort(out.rows.begin(), out.rows.end(), [](const XlaOpTime& a, const XlaOpTime& b) { return a.time > b.time; });
+  return out;
+}
+
 }  // namespace mlprof

@@ -75,6 +75,19 @@ struct XlaOps {
 };
 XlaOps ResolveXlaOps(const RankProfile& r);
 
+// Device time per HLO op (same module and op name merged across devices),
+// heaviest first; `op` is an index into XlaOps::ops (one of the merged).
+struct XlaOpTime {
+  size_t op = 0;
+  Ps time = 0;
+  int64_t count = 0;
+};
+struct XlaOpTimes {
+  std::vector<XlaOpTime> rows;
+  Ps total = 0;  // all XLA ops' device time
+};
+XlaOpTimes XlaOpsByTime(const RankProfile& r, const XlaOps& x);
+
 struct XlaGroupRow {
   XlaGroup group = XlaGroup::kOther;
   Ps time = 0;

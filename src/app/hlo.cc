@@ -2,6 +2,7 @@
 // modules, shapes and the chip database.
 #include <fmt/format.h>
 
+#include "analysis/hlo_summary.h"
 #include "app/chip.h"
 #include "app/commands.h"
 #include "hlo/shape.h"
@@ -20,12 +21,19 @@ StatusOr<Report> Hlo(const HloOptions& o) {
   }
   Report r;
   if (!o.op.empty()) {
-    ASSIGN_OR_RETURN(Table t, HloExplainTable(modules, o.op));
-    r.tables.push_back(std::move(t));
+    std::optional<HloInstructionFacts> f = FindHloInstruction(modules, o.op);
+    if (!f) {
+      const std::string want(o.op.substr(0, 1) == "%" ? o.op.substr(1) : o.op);
+      std::string near;
+      for (const auto& n : HloNamesContaining(modules, want, 8)) near += (near.empty() ? "" : ", ") + n;
+      return NotFound(fmt::format("--op {}: no such instruction in the module(s){}", want,
+                                  near.empty() ? std::string() : " (names containing it: " + near + ")"));
+    }
+    r.tables.push_back(HloExplainTable(*f));
   } else {
-    r.tables.push_back(HloModulesTable(modules));
-    r.tables.push_back(HloCategoryTable(modules));
-    r.tables.push_back(HloCollectivesTable(modules, o.top));
+    r.tables.push_back(HloModulesTable(SummarizeHloModules(modules)));
+    r.tables.push_back(HloCategoryTable(HloOpsByCategory(modules)));
+    r.tables.push_back(HloCollectivesTable(FindHloCollectives(modules, static_cast<size_t>(std::max(0, o.top)))));
   }
   return r;
 }

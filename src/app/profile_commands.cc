@@ -60,7 +60,7 @@ Report Summary(const Session& s, const SummaryOptions& o) {
     XlaBreakdown b = BreakdownXla(rank, x);
     r.tables.push_back(XlaSummaryTable(rank.rank_or(0), b));
     r.tables.push_back(XlaAttributionTable(rank.rank_or(0), b));
-    r.tables.push_back(XlaTopOpsTable(rank.rank_or(0), rank, x, std::min(o.top, 10), o.width));
+    r.tables.push_back(XlaTopOpsTable(rank.rank_or(0), x, XlaOpsByTime(rank, x), std::min(o.top, 10)));
     for (const auto& problem : x.problems) r.warnings.push_back(problem);
   }
   bool any_gpu = false;

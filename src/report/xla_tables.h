@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/hlo_summary.h"
 #include "analysis/xla.h"
 #include "hlo/module.h"
 #include "report/table.h"
@@ -18,15 +19,14 @@ Table XlaAttributionTable(int64_t rank, const XlaBreakdown& b);
 // Named-scope tree (indented).
 Table XlaScopesTable(int64_t rank, const std::vector<ScopeRow>& rows, Ps total, int top);
 // The heaviest HLO ops of the profile.
-Table XlaTopOpsTable(int64_t rank, const RankProfile& r, const XlaOps& x, int top, int width);
+Table XlaTopOpsTable(int64_t rank, const XlaOps& x, const XlaOpTimes& times, int top);
 
 // `mlprof hlo`: one row per module; per-category counts and cost of the
 // entry computation; every collective with its replica groups read as a
 // parallelism degree; and one instruction explained field by field.
-Table HloModulesTable(const std::vector<hlo::Module>& modules);
-Table HloCategoryTable(const std::vector<hlo::Module>& modules);
-Table HloCollectivesTable(const std::vector<hlo::Module>& modules, int top);
-// Finds `name` (with or without '%') in the modules; an error lists near names.
-StatusOr<Table> HloExplainTable(const std::vector<hlo::Module>& modules, std::string_view name);
+Table HloModulesTable(const std::vector<HloModuleSummary>& modules);
+Table HloCategoryTable(const std::vector<HloCategoryRow>& rows);
+Table HloCollectivesTable(const std::vector<HloCollective>& collectives);
+Table HloExplainTable(const HloInstructionFacts& facts);
 
 }  // namespace mlprof

@@ -1,0 +1,82 @@
+// What `mlprof hlo` reports of HLO modules, as values: per module the counts
+// and the entry computation's cost; the ops that run, by category; every
+// collective with its replica groups and buffers; one instruction's facts.
+// The report layer (report/xla_tables.h) words and scales them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/xla.h"
+#include "hlo/cost.h"
+#include "hlo/module.h"
+#include "hlo/shape.h"
+
+namespace mlprof {
+
+struct HloModuleSummary {
+  const hlo::Module* module = nullptr;
+  int64_t computations = 0, instructions = 0, fusions = 0, collectives = 0;
+  int64_t unknown_custom_calls = 0;  // custom calls the cost model cannot see into
+  hlo::Cost entry_cost;              // the entry computation (while loops: one iteration)
+};
+std::vector<HloModuleSummary> SummarizeHloModules(const std::vector<hlo::Module>& modules);
+
+// The ops that run (the entry's instructions and those of while bodies,
+// conditionals and calls reached from it; not fusion bodies or reducers),
+// grouped by (mlprof category, xprof category), by FLOPs then bytes.
+struct HloCategoryRow {
+  XlaGroup group = XlaGroup::kOther;
+  std::string xla_category;
+  int64_t count = 0;
+  double flops = 0, bytes = 0;
+};
+std::vector<HloCategoryRow> HloOpsByCategory(const std::vector<hlo::Module>& modules);
+
+// Replica groups read as a mesh axis: count x size, the device stride
+// between neighbours of a group (1 innermost; 0 irregular).
+struct HloGroups {
+  int64_t count = 0, size = 0, stride = 0;
+  std::string_view text;  // replica_groups (or source_target_pairs) as written
+};
+HloGroups ReadHloGroups(const hlo::Module& m, const hlo::Instruction& in);
+
+struct HloCollective {
+  const hlo::Module* module = nullptr;
+  const hlo::Instruction* instruction = nullptr;
+  std::string base_opcode;  // without -start
+  HloGroups groups;
+  const hlo::Shape* per_shard = nullptr;  // all-gather: operand; reduce-scatter: result; else result
+  const hlo::Shape* global = nullptr;     // all-gather: result; reduce-scatter: operand; else result
+  int64_t result_bytes = 0;
+  double network_bytes = 0;  // bytes each device sends (cost model's ring rule)
+};
+// In module and instruction order; at most `limit` (0: all).
+std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& modules, size_t limit);
+
+struct HloOutputFacts {
+  const hlo::Shape* shape = nullptr;
+  hlo::PhysicalShape physical;
+};
+struct HloInstructionFacts {
+  const hlo::Module* module = nullptr;
+  const hlo::Computation* computation = nullptr;
+  const hlo::Instruction* instruction = nullptr;
+  std::string xla_category;
+  XlaGroup group = XlaGroup::kOther;
+  std::vector<HloOutputFacts> outputs;            // tuple leaves, at most 8
+  std::vector<const hlo::Shape*> operand_shapes;  // null where unresolved
+  hlo::Cost cost;
+  HloGroups groups;
+  XlaPass pass = XlaPass::kForward;
+  std::vector<std::string> scope;
+};
+// `name` with or without '%'; nullopt when no module has it.
+std::optional<HloInstructionFacts> FindHloInstruction(const std::vector<hlo::Module>& modules, std::string_view name);
+// Up to `max` instruction names containing `part`, for "did you mean".
+std::vector<std::string> HloNamesContaining(const std::vector<hlo::Module>& modules, std::string_view part,
+                                            size_t max);
+
+}  // namespace mlprof
