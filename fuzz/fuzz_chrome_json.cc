@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)mlprof::RooflineSvg(fr, "fuzz");
     rep.tables.push_back(mlprof::RooflineOpsTable(0, fr, 0));
     (void)mlprof::MeasureProfile(p, v);
-    for (auto& t : mlprof::InfoTables(p)) rep.tables.push_back(std::move(t));
+    for (auto& t : mlprof::InfoTables(mlprof::SummarizeRanks(p))) rep.tables.push_back(std::move(t));
     (void)mlprof::RenderText(rep);
     (void)mlprof::RenderJson(rep);
     (void)mlprof::RenderCsv(rep);

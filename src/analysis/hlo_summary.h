@@ -76,7 +76,6 @@ struct HloInstructionFacts {
 // `name` with or without '%'; nullopt when no module has it.
 std::optional<HloInstructionFacts> FindHloInstruction(const std::vector<hlo::Module>& modules, std::string_view name);
 // Up to `max` instruction names containing `part`, for "did you mean".
-std::vector<std::string> HloNamesContaining(const std::vector<hlo::Module>& modules, std::string_view part,
-                                            size_t max);
+std::vector<std::string> HloNamesContaining(const std::vector<hlo::Module>& modules, std::string_view part, size_t max);
 
 }  // namespace mlprof

@@ -87,7 +87,7 @@ Report Summary(const Session& s, const SummaryOptions& o) {
 
 Report Info(const Session& s) {
   Report r = WithImportWarnings(s);
-  r.tables = InfoTables(s.profile);
+  r.tables = InfoTables(SummarizeRanks(s.profile));
   return r;
 }
 

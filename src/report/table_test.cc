@@ -27,7 +27,7 @@ TEST(Info, SpanAndOpsPerTrack) {
    {"ph":"X","name":"a","pid":1,"tid":1,"ts":1000,"dur":10},
    {"ph":"X","name":"b","pid":1,"tid":1,"ts":1500,"dur":2500},
    {"ph":"X","name":"c","pid":1,"tid":2,"ts":1200,"dur":1}]})");
-  std::vector<Table> t = InfoTables(p);
+  std::vector<Table> t = InfoTables(SummarizeRanks(p));
   const Table* files = nullptr;
   const Table* per_track = nullptr;
   for (const Table& x : t) {

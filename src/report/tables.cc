@@ -246,7 +246,7 @@ Table RanksTable(const Profile& p) {
   return t;
 }
 
-std::vector<Table> InfoTables(const Profile& p) {
+std::vector<Table> InfoTables(const std::vector<RankInfo>& infos) {
   std::vector<Table> out;
   Table files{"files", "Files", {}, {}, {}};
   files.AddColumn("rank", true)
@@ -279,41 +279,25 @@ std::vector<Table> InfoTables(const Profile& p) {
       .AddColumn("count", true)
       .AddColumn("first_byte", true)
       .AddColumn("meaning", false);
-  for (const auto& r : p.ranks) {
+  for (const RankInfo& info : infos) {
+    const RankProfile& r = *info.profile;
     int64_t rank = r.rank_or(-1);
-    Ps lo = INT64_MAX, hi = INT64_MIN;
-    for (size_t i = 0; i < r.ops.size(); ++i) lo = std::min(lo, r.ops.ts[i]), hi = std::max(hi, r.ops.end(i));
     files.rows.push_back(
         {Cell::Int(rank), Cell::Text(r.format), Cell::Text(r.compression),
          Cell::Int(static_cast<int64_t>(r.file_bytes)), Cell::Int(static_cast<int64_t>(r.decoded_bytes)),
          Cell::Int(static_cast<int64_t>(r.ops.size())), Cell::Int(static_cast<int64_t>(r.flows.size())),
          Cell::Int(static_cast<int64_t>(r.counters.size())),
-         r.ops.size() ? Cell::Real(PsToMs(hi - lo), 3) : Cell::Null(), Cell::Text(r.path)});
+         info.has_ops ? Cell::Real(PsToMs(info.last_end - info.first), 3) : Cell::Null(), Cell::Text(r.path)});
     for (int ph = 0; ph < 128; ++ph)
       if (r.phase_counts[ph])
         phases.rows.push_back({Cell::Int(rank), Cell::Text(std::string(1, static_cast<char>(ph))),
                                Cell::Int(static_cast<int64_t>(r.phase_counts[ph]))});
-    std::vector<std::pair<uint64_t, StringId>> cc;
-    for (size_t id = 0; id < r.cat_counts.size(); ++id)
-      if (r.cat_counts[id]) cc.emplace_back(r.cat_counts[id], static_cast<StringId>(id));
-    std::sort(cc.rbegin(), cc.rend());
-    for (auto& [n, id] : cc)
+    for (auto& [n, id] : info.categories)
       cats.rows.push_back({Cell::Int(rank), Cell::Text(std::string(r.str(id))), Cell::Int(static_cast<int64_t>(n))});
-    int64_t host = 0, gpu = 0;
-    std::vector<int32_t> devs;
-    for (const auto& tr : r.tracks) {
-      if (tr.kind == TrackKind::kGpuStream) {
-        ++gpu;
-        if (std::find(devs.begin(), devs.end(), tr.device) == devs.end()) devs.push_back(tr.device);
-      } else {
-        ++host;
-      }
-    }
     std::string dev_names;
     for (const auto& d : r.meta.devices) dev_names += (dev_names.empty() ? "" : ", ") + d.name;
-    tracks.rows.push_back({Cell::Int(rank), Cell::Int(host), Cell::Int(gpu),
-                           Cell::Int(static_cast<int64_t>(devs.size())),
-                           Cell::Int(static_cast<int64_t>(r.steps.size())),
+    tracks.rows.push_back({Cell::Int(rank), Cell::Int(info.host_tracks), Cell::Int(info.gpu_streams),
+                           Cell::Int(info.gpus), Cell::Int(static_cast<int64_t>(r.steps.size())),
                            r.steps.empty() ? Cell::Null() : Cell::Int(r.steps.front().number),
                            r.steps.empty() ? Cell::Null() : Cell::Int(r.steps.back().number), Cell::Text(dev_names)});
     for (size_t k = 0; k < kImportStatCount; ++k) {
@@ -331,9 +315,9 @@ std::vector<Table> InfoTables(const Profile& p) {
       .AddColumn("thread", false)
       .AddColumn("kind", false)
       .AddColumn("ops", true);
-  for (const auto& r : p.ranks) {
-    std::vector<int64_t> per_track(r.tracks.size(), 0);
-    for (size_t i = 0; i < r.ops.size(); ++i) per_track[r.ops.track[i]]++;
+  for (const RankInfo& info : infos) {
+    const RankProfile& r = *info.profile;
+    const std::vector<int64_t>& per_track = info.ops_per_track;
     for (size_t t = 0; t < r.tracks.size(); ++t) {
       const Track& tr = r.tracks[t];
       if (per_track[t] == 0) continue;

@@ -4,6 +4,7 @@
 
 #include "analysis/gpu_time.h"
 #include "analysis/idle.h"
+#include "analysis/info.h"
 #include "analysis/launches.h"
 #include "analysis/ops.h"
 #include "analysis/steps.h"
@@ -25,7 +26,7 @@ Table StepSummaryTable(const StepReport& s);
 Table OpsTable(const std::vector<OpGpuTime>& ops, int top);
 Table RanksTable(const Profile& p);
 // Info: format, sizes, counts by phase and category, tracks, import problems.
-std::vector<Table> InfoTables(const Profile& p);
+std::vector<Table> InfoTables(const std::vector<RankInfo>& infos);
 // One row per array shape (tuple elements expanded): type, dims, memory order,
 // tiles, padded physical shape, bytes, memory space.
 Table ShapeTable(const std::vector<hlo::Shape>& shapes);
