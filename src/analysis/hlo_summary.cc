@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "base/collective.h"
 #include "hlo/attrs.h"
 
 namespace mlprof {
@@ -107,11 +108,9 @@ std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& mo
     hlo::CostModel cm(m);
     for (const auto& c : m.computations)
       for (const auto& in : c.instructions) {
-        std::string base(in.opcode);
-        if (base.size() > 6 && base.substr(base.size() - 6) == "-start") base.resize(base.size() - 6);
-        if (base != "all-reduce" && base != "all-gather" && base != "reduce-scatter" && base != "all-to-all" &&
-            base != "collective-permute" && base != "ragged-all-to-all")
-          continue;
+        const std::optional<HloCollectiveOpcode> coll = CollectiveFromHloOpcode(in.opcode);
+        if (!coll || coll->part == AsyncPart::kDone) continue;
+        const std::string base(CollectiveKindName(coll->kind));
         if (limit > 0 && out.size() >= limit) return out;
         HloCollective k;
         k.module = &m;
@@ -131,7 +130,7 @@ std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& mo
         }
         k.result_bytes = cm.ShapeBytes(result);
         k.network_bytes = cm.Of(c, in).network_bytes;
-        k.base_opcode = std::move(base);
+        k.base_opcode = base;
         out.push_back(std::move(k));
       }
   }

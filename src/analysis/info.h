@@ -17,8 +17,8 @@ struct RankInfo {
   Ps first = 0, last_end = 0;                             // over all ops, when has_ops
   std::vector<std::pair<uint64_t, StringId>> categories;  // (events, category), most first
   int64_t host_tracks = 0, gpu_streams = 0;
-  int64_t gpus = 0;                     // distinct devices with a GPU stream
-  std::vector<int64_t> ops_per_track;   // by track index
+  int64_t gpus = 0;                    // distinct devices with a GPU stream
+  std::vector<int64_t> ops_per_track;  // by track index
 };
 std::vector<RankInfo> SummarizeRanks(const Profile& p);
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "base/collective.h"
+
 namespace mlprof {
 
 namespace {
@@ -704,63 +706,9 @@ std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view inpu
   return c;
 }
 
-namespace {
-// c10d's collective names -> the collective they are, and what the ring
-// sends per byte of the buffer: 2(n-1)/n, (n-1)/n, or the buffer once.
-enum class Ring { kAllReduce, kFraction, kOnce, kNothing };
-struct CollectiveName {
-  std::string_view name, kind;
-  Ring ring;
-};
-constexpr CollectiveName kCollectives[] = {
-    {"allreduce", "all-reduce", Ring::kAllReduce},
-    {"all_reduce", "all-reduce", Ring::kAllReduce},
-    {"allreduce_coalesced", "all-reduce", Ring::kAllReduce},
-    {"all_reduce_coalesced", "all-reduce", Ring::kAllReduce},
-    {"allgather", "all-gather", Ring::kFraction},
-    {"all_gather", "all-gather", Ring::kFraction},
-    {"_allgather_base", "all-gather", Ring::kFraction},
-    {"allgather_into_tensor_coalesced", "all-gather", Ring::kFraction},
-    {"allgather_coalesced", "all-gather", Ring::kFraction},
-    {"all_gather_into_tensor", "all-gather", Ring::kFraction},
-    {"reduce_scatter", "reduce-scatter", Ring::kFraction},
-    {"_reduce_scatter_base", "reduce-scatter", Ring::kFraction},
-    {"reduce_scatter_tensor", "reduce-scatter", Ring::kFraction},
-    {"reduce_scatter_tensor_coalesced", "reduce-scatter", Ring::kFraction},
-    {"all_to_all", "all-to-all", Ring::kFraction},
-    {"alltoall", "all-to-all", Ring::kFraction},
-    {"alltoall_base", "all-to-all", Ring::kFraction},
-    {"all_to_all_single", "all-to-all", Ring::kFraction},
-    {"broadcast", "broadcast", Ring::kOnce},
-    {"reduce", "reduce", Ring::kOnce},
-    {"send", "send", Ring::kOnce},
-    {"recv", "recv", Ring::kOnce},
-    {"gather", "gather", Ring::kOnce},
-    {"scatter", "scatter", Ring::kOnce},
-    {"barrier", "barrier", Ring::kNothing},
-};
-const CollectiveName* FindCollective(std::string_view c) {
-  for (const CollectiveName& x : kCollectives)
-    if (x.name == c) return &x;
-  return nullptr;
-}
-}  // namespace
-
-double RingWireFactor(std::string_view c, int64_t n) {
-  const CollectiveName* k = FindCollective(c);
-  if (!k || n <= 0) return -1;
-  const double f = static_cast<double>(n - 1) / static_cast<double>(n);
-  switch (k->ring) {
-    case Ring::kAllReduce:
-      return 2 * f;
-    case Ring::kFraction:
-      return f;
-    case Ring::kOnce:
-      return n > 1 ? 1 : 0;
-    case Ring::kNothing:
-      return 0;
-  }
-  return -1;
+double RingWireFactor(std::string_view c10d_name, int64_t n) {
+  const std::optional<CollectiveKind> k = CollectiveFromC10dName(c10d_name);
+  return k ? RingWireFactor(*k, n) : -1;
 }
 
 namespace {
@@ -813,16 +761,16 @@ std::optional<OpCost> CollectiveOpCost(std::string_view comm) {
   int64_t in = 0, out = 0, group = 0;
   if (!str(&name) || !num(&in) || !num(&out) || !num(&group) || !str(&dtype) || !l.Close()) return std::nullopt;
   const int bpe = CommDtypeBytes(dtype);
-  const CollectiveName* kind = FindCollective(name);
-  const double factor = RingWireFactor(name, group);
+  const std::optional<CollectiveKind> kind = CollectiveFromC10dName(name);
+  const double factor = kind ? RingWireFactor(*kind, group) : -1;
   if (bpe == 0 || !kind || factor < 0 || in < 0 || out < 0) return std::nullopt;
   // The buffer the factor applies to: the gathered output for all-gather,
   // the input otherwise.
-  const double buffer = static_cast<double>(kind->kind == "all-gather" ? out : in) * bpe;
+  const double buffer = static_cast<double>(*kind == CollectiveKind::kAllGather ? out : in) * bpe;
   if (buffer > 1e30) return std::nullopt;
   OpCost c = Make("collective", 0, factor * buffer, bpe, dtype);
   c.batch = group;
-  c.collective = std::string(kind->kind);
+  c.collective = std::string(CollectiveKindName(*kind));
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "base/collective.h"
 #include "hlo/cost.h"
 #include "hlo/proto_reader.h"
 
@@ -272,14 +273,9 @@ XlaOps ResolveXlaOps(const RankProfile& r) {
     if (in) {
       if (info.category.empty()) info.category = XprofCategory(*mod, *in);
       if (info.op_name.empty()) info.op_name = in->metadata.op_name;
-      std::string_view base = in->opcode;
-      for (std::string_view suffix : {"-start", "-done"})
-        if (base.size() > suffix.size() && base.substr(base.size() - suffix.size()) == suffix)
-          base.remove_suffix(suffix.size());
-      const bool collective = base == "all-reduce" || base == "all-gather" || base == "reduce-scatter" ||
-                              base == "all-to-all" || base == "ragged-all-to-all" || base == "collective-permute" ||
-                              base == "collective-broadcast";
-      if (collective) info.collective = std::string(base);
+      const std::optional<HloCollectiveOpcode> coll = CollectiveFromHloOpcode(in->opcode);
+      const bool collective = coll.has_value();
+      if (collective) info.collective = std::string(CollectiveKindName(coll->kind));
       if (info.flops < 0 || info.bytes < 0 || collective) {
         hlo::Cost c = cost[mod_index].Of(*comp, *in);
         if (!c.unknown) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "base/collective.h"
 #include "hlo/attrs.h"
 
 namespace mlprof::hlo {
@@ -97,10 +98,6 @@ const Shape& FirstArray(const Shape& s) {
   const Shape* p = &s;
   while (p->is_tuple() && !p->tuple.empty()) p = &p->tuple[0];
   return *p;
-}
-
-bool EndsWith(std::string_view s, std::string_view suf) {
-  return s.size() >= suf.size() && s.substr(s.size() - suf.size()) == suf;
 }
 
 // "lhs_contracting_dimensions":["1"] inside a GPU gemm backend_config.
@@ -489,26 +486,26 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
   }
   // Collectives: HloCostAnalysis bytes = operands + result (the result of a
   // -start op is its last tuple element); ring network bytes per participant.
-  const bool start = EndsWith(op, "-start");
-  const std::string_view base = start ? op.substr(0, op.size() - 6) : op;
-  if (base == "all-reduce" || base == "all-gather" || base == "reduce-scatter" || base == "all-to-all" ||
-      base == "collective-permute" || base == "ragged-all-to-all" || base == "collective-broadcast") {
+  const std::optional<HloCollectiveOpcode> coll = CollectiveFromHloOpcode(op);
+  if (coll && coll->part != AsyncPart::kDone) {
+    const CollectiveKind kind = coll->kind;
+    const bool start = coll->part == AsyncPart::kStart;
+    const bool all_reduce = kind == CollectiveKind::kAllReduce;
     const Shape& result = start && in.shape.is_tuple() && in.shape.tuple.size() >= 2 ? in.shape.tuple[1] : in.shape;
-    cost.bytes_written = base == "all-reduce" ? result_bytes(in.shape) : static_cast<double>(ShapeBytes(result));
+    cost.bytes_written = all_reduce ? result_bytes(in.shape) : static_cast<double>(ShapeBytes(result));
     for (size_t i = 0; i < in.operands.size(); ++i) cost.bytes_read += static_cast<double>(OperandBytes(c, in, i));
     const int64_t n = GroupSize(in);
     cost.group_size = n;
-    const double nn = static_cast<double>(n);
-    const double out_bytes = static_cast<double>(ShapeBytes(base == "all-reduce" ? in.shape : result));
-    if (base == "all-reduce") {
-      cost.flops = static_cast<double>(Elements(in.shape)) * ReducerFlops(in);
-      cost.network_bytes = n > 1 ? 2.0 * (nn - 1) / nn * out_bytes : 0;
-    } else if (base == "all-gather" || base == "all-to-all" || base == "ragged-all-to-all") {
-      cost.network_bytes = n > 1 ? (nn - 1) / nn * out_bytes : 0;
-    } else if (base == "reduce-scatter") {
-      cost.network_bytes = n > 1 ? (nn - 1) / nn * cost.bytes_read : 0;
-    } else {
+    const double out_bytes = static_cast<double>(ShapeBytes(all_reduce ? in.shape : result));
+    if (all_reduce) cost.flops = static_cast<double>(Elements(in.shape)) * ReducerFlops(in);
+    if (kind == CollectiveKind::kCollectivePermute || kind == CollectiveKind::kCollectiveBroadcast) {
+      // Point to point: the operand once, whatever the group (XLA's rule).
       cost.network_bytes = static_cast<double>(OperandBytes(c, in, 0));
+    } else if (n > 1) {
+      // The ring: reduce-scatter's factor applies to its input, the others'
+      // to their output.
+      cost.network_bytes =
+          RingWireFactor(kind, n) * (kind == CollectiveKind::kReduceScatter ? cost.bytes_read : out_bytes);
     }
     return finish();
   }
