@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "base/collective.h"
+
 namespace mlprof::plan {
 
 // ---- parameters and FLOPs ------------------------------------------------------
@@ -413,7 +415,9 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   if (pl->tp > 1) {
     const double n = 4 + RematTpCollectives(pl->remat);
     const double bw = GroupBw(c, 1, pl->tp) * k.collective;
-    pl->t_tp = stage_layers * m_steps * n * (2 * (tp - 1) / tp * A / bw + 2 * (tp - 1) * k.latency);
+    pl->t_tp = stage_layers * m_steps * n *
+               (RingWireFactor(CollectiveKind::kAllReduce, pl->tp) * A / bw +
+                static_cast<double>(RingSteps(CollectiveKind::kAllReduce, pl->tp)) * k.latency);
     MLPROF_SAY(
         "TP = {:.0f} layers x {:.0f} micro-batches x {:.0f} all-reduces x (2({}-1)/{} x {:.3f} GB / {:.0f} "
         "GB/s + 2({}-1) x {:.1f} us) = {:.4f} s (exposed)",
@@ -426,7 +430,8 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double bytes = mb * seq / cp * static_cast<double>(m.top_k) * h * 2 / tp * (ep - 1) / ep;
     const double bw = GroupBw(c, pl->tp * pl->cp, pl->ep) * k.collective;
     const double moe_stage = std::ceil(static_cast<double>(d.moe_layers) / pp);
-    pl->t_ep = moe_stage * m_steps * n * (bytes / bw + (ep - 1) * k.latency);
+    pl->t_ep = moe_stage * m_steps * n *
+               (bytes / bw + static_cast<double>(RingSteps(CollectiveKind::kAllToAll, pl->ep)) * k.latency);
     MLPROF_SAY(
         "EP = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x ({:.3f} GB / {:.0f} GB/s + ({}-1) "
         "x {:.1f} us) = {:.4f} s (exposed)",
@@ -439,7 +444,9 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double stage_params = dense_stage / tp + expert_stage / (tp * ep);
   if (pl->fsdp > 1) {
     const double bw = GroupBw(c, pl->tp * pl->cp, pl->fsdp) * k.collective;
-    t_fsdp = m_steps * 3 * ((fsdp - 1) / fsdp * stage_params * 2 / bw + (fsdp - 1) * k.latency);
+    t_fsdp = m_steps * 3 *
+             (RingWireFactor(CollectiveKind::kAllGather, pl->fsdp) * stage_params * 2 / bw +
+              static_cast<double>(RingSteps(CollectiveKind::kAllGather, pl->fsdp)) * k.latency);
     MLPROF_SAY(
         "FSDP = {:.0f} micro-batches x 3 (gather forward, gather backward, reduce-scatter) x (({}-1)/{} x "
         "{:.3f} B parameters x 2 B / {:.0f} GB/s + ({}-1) x {:.1f} us) = {:.4f} s",
@@ -451,7 +458,8 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   double rs = 0;  // one reduce-scatter (or all-gather) of the chip's gradients
   if (pl->dp > 1) {
     const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp, pl->dp) * k.collective;
-    rs = (dp - 1) / dp * local * std::min(t.memory.grad, 4.0) / bw + (dp - 1) * k.latency;
+    rs = RingWireFactor(CollectiveKind::kReduceScatter, pl->dp) * local * std::min(t.memory.grad, 4.0) / bw +
+         static_cast<double>(RingSteps(CollectiveKind::kReduceScatter, pl->dp)) * k.latency;
     MLPROF_SAY(
         "DP reduce-scatter = ({}-1)/{} x {:.3f} B parameters x {:g} B / {:.0f} GB/s + ({}-1) x {:.1f} us = "
         "{:.4f} s; the all-gather the same",

@@ -12,13 +12,20 @@ struct KindInfo {
   bool hlo;  // an HLO opcode
 };
 constexpr KindInfo kKinds[] = {
-    {"all-reduce", Ring::kTwoPhase, true},          {"all-gather", Ring::kOnePhase, true},
-    {"reduce-scatter", Ring::kOnePhase, true},      {"all-to-all", Ring::kOnePhase, true},
-    {"ragged-all-to-all", Ring::kOnePhase, true},   {"collective-permute", Ring::kOnce, true},
-    {"collective-broadcast", Ring::kOnce, true},    {"broadcast", Ring::kOnce, false},
-    {"reduce", Ring::kOnce, false},                 {"send", Ring::kOnce, false},
-    {"recv", Ring::kOnce, false},                   {"gather", Ring::kOnce, false},
-    {"scatter", Ring::kOnce, false},                {"barrier", Ring::kNothing, false},
+    {"all-reduce", Ring::kTwoPhase, true},
+    {"all-gather", Ring::kOnePhase, true},
+    {"reduce-scatter", Ring::kOnePhase, true},
+    {"all-to-all", Ring::kOnePhase, true},
+    {"ragged-all-to-all", Ring::kOnePhase, true},
+    {"collective-permute", Ring::kOnce, true},
+    {"collective-broadcast", Ring::kOnce, true},
+    {"broadcast", Ring::kOnce, false},
+    {"reduce", Ring::kOnce, false},
+    {"send", Ring::kOnce, false},
+    {"recv", Ring::kOnce, false},
+    {"gather", Ring::kOnce, false},
+    {"scatter", Ring::kOnce, false},
+    {"barrier", Ring::kNothing, false},
 };
 static_assert(sizeof(kKinds) / sizeof(kKinds[0]) == static_cast<size_t>(CollectiveKind::kCount));
 
@@ -64,7 +71,8 @@ std::string_view CollectiveKindName(CollectiveKind k) {
 
 std::optional<HloCollectiveOpcode> CollectiveFromHloOpcode(std::string_view opcode) {
   AsyncPart part = AsyncPart::kSync;
-  for (auto [suffix, p] : {std::pair<std::string_view, AsyncPart>{"-start", AsyncPart::kStart}, {"-done", AsyncPart::kDone}})
+  for (auto [suffix, p] :
+       {std::pair<std::string_view, AsyncPart>{"-start", AsyncPart::kStart}, {"-done", AsyncPart::kDone}})
     if (opcode.size() > suffix.size() && opcode.substr(opcode.size() - suffix.size()) == suffix) {
       opcode.remove_suffix(suffix.size());
       part = p;
