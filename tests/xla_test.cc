@@ -183,17 +183,17 @@ TEST(XlaNames, PassesAndScopes) {
 }
 
 TEST(XlaNames, Categories) {
-  EXPECT_EQ(GroupFromCategory("convolution fusion", "fusion.556"), XlaGroup::kMatmul);
-  EXPECT_EQ(GroupFromCategory("loop fusion", "fusion.1"), XlaGroup::kElementwise);
-  EXPECT_EQ(GroupFromCategory("all-reduce-scatter fusion", "fusion.635"), XlaGroup::kCollective);
-  EXPECT_EQ(GroupFromCategory("all-gather-done", "all-gather-done.1"), XlaGroup::kAsyncWait);
-  EXPECT_EQ(GroupFromCategory("custom-call", "vmap_splash_mha_dkv"), XlaGroup::kAttention);
-  EXPECT_EQ(GroupFromCategory("custom-call", "\"__cublas$gemm\""), XlaGroup::kMatmul);
-  EXPECT_EQ(GroupFromCategory("copy-start", "copy-start.3"), XlaGroup::kMemoryTransfer);
-  EXPECT_EQ(GroupFromCategory("data formatting", "copy.488"), XlaGroup::kDataFormatting);
-  EXPECT_EQ(GroupFromCategory("input fusion", "fusion.9"), XlaGroup::kReduce);
-  EXPECT_EQ(GroupFromCategory("while", "while.3"), XlaGroup::kControlFlow);
-  EXPECT_EQ(GroupFromCategory("custom-call", "tpu_custom_call.1"), XlaGroup::kCustomCall);
+  EXPECT_EQ(GroupFromCategory("convolution fusion", "fusion.556"), OpCategory::kMatmul);
+  EXPECT_EQ(GroupFromCategory("loop fusion", "fusion.1"), OpCategory::kElementwise);
+  EXPECT_EQ(GroupFromCategory("all-reduce-scatter fusion", "fusion.635"), OpCategory::kCollective);
+  EXPECT_EQ(GroupFromCategory("all-gather-done", "all-gather-done.1"), OpCategory::kAsyncWait);
+  EXPECT_EQ(GroupFromCategory("custom-call", "vmap_splash_mha_dkv"), OpCategory::kAttention);
+  EXPECT_EQ(GroupFromCategory("custom-call", "\"__cublas$gemm\""), OpCategory::kMatmul);
+  EXPECT_EQ(GroupFromCategory("copy-start", "copy-start.3"), OpCategory::kMemoryTransfer);
+  EXPECT_EQ(GroupFromCategory("data formatting", "copy.488"), OpCategory::kDataFormatting);
+  EXPECT_EQ(GroupFromCategory("input fusion", "fusion.9"), OpCategory::kReduction);
+  EXPECT_EQ(GroupFromCategory("while", "while.3"), OpCategory::kControlFlow);
+  EXPECT_EQ(GroupFromCategory("custom-call", "tpu_custom_call.1"), OpCategory::kCustomCall);
 }
 
 Profile LoadCorpus(const std::string& path) {
@@ -260,12 +260,13 @@ TEST(XlaCorpus, TpuBreakdown) {
       total += r.ops.dur[i];
     }
   EXPECT_EQ(b.total, total);
-  std::map<XlaGroup, int64_t> counts;
+  std::map<OpCategory, int64_t> counts;
   for (const auto& row : b.rows) counts[row.group] = row.count;
-  EXPECT_EQ(counts[XlaGroup::kMemoryTransfer], by_cat["copy-start"] + by_cat["copy-done"]);
-  EXPECT_EQ(counts[XlaGroup::kElementwise], by_cat["loop fusion"] + by_cat["broadcast"]);
-  EXPECT_EQ(counts[XlaGroup::kCollective], by_cat["all-reduce"]);
-  EXPECT_EQ(counts[XlaGroup::kMemoryTransfer] + counts[XlaGroup::kElementwise] + counts[XlaGroup::kCollective], 6013);
+  EXPECT_EQ(counts[OpCategory::kMemoryTransfer], by_cat["copy-start"] + by_cat["copy-done"]);
+  EXPECT_EQ(counts[OpCategory::kElementwise], by_cat["loop fusion"] + by_cat["broadcast"]);
+  EXPECT_EQ(counts[OpCategory::kCollective], by_cat["all-reduce"]);
+  EXPECT_EQ(counts[OpCategory::kMemoryTransfer] + counts[OpCategory::kElementwise] + counts[OpCategory::kCollective],
+            6013);
   EXPECT_EQ(b.efficient_compute + b.model_specific + b.memory_bound + b.overhead, b.total);
 }
 
@@ -281,7 +282,7 @@ TEST(XlaCorpus, GpuKernelsCostedFromTheirHloProto) {
     // (other jit_dot modules have other shapes).
     if (info.module == "jit_dot" && info.hlo_op == "custom-call.1" && info.flops == 2.0 * 16384 * 4096 * 1024 &&
         info.bytes == 16384.0 * 1024 * 2 + 1024.0 * 4096 * 2 + 16384.0 * 4096 * 2) {
-      EXPECT_EQ(info.group, XlaGroup::kMatmul);
+      EXPECT_EQ(info.group, OpCategory::kMatmul);
       EXPECT_TRUE(info.cost_from_model);
       found = true;
     }
@@ -346,7 +347,7 @@ TEST(XlaSynth, SummaryPerStepColumnsFromRawEvents) {
     if (line == "XLA Modules") module_ps += static_cast<double>(r->ops.dur[i]), ++modules;
     if (line != "XLA Ops") continue;
     const XlaOp& op = r->xla_ops[static_cast<size_t>(r->ops.xla[i])];
-    cat_ps[XlaGroupName(GroupFromCategory(r->str(op.category), r->str(op.hlo_op)))] +=
+    cat_ps[OpCategoryName(GroupFromCategory(r->str(op.category), r->str(op.hlo_op)))] +=
         static_cast<double>(r->ops.dur[i]);
   }
   ASSERT_EQ(modules, 2.0 * st.steps);

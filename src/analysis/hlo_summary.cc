@@ -20,7 +20,7 @@ std::vector<HloModuleSummary> SummarizeHloModules(const std::vector<hlo::Module>
     for (const auto& c : m.computations)
       for (const auto& in : c.instructions) {
         s.fusions += in.opcode == "fusion";
-        s.collectives += GroupFromCategory(XprofCategory(m, in), in.name) == XlaGroup::kCollective;
+        s.collectives += GroupFromCategory(XprofCategory(m, in), in.name) == OpCategory::kCollective;
         if (in.opcode == "custom-call" && cm.Of(c, in).unknown) ++s.unknown_custom_calls;
       }
     // Every non-fused instruction of the entry computation (what runs as a
@@ -60,8 +60,8 @@ std::vector<HloCategoryRow> HloOpsByCategory(const std::vector<hlo::Module>& mod
         std::string cat = XprofCategory(m, in);
         std::string_view gname = in.name;
         if (const std::string_view* tgt = in.Attr("custom_call_target")) gname = *tgt;
-        const XlaGroup g = GroupFromCategory(cat, gname);
-        HloCategoryRow& row = by[{XlaGroupName(g), cat}];
+        const OpCategory g = GroupFromCategory(cat, gname);
+        HloCategoryRow& row = by[{OpCategoryName(g), cat}];
         row.group = g;
         row.xla_category = cat;
         hlo::Cost k = cm.Of(*c, in);

@@ -28,7 +28,7 @@ std::vector<HloModuleSummary> SummarizeHloModules(const std::vector<hlo::Module>
 // conditionals and calls reached from it; not fusion bodies or reducers),
 // grouped by (mlprof category, xprof category), by FLOPs then bytes.
 struct HloCategoryRow {
-  XlaGroup group = XlaGroup::kOther;
+  OpCategory group = OpCategory::kOther;
   std::string xla_category;
   int64_t count = 0;
   double flops = 0, bytes = 0;
@@ -65,7 +65,7 @@ struct HloInstructionFacts {
   const hlo::Computation* computation = nullptr;
   const hlo::Instruction* instruction = nullptr;
   std::string xla_category;
-  XlaGroup group = XlaGroup::kOther;
+  OpCategory group = OpCategory::kOther;
   std::vector<HloOutputFacts> outputs;            // tuple leaves, at most 8
   std::vector<const hlo::Shape*> operand_shapes;  // null where unresolved
   hlo::Cost cost;

@@ -774,16 +774,16 @@ std::optional<OpCost> CollectiveOpCost(std::string_view comm) {
   return c;
 }
 
-std::string_view CostCategory(std::string_view kind) {
-  if (kind == "collective") return "collective";
-  if (kind == "gemm" || kind == "conv_fwd" || kind == "conv_bwd") return "matmul/convolution";
-  if (kind == "attention_fwd" || kind == "attention_bwd") return "attention";
-  if (kind == "elementwise") return "elementwise";
+OpCategory CostCategory(std::string_view kind) {
+  if (kind == "collective") return OpCategory::kCollective;
+  if (kind == "gemm" || kind == "conv_fwd" || kind == "conv_bwd") return OpCategory::kMatmul;
+  if (kind == "attention_fwd" || kind == "attention_bwd") return OpCategory::kAttention;
+  if (kind == "elementwise") return OpCategory::kElementwise;
   if (kind == "norm_fwd" || kind == "norm_bwd" || kind == "softmax_fwd" || kind == "softmax_bwd")
-    return "normalization";
-  if (kind == "reduce") return "reduction";
-  if (kind == "embedding_fwd" || kind == "embedding_bwd") return "embedding";
-  return "other";
+    return OpCategory::kNormalization;
+  if (kind == "reduce") return OpCategory::kReduction;
+  if (kind == "embedding_fwd" || kind == "embedding_bwd") return OpCategory::kEmbedding;
+  return OpCategory::kOther;
 }
 
 }  // namespace mlprof

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/op_category.h"
 #include "hw/chip.h"
 
 namespace mlprof {
@@ -60,9 +61,8 @@ std::optional<OpCost> CollectiveOpCost(std::string_view comm);
 double RingWireFactor(std::string_view collective, int64_t n);
 // True if FrameworkOpCost has a model for ops of this name.
 bool HasCostModel(std::string_view op);
-// The roofline category of a cost kind: "matmul/convolution", "attention",
-// "elementwise", "normalization", "reduction", "embedding" or "other".
-std::string_view CostCategory(std::string_view kind);
+// The op category of a cost kind (the one vocabulary, base/op_category.h).
+OpCategory CostCategory(std::string_view kind);
 
 // "[[8944, 1024], [1024], []]" -> {{8944, 1024}, {1024}, {}}; false if the
 // text is not a list of integer lists.

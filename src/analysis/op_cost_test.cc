@@ -238,9 +238,12 @@ TEST(OpCost, BadArgumentsAreRefused) {
   std::vector<std::string> t;
   ASSERT_TRUE(ParseTypeList(R"(["a\"b", "c"])", &t));
   EXPECT_EQ(t[0], "a\"b");
-  EXPECT_EQ(CostCategory("conv_bwd"), "matmul/convolution");
-  EXPECT_EQ(CostCategory("attention_fwd"), "attention");
-  EXPECT_EQ(CostCategory("softmax_fwd"), "normalization");
+  EXPECT_EQ(CostCategory("conv_bwd"), OpCategory::kMatmul);
+  EXPECT_EQ(CostCategory("gemm"), OpCategory::kMatmul);
+  EXPECT_EQ(CostCategory("attention_fwd"), OpCategory::kAttention);
+  EXPECT_EQ(CostCategory("softmax_fwd"), OpCategory::kNormalization);
+  EXPECT_EQ(CostCategory("reduce"), OpCategory::kReduction);
+  EXPECT_EQ(CostCategory("collective"), OpCategory::kCollective);
 }
 
 TEST(OpCost, Collectives) {

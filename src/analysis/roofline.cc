@@ -199,7 +199,7 @@ RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip
     const XlaOpInfo& info = x.ops[k];
     RooflineRow row;
     row.name = info.hlo_op.empty() ? "(unnamed)" : info.hlo_op;
-    row.category = XlaGroupName(info.group);
+    row.category = OpCategoryName(info.group);
     row.count = per_op[k].count;
     row.time_s = static_cast<double>(per_op[k].time) / 1e12;
     row.flops = info.flops;
@@ -207,7 +207,7 @@ RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip
     row.wire_bytes = info.network_bytes;
     row.group = info.group_size;
     row.collective = info.collective;
-    const bool collective = info.group == XlaGroup::kCollective;
+    const bool collective = info.group == OpCategory::kCollective;
     Fill(res, res.peak, collective, &row);
     totals.Add(std::move(row), collective);
   }
@@ -223,7 +223,7 @@ RooflineResult RooflineFrameworkOps(const std::vector<OpGpuTime>& ops, int64_t r
     if (o.rank != rank || o.calls <= 0 || o.gpu_time <= 0) continue;
     RooflineRow row;
     row.name = o.input_dims.empty() ? o.name : o.name + " " + o.input_dims;
-    row.category = std::string(CostCategory(o.cost_kind));
+    row.category = OpCategoryName(CostCategory(o.cost_kind));
     row.count = o.calls;
     row.time_s = static_cast<double>(o.gpu_time) / 1e12;
     row.flops = o.flops_per_call;
@@ -236,7 +236,7 @@ RooflineResult RooflineFrameworkOps(const std::vector<OpGpuTime>& ops, int64_t r
     }
     hw::DType d = dtype;
     if (per_op_dtype && !o.cost_dtype.empty()) PeakDtypeOf(o.cost_dtype, &d);
-    const bool collective = o.cost_kind == "collective";
+    const bool collective = CostCategory(o.cost_kind) == OpCategory::kCollective;
     Fill(res, chip.peak(d) > 0 ? chip.peak(d) : res.peak, collective, &row);
     totals.Add(std::move(row), collective);
   }

@@ -51,7 +51,8 @@ void Build(Built* b) {
   }
   ASSERT_TRUE(pb.Finish().ok());
   b->x.ops.resize(4);
-  const XlaGroup groups[] = {XlaGroup::kMatmul, XlaGroup::kElementwise, XlaGroup::kCollective, XlaGroup::kOther};
+  const OpCategory groups[] = {OpCategory::kMatmul, OpCategory::kElementwise, OpCategory::kCollective,
+                               OpCategory::kOther};
   const double flops[] = {2e12, 1e9, -1, -1}, bytes[] = {1e10, 1e10, 1e9, -1};
   for (int k = 0; k < 4; ++k) {
     b->x.ops[static_cast<size_t>(ids[k])].hlo_op = std::string(1, static_cast<char>('A' + k));

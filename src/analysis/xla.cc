@@ -52,36 +52,6 @@ bool ContainsDot(const hlo::Module& m, const hlo::Computation& c, int depth = 0)
 
 }  // namespace
 
-const char* XlaGroupName(XlaGroup g) {
-  switch (g) {
-    case XlaGroup::kMatmul:
-      return "matmul/convolution";
-    case XlaGroup::kAttention:
-      return "attention";
-    case XlaGroup::kElementwise:
-      return "elementwise";
-    case XlaGroup::kReduce:
-      return "reduce";
-    case XlaGroup::kCollective:
-      return "collective";
-    case XlaGroup::kDataFormatting:
-      return "data formatting";
-    case XlaGroup::kMemoryTransfer:
-      return "memory transfer";
-    case XlaGroup::kAsyncWait:
-      return "async wait";
-    case XlaGroup::kCustomCall:
-      return "custom call";
-    case XlaGroup::kControlFlow:
-      return "control flow";
-    case XlaGroup::kOther:
-      return "other";
-    case XlaGroup::kCount:
-      break;
-  }
-  return "?";
-}
-
 const char* XlaPassName(XlaPass p) {
   switch (p) {
     case XlaPass::kForward:
@@ -162,45 +132,46 @@ std::vector<std::string> ScopeFromName(std::string_view op_name) {
   return scope;
 }
 
-XlaGroup GroupFromCategory(std::string_view cat, std::string_view name) {
-  if (LooksLikeAttention(name)) return XlaGroup::kAttention;
+OpCategory GroupFromCategory(std::string_view cat, std::string_view name) {
+  if (LooksLikeAttention(name)) return OpCategory::kAttention;
   const bool done = EndsWith(name, "-done") || Contains(name, "-done.") || EndsWith(cat, "-done");
   if (Contains(cat, "copy-start") || Contains(cat, "copy-done") || Contains(cat, "infeed") ||
       Contains(cat, "outfeed") || Contains(cat, "host") || cat == "send" || cat == "recv" || cat == "send-done" ||
       cat == "recv-done")
-    return XlaGroup::kMemoryTransfer;
+    return OpCategory::kMemoryTransfer;
   if (Contains(cat, "all-gather") || Contains(cat, "all-reduce") || Contains(cat, "reduce-scatter") ||
       Contains(cat, "all-to-all") || Contains(cat, "collective") || StartsWith(name, "async-collective") ||
       StartsWith(name, "all-reduce") || StartsWith(name, "all-gather") || StartsWith(name, "reduce-scatter") ||
       StartsWith(name, "all-to-all") || StartsWith(name, "collective-permute") || Contains(Lower(name), "nccl") ||
       Contains(Lower(name), "rccl"))
-    return done ? XlaGroup::kAsyncWait : XlaGroup::kCollective;
-  if (cat == "async-done" || (done && cat.empty())) return XlaGroup::kAsyncWait;
-  if (Contains(cat, "convolution") || cat == "dot" || cat == "output fusion") return XlaGroup::kMatmul;
+    return done ? OpCategory::kAsyncWait : OpCategory::kCollective;
+  if (cat == "async-done" || (done && cat.empty())) return OpCategory::kAsyncWait;
+  if (Contains(cat, "convolution") || cat == "dot" || cat == "output fusion") return OpCategory::kMatmul;
   if (cat == "custom-call" || cat == "custom fusion" || cat.empty()) {
-    if (LooksLikeGemm(name)) return XlaGroup::kMatmul;
-    if (!cat.empty()) return XlaGroup::kCustomCall;
+    if (LooksLikeGemm(name)) return OpCategory::kMatmul;
+    if (!cat.empty()) return OpCategory::kCustomCall;
   }
   if (cat == "loop fusion" || cat == "non-fusion elementwise" || cat == "broadcast" || cat == "iota" ||
       StartsWith(cat, "rng") || cat == "select")
-    return XlaGroup::kElementwise;
+    return OpCategory::kElementwise;
   if (cat == "input fusion" || cat == "reduce" || cat == "reduce-window" || cat == "sort" ||
       cat == "select-and-scatter")
-    return XlaGroup::kReduce;
+    return OpCategory::kReduction;
   if (cat == "data formatting" || cat == "copy" || cat == "transpose" || cat == "bitcast" || cat == "reshape" ||
       Contains(cat, "slice") || cat == "concatenate" || cat == "pad" || cat == "gather" || cat == "scatter" ||
       Contains(cat, "gather fusion") || Contains(cat, "scatter fusion"))
-    return XlaGroup::kDataFormatting;
-  if (cat == "while" || cat == "conditional" || cat == "call") return XlaGroup::kControlFlow;
+    return OpCategory::kDataFormatting;
+  if (cat == "while" || cat == "conditional" || cat == "call") return OpCategory::kControlFlow;
   if (cat.empty()) {  // name only (GPU kernels without an HloProto)
     std::string l = Lower(name);
-    if (StartsWith(l, "loop_") || Contains(l, "elementwise") || Contains(l, "broadcast")) return XlaGroup::kElementwise;
-    if (StartsWith(l, "input_") || Contains(l, "reduce")) return XlaGroup::kReduce;
+    if (StartsWith(l, "loop_") || Contains(l, "elementwise") || Contains(l, "broadcast"))
+      return OpCategory::kElementwise;
+    if (StartsWith(l, "input_") || Contains(l, "reduce")) return OpCategory::kReduction;
     if (Contains(l, "transpose") || Contains(l, "copy") || Contains(l, "slice") || Contains(l, "concatenate"))
-      return XlaGroup::kDataFormatting;
-    if (Contains(l, "memcpy") || Contains(l, "memset")) return XlaGroup::kMemoryTransfer;
+      return OpCategory::kDataFormatting;
+    if (Contains(l, "memcpy") || Contains(l, "memset")) return OpCategory::kMemoryTransfer;
   }
-  return XlaGroup::kOther;
+  return OpCategory::kOther;
 }
 
 std::string XprofCategory(const hlo::Module& m, const hlo::Instruction& in) {
@@ -298,8 +269,8 @@ XlaOps ResolveXlaOps(const RankProfile& r) {
     if (in && in->opcode == "custom-call" && in->Attr("custom_call_target"))
       name_for_group = *in->Attr("custom_call_target");
     info.group = GroupFromCategory(info.category, name_for_group);
-    if (info.group != XlaGroup::kAttention && LooksLikeAttention(info.op_name) && info.category == "custom-call")
-      info.group = XlaGroup::kAttention;
+    if (info.group != OpCategory::kAttention && LooksLikeAttention(info.op_name) && info.category == "custom-call")
+      info.group = OpCategory::kAttention;
     info.pass = PassFromName(info.op_name);
     x.ops.push_back(std::move(info));
   }
@@ -313,8 +284,8 @@ XlaOps ResolveXlaOps(const RankProfile& r) {
 
 XlaBreakdown BreakdownXla(const RankProfile& r, const XlaOps& x) {
   XlaBreakdown b;
-  std::array<XlaGroupRow, static_cast<size_t>(XlaGroup::kCount)> rows{};
-  for (size_t g = 0; g < rows.size(); ++g) rows[g].group = static_cast<XlaGroup>(g);
+  std::array<XlaGroupRow, static_cast<size_t>(OpCategory::kCount)> rows{};
+  for (size_t g = 0; g < rows.size(); ++g) rows[g].group = static_cast<OpCategory>(g);
   std::map<int64_t, bool> device_pids;
   std::unordered_map<std::string, Ps> module_time;
   for (size_t i = 0; i < r.ops.size(); ++i) {
@@ -338,16 +309,18 @@ XlaBreakdown BreakdownXla(const RankProfile& r, const XlaOps& x) {
   std::sort(b.rows.begin(), b.rows.end(), [](const auto& a, const auto& c) { return a.time > c.time; });
   for (const auto& row : b.rows) {
     switch (row.group) {
-      case XlaGroup::kMatmul:
+      case OpCategory::kMatmul:
         b.efficient_compute += row.time;
         break;
-      case XlaGroup::kAttention:
-      case XlaGroup::kCustomCall:
+      case OpCategory::kAttention:
+      case OpCategory::kCustomCall:
         b.model_specific += row.time;
         break;
-      case XlaGroup::kElementwise:
-      case XlaGroup::kReduce:
-      case XlaGroup::kDataFormatting:
+      case OpCategory::kElementwise:
+      case OpCategory::kNormalization:
+      case OpCategory::kReduction:
+      case OpCategory::kEmbedding:
+      case OpCategory::kDataFormatting:
         b.memory_bound += row.time;
         break;
       default:

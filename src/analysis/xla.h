@@ -11,28 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "base/op_category.h"
 #include "base/time.h"
 #include "hlo/module.h"
 #include "model/profile.h"
 
 namespace mlprof {
 
-// mlprof's categories (issue 3's list). xprof's finer category is kept too.
-enum class XlaGroup : uint8_t {
-  kMatmul,          // dot / convolution / fusions containing one / cuBLAS, cuDNN conv
-  kAttention,       // attention custom calls and kernels (flash, fmha, splash, te_fused_attn)
-  kElementwise,     // loop fusions, non-fusion elementwise, broadcast, iota
-  kReduce,          // reduce, input (reduction) fusions, sort
-  kCollective,      // all-gather/-reduce, reduce-scatter, all-to-all, permute, their fusions
-  kDataFormatting,  // copy, transpose, reshape, bitcast, (dynamic-)slice/update, pad, concat
-  kMemoryTransfer,  // copy-start/-done between memory spaces, host transfers, infeed/outfeed
-  kAsyncWait,       // *-done ops waiting on async work
-  kCustomCall,      // other custom calls (Pallas/Mosaic, vendor kernels)
-  kControlFlow,     // while, conditional, call
-  kOther,
-  kCount
-};
-const char* XlaGroupName(XlaGroup g);
+// XLA ops are classified into the one op vocabulary (base/op_category.h);
+// xprof's finer category is kept too.
 
 enum class XlaPass : uint8_t { kForward, kBackward, kRemat, kOptimizer, kUnknown, kCount };
 const char* XlaPassName(XlaPass p);
@@ -45,7 +32,7 @@ XlaPass PassFromName(std::string_view op_name);
 std::vector<std::string> ScopeFromName(std::string_view op_name);
 // Category from an xprof hlo_category string, with the op name (and the
 // instruction, when known) to split custom calls and find attention.
-XlaGroup GroupFromCategory(std::string_view xprof_category, std::string_view op_name);
+OpCategory GroupFromCategory(std::string_view xprof_category, std::string_view op_name);
 // xprof's category of an instruction (HloInstruction::ToCategory, plus
 // "convolution fusion" for fusions that contain a dot or convolution).
 std::string XprofCategory(const hlo::Module& m, const hlo::Instruction& in);
@@ -54,7 +41,7 @@ struct XlaOpInfo {
   std::string hlo_op;
   std::string module;
   std::string category;  // xprof category
-  XlaGroup group = XlaGroup::kOther;
+  OpCategory group = OpCategory::kOther;
   XlaPass pass = XlaPass::kUnknown;
   std::string op_name;  // framework op / name stack
   double flops = -1;    // per execution; -1 unknown
@@ -89,7 +76,7 @@ struct XlaOpTimes {
 XlaOpTimes XlaOpsByTime(const RankProfile& r, const XlaOps& x);
 
 struct XlaGroupRow {
-  XlaGroup group = XlaGroup::kOther;
+  OpCategory group = OpCategory::kOther;
   Ps time = 0;
   int64_t count = 0;
   std::array<Ps, static_cast<size_t>(XlaPass::kCount)> by_pass{};

@@ -34,7 +34,7 @@ Table XlaSummaryTable(int64_t rank, const XlaBreakdown& b) {
   for (const auto& row : b.rows) {
     auto pass = [&](XlaPass p) { return Cell::Real(Pct(row.by_pass[static_cast<size_t>(p)], row.time)); };
     double per_step_ms = Ms(row.time) / per;
-    t.rows.push_back({Cell::Int(rank), Cell::Text(XlaGroupName(row.group)), Cell::Real(Ms(row.time), 3),
+    t.rows.push_back({Cell::Int(rank), Cell::Text(OpCategoryName(row.group)), Cell::Real(Ms(row.time), 3),
                       Cell::Real(Pct(row.time, b.total)), Cell::Real(per_step_ms, 3),
                       b.step_time > 0 ? Cell::Real(100.0 * per_step_ms / Ms(b.step_time)) : Cell::Null(),
                       Cell::Int(row.count), Cell::Real(Us(row.time) / static_cast<double>(row.count), 3),
@@ -104,7 +104,7 @@ Table XlaTopOpsTable(int64_t rank, const XlaOps& x, const XlaOpTimes& times, int
     const XlaOpTime& a = v[i];
     double mean_s = static_cast<double>(a.time) / 1e12 / static_cast<double>(a.count);
     t.rows.push_back({Cell::Int(rank), Cell::Text(info.module), Cell::Text(info.hlo_op), Cell::Text(info.category),
-                      Cell::Text(XlaGroupName(info.group)), Cell::Text(XlaPassName(info.pass)),
+                      Cell::Text(OpCategoryName(info.group)), Cell::Text(XlaPassName(info.pass)),
                       Cell::Real(Ms(a.time), 3), Cell::Real(Pct(a.time, total)), Cell::Int(a.count),
                       Cell::Real(Us(a.time) / static_cast<double>(a.count), 3),
                       info.flops >= 0 ? Cell::Real(info.flops / 1e9, 3) : Cell::Null(),
@@ -146,7 +146,7 @@ Table HloCategoryTable(const std::vector<HloCategoryRow>& rows) {
   t.AddColumn("category", false).AddColumn("xla_category", false).AddColumn("ops", true);
   t.AddColumn("gflop", true).AddColumn("gb_accessed", true).AddColumn("flop_per_byte", true);
   for (const auto& a : rows)
-    t.rows.push_back({Cell::Text(XlaGroupName(a.group)), Cell::Text(a.xla_category), Cell::Int(a.count),
+    t.rows.push_back({Cell::Text(OpCategoryName(a.group)), Cell::Text(a.xla_category), Cell::Int(a.count),
                       Cell::Real(a.flops / 1e9, 3), Cell::Real(a.bytes / 1e9, 3),
                       a.bytes > 0 ? Cell::Real(a.flops / a.bytes, 2) : Cell::Null()});
   return t;
@@ -199,7 +199,7 @@ Table HloExplainTable(const HloInstructionFacts& f) {
   if (in->line) add("position", fmt::format("{}:{}:{}", m.source, in->line, in->column));
   add("opcode", in->opcode);
   add("category", f.xla_category);
-  add("mlprof category", XlaGroupName(f.group));
+  add("mlprof category", OpCategoryName(f.group));
   add("shape", in->shape.ToString());
   for (size_t i = 0; i < f.outputs.size(); ++i) {
     const hlo::Shape& s = *f.outputs[i].shape;
