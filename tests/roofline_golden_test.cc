@@ -57,16 +57,16 @@ TEST(RooflineGolden, TpuV5EfficiencyAndBoundMatchXprof) {
     RoofPoint p = RoofAt(flops, bytes, seconds, peak, bw);
     if (bound == "Unknown") {
       ++unknown;
-      EXPECT_EQ(p.bound, "unknown") << str("operation");
+      EXPECT_EQ(p.bound, RoofBound::kUnknown) << str("operation");
       continue;
     }
     ++compared;
     const std::string want = bound == "Compute" ? "compute" : bound == "HBM" ? "memory" : bound;
     const double eff = num("roofline_efficiency");
-    if (p.bound != want || std::abs(p.efficiency - eff) > 1e-6 * std::max(1.0, eff)) {
+    if (RoofBoundName(p.bound) != want || std::abs(p.efficiency - eff) > 1e-6 * std::max(1.0, eff)) {
       if (++mismatches <= 5)
-        ADD_FAILURE() << str("operation") << ": xprof " << bound << " " << eff << ", mlprof " << p.bound << " "
-                      << p.efficiency;
+        ADD_FAILURE() << str("operation") << ": xprof " << bound << " " << eff << ", mlprof " << RoofBoundName(p.bound)
+                      << " " << p.efficiency;
     }
   }
   EXPECT_EQ(compared, 622);  // every row with FLOPs or HBM bytes, the whole program included

@@ -21,9 +21,25 @@ RoofPoint RoofAt(double flops, double bytes, double seconds, double peak, double
   const double compute_s = have_flops && peak > 0 ? flops / peak : 0;
   const double memory_s = have_bytes && bandwidth > 0 ? bytes / bandwidth : 0;
   p.expected_s = std::max(compute_s, memory_s);
-  p.bound = compute_s >= memory_s ? "compute" : "memory";
+  p.bound = compute_s >= memory_s ? RoofBound::kCompute : RoofBound::kMemory;
   if (seconds > 0 && p.expected_s > 0) p.efficiency = p.expected_s / seconds;
   return p;
+}
+
+const char* RoofBoundName(RoofBound b) {
+  switch (b) {
+    case RoofBound::kCompute:
+      return "compute";
+    case RoofBound::kMemory:
+      return "memory";
+    case RoofBound::kCommunication:
+      return "communication";
+    case RoofBound::kMixed:
+      return "mixed";
+    case RoofBound::kUnknown:
+      break;
+  }
+  return "unknown";
 }
 
 namespace {
@@ -32,7 +48,7 @@ namespace {
 RooflineResult Header(const hw::Chip& chip, hw::DType dtype) {
   RooflineResult res;
   res.chip = chip.id;
-  res.dtype = hw::DTypeName(dtype);
+  res.dtype = dtype;
   res.peak = chip.peak(dtype);
   res.hbm_bw = chip.hbm_bytes_per_s;
   res.ridge = chip.ridge(dtype);
@@ -40,12 +56,14 @@ RooflineResult Header(const hw::Chip& chip, hw::DType dtype) {
     if (l.scope != "scale-up") continue;
     if (l.bytes_per_s_per_dir_per_axis > 0) {
       res.link_bw = l.bytes_per_s_per_dir_per_axis;
-      res.link_model = fmt::format("ring on one {} axis, {:.0f} GB/s per direction", l.name, res.link_bw / 1e9);
+      res.link_model = LinkModel::kOneAxisRing;
+      res.link_name = l.name;
       break;
     }
     if (l.bytes_per_s_per_dir() > 0) {
       res.link_bw = l.bytes_per_s_per_dir();
-      res.link_model = fmt::format("ring over {}, {:.0f} GB/s per direction", l.name, res.link_bw / 1e9);
+      res.link_model = LinkModel::kAllLinksRing;
+      res.link_name = l.name;
       break;
     }
   }
@@ -64,16 +82,16 @@ void Fill(const RooflineResult& res, double peak, bool collective, RooflineRow* 
   row->expected_s = p.expected_s;
   row->efficiency = p.efficiency;
   row->bound = p.bound;
-  if (collective && (p.bound != "unknown" || row->wire_bytes >= 0)) {
+  if (collective && (p.bound != RoofBound::kUnknown || row->wire_bytes >= 0)) {
     const double compute_s = row->flops > 0 && peak > 0 ? row->flops / peak : 0;
     const double wire = row->wire_bytes >= 0 ? row->wire_bytes : row->bytes;
     const double t = CollectiveSeconds(row->collective, wire, row->group, res.link_bw, res.ici_axes);
     const double link_s = t > 0 ? t : 0;
     row->expected_s = std::max(compute_s, link_s);
-    row->bound = link_s > 0 ? "communication" : "unknown";
+    row->bound = link_s > 0 ? RoofBound::kCommunication : RoofBound::kUnknown;
     row->efficiency = row->measured_s > 0 && row->expected_s > 0 ? row->expected_s / row->measured_s : -1;
   }
-  if (row->flops >= 0 && row->measured_s > 0) row->achieved_tflops = row->flops / row->measured_s / 1e12;
+  if (row->flops >= 0 && row->measured_s > 0) row->achieved_flops_per_s = row->flops / row->measured_s;
 }
 
 // Per-category totals over executions, and the result's totals, from the
@@ -89,7 +107,7 @@ class Totals {
     g.row.count += row.count;
     g.row.time_s += row.time_s;
     g.collective = collective;
-    if (row.bound == "unknown") {
+    if (row.bound == RoofBound::kUnknown) {
       ++res_->ops_without_cost;
     } else {
       const double n = static_cast<double>(row.count);
@@ -119,12 +137,13 @@ class Totals {
       if (g.time_with_cost > 0) {
         gr.expected_s = g.expected;  // total, over executions with a cost
         gr.efficiency = g.expected / g.time_with_cost;
-        if (g.have_flops) gr.achieved_tflops = gr.flops / g.time_with_cost / 1e12;
-        gr.bound = g.collective                           ? "communication"
-                   : gr.intensity >= 0 && res_->ridge > 0 ? (gr.intensity >= res_->ridge ? "compute" : "memory")
-                                                          : "mixed";
+        if (g.have_flops) gr.achieved_flops_per_s = gr.flops / g.time_with_cost;
+        gr.bound = g.collective ? RoofBound::kCommunication
+                   : gr.intensity >= 0 && res_->ridge > 0
+                       ? (gr.intensity >= res_->ridge ? RoofBound::kCompute : RoofBound::kMemory)
+                       : RoofBound::kMixed;
       } else {
-        gr.bound = "unknown";
+        gr.bound = RoofBound::kUnknown;
       }
       res_->categories.push_back(gr);
     }
@@ -174,14 +193,7 @@ RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip
                            const std::vector<int64_t>& ici_axes) {
   RooflineResult res = Header(chip, dtype);
   res.ici_axes = ici_axes;
-  if (!ici_axes.empty() && res.link_bw > 0) {
-    std::string dims;
-    for (int64_t a : ici_axes) dims += (dims.empty() ? "" : "x") + std::to_string(a);
-    res.link_model = fmt::format(
-        "over the axes of the {} torus each group spans (innermost first), {:.0f} GB/s per axis, all spanned axes "
-        "at once, at least 1 us per hop",
-        dims, res.link_bw / 1e9);
-  }
+  if (!ici_axes.empty() && res.link_bw > 0) res.link_model = LinkModel::kTorusAxes;
   struct Acc {
     int64_t count = 0;
     Ps time = 0;

@@ -17,6 +17,17 @@
 
 namespace mlprof {
 
+// What bounds an op at the roofline: compute (intensity at or above the
+// ridge), memory, communication (a collective, held to the link), mixed (a
+// category whose ops differ), unknown (no cost).
+enum class RoofBound : uint8_t { kUnknown, kCompute, kMemory, kCommunication, kMixed };
+const char* RoofBoundName(RoofBound b);  // "compute", "memory", ... (xprof's words)
+
+// How collectives were timed: a ring on one torus axis of the scale-up
+// link, a ring over all its links, or the per-axis torus model; none when
+// the chip states no scale-up link.
+enum class LinkModel : uint8_t { kNone, kOneAxisRing, kAllLinksRing, kTorusAxes };
+
 struct RooflineRow {
   std::string name;      // HLO op, or the category for category rows
   std::string category;  // mlprof category
@@ -30,8 +41,8 @@ struct RooflineRow {
   double expected_s = -1;   // per execution at the roofline
   double measured_s = 0;    // mean per execution
   double efficiency = -1;   // expected / measured
-  double achieved_tflops = -1;
-  std::string bound;  // compute, memory, communication, unknown (no cost)
+  double achieved_flops_per_s = -1;
+  RoofBound bound = RoofBound::kUnknown;
   // Collectives: bytes each participant sends (-1: unknown, then `bytes`
   // is used), the group size (0: unknown) and the kind ("all-reduce").
   double wire_bytes = -1;
@@ -40,20 +51,21 @@ struct RooflineRow {
 };
 
 struct RooflineResult {
-  std::string chip;
-  std::string dtype;
-  double peak = 0;                // FLOP/s per device
-  double hbm_bw = 0;              // B/s
-  double ridge = 0;               // FLOP/B
-  double link_bw = 0;             // B/s per direction, scale-up (0: unknown): one torus axis on TPUs, all links on GPUs
-  std::string link_model;         // how collectives were timed, in words
-  std::vector<int64_t> ici_axes;  // the torus axes given for the per-axis model (empty: one-axis ring)
-  std::vector<RooflineRow> ops;   // by measured time, largest first
-  std::vector<RooflineRow> categories;  // likewise
-  double time_s = 0;                    // all XLA op time
-  double time_with_cost_s = 0;          // of ops with known FLOPs or bytes
-  double expected_s = 0;                // their expected total
-  int64_t ops_without_cost = 0;         // distinct ops
+  std::string chip;  // id
+  hw::DType dtype = hw::DType::kBf16;
+  double peak = 0;     // FLOP/s per device
+  double hbm_bw = 0;   // B/s
+  double ridge = 0;    // FLOP/B
+  double link_bw = 0;  // B/s per direction, scale-up (0: unknown): one torus axis on TPUs, all links on GPUs
+  LinkModel link_model = LinkModel::kNone;  // how collectives were timed
+  std::string link_name;                    // the scale-up link's name ("ICI", "NVLink")
+  std::vector<int64_t> ici_axes;            // the torus axes given for the per-axis model (empty: one-axis ring)
+  std::vector<RooflineRow> ops;             // by measured time, largest first
+  std::vector<RooflineRow> categories;      // likewise
+  double time_s = 0;                        // all XLA op time
+  double time_with_cost_s = 0;              // of ops with known FLOPs or bytes
+  double expected_s = 0;                    // their expected total
+  int64_t ops_without_cost = 0;             // distinct ops
 };
 
 // One point against a roofline (peak FLOP/s, memory B/s), from its FLOPs,
@@ -64,7 +76,7 @@ struct RooflineResult {
 // bound = compute when intensity >= ridge (or no bytes), else memory.
 struct RoofPoint {
   double intensity = -1, vs_ridge = -1, ceiling_pct = -1, expected_s = -1, efficiency = -1;
-  std::string bound = "unknown";
+  RoofBound bound = RoofBound::kUnknown;
 };
 RoofPoint RoofAt(double flops, double bytes, double seconds, double peak, double bandwidth);
 

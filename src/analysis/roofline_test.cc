@@ -87,19 +87,19 @@ TEST(Roofline, OpsAgainstTheRoofline) {
   EXPECT_DOUBLE_EQ(a.expected_s, 0.02);  // 2e12 / 1e14 (memory: 0.01)
   EXPECT_DOUBLE_EQ(a.measured_s, 0.04);
   EXPECT_DOUBLE_EQ(a.efficiency, 0.5);
-  EXPECT_DOUBLE_EQ(a.achieved_tflops, 50);
-  EXPECT_EQ(a.bound, "compute");
+  EXPECT_DOUBLE_EQ(a.achieved_flops_per_s, 50e12);
+  EXPECT_EQ(a.bound, RoofBound::kCompute);
   const RooflineRow& e = Op(r, "B");
   EXPECT_DOUBLE_EQ(e.intensity, 0.1);
   EXPECT_DOUBLE_EQ(e.ceiling_pct, 0.1);
   EXPECT_DOUBLE_EQ(e.expected_s, 0.01);  // 1e10 / 1e12
   EXPECT_DOUBLE_EQ(e.efficiency, 0.5);
-  EXPECT_EQ(e.bound, "memory");
+  EXPECT_EQ(e.bound, RoofBound::kMemory);
   const RooflineRow& c = Op(r, "C");
   EXPECT_DOUBLE_EQ(c.expected_s, 0.01);  // 1e9 / 1e11
   EXPECT_DOUBLE_EQ(c.efficiency, 0.2);
-  EXPECT_EQ(c.bound, "communication");
-  EXPECT_EQ(Op(r, "D").bound, "unknown");
+  EXPECT_EQ(c.bound, RoofBound::kCommunication);
+  EXPECT_EQ(Op(r, "D").bound, RoofBound::kUnknown);
   EXPECT_EQ(r.ops_without_cost, 1);
   EXPECT_NEAR(r.time_s, 0.155, 1e-12);
   EXPECT_NEAR(r.time_with_cost_s, 0.150, 1e-12);
@@ -113,8 +113,8 @@ TEST(Roofline, OpsAgainstTheRoofline) {
   EXPECT_DOUBLE_EQ(mm.bytes, 2e10);
   EXPECT_DOUBLE_EQ(mm.intensity, 200);
   EXPECT_DOUBLE_EQ(mm.efficiency, 0.5);
-  EXPECT_DOUBLE_EQ(mm.achieved_tflops, 50);
-  EXPECT_EQ(mm.bound, "compute");
+  EXPECT_DOUBLE_EQ(mm.achieved_flops_per_s, 50e12);
+  EXPECT_EQ(mm.bound, RoofBound::kCompute);
 }
 
 }  // namespace
@@ -155,12 +155,12 @@ TEST(Roofline, FrameworkOpsUseEachOpsDtype) {
   const RooflineRow& fp32 = r.ops[0];            // 10 ms, the most time
   EXPECT_DOUBLE_EQ(fp32.expected_s, f / 50e12);  // compute bound at the fp32 peak
   EXPECT_DOUBLE_EQ(fp32.efficiency, f / 50e12 / 0.010);
-  EXPECT_EQ(fp32.bound, "compute");
+  EXPECT_EQ(fp32.bound, RoofBound::kCompute);
   const RooflineRow& bf16 = r.ops[1];
   EXPECT_DOUBLE_EQ(bf16.measured_s, 0.004);
   EXPECT_DOUBLE_EQ(bf16.expected_s, f / 100e12);
-  EXPECT_DOUBLE_EQ(bf16.achieved_tflops, f / 0.004 / 1e12);
-  EXPECT_EQ(r.ops[2].bound, "unknown");
+  EXPECT_DOUBLE_EQ(bf16.achieved_flops_per_s, f / 0.004);
+  EXPECT_EQ(r.ops[2].bound, RoofBound::kUnknown);
   EXPECT_EQ(r.ops_without_cost, 1);
   EXPECT_NEAR(r.expected_s, f / 50e12 + 2 * f / 100e12, 1e-12);
   EXPECT_NEAR(r.time_with_cost_s, 0.018, 1e-12);
@@ -172,9 +172,9 @@ TEST(Roofline, FrameworkOpsUseEachOpsDtype) {
   EXPECT_DOUBLE_EQ(mm.flops, 3 * f);
   EXPECT_DOUBLE_EQ(mm.bytes, 2 * 3.0 * 4096 * 4096 * 2 + 3.0 * 4096 * 4096 * 4);
   EXPECT_DOUBLE_EQ(mm.efficiency, (f / 50e12 + 2 * f / 100e12) / 0.018);
-  EXPECT_DOUBLE_EQ(mm.achieved_tflops, 3 * f / 0.018 / 1e12);
-  EXPECT_EQ(mm.bound, "compute");  // intensity ~1024 above the bf16 ridge 100
-  EXPECT_EQ(r.categories[1].bound, "unknown");
+  EXPECT_DOUBLE_EQ(mm.achieved_flops_per_s, 3 * f / 0.018);
+  EXPECT_EQ(mm.bound, RoofBound::kCompute);  // intensity ~1024 above the bf16 ridge 100
+  EXPECT_EQ(r.categories[1].bound, RoofBound::kUnknown);
   // Held to bf16 alone, the float GEMM looks twice as efficient.
   RooflineResult one = RooflineFrameworkOps(ops, 0, *chip, hw::DType::kBf16, false);
   EXPECT_DOUBLE_EQ(one.ops[0].efficiency, f / 100e12 / 0.010);
@@ -213,7 +213,9 @@ TEST(Roofline, XlaCollectiveUsesWireBytes) {
   RooflineResult r = RooflineXla(b.p, b.x, TestChip(), hw::DType::kBf16);
   EXPECT_DOUBLE_EQ(Op(r, "C").expected_s, 6e8 / 1e11);  // the made-up chip: 2 links x 50 GB/s
   EXPECT_DOUBLE_EQ(Op(r, "C").wire_bytes, 6e8);
-  EXPECT_EQ(r.link_model, "ring over L, 100 GB/s per direction");
+  EXPECT_EQ(r.link_model, LinkModel::kAllLinksRing);
+  EXPECT_EQ(r.link_name, "L");
+  EXPECT_DOUBLE_EQ(r.link_bw, 100e9);
   // The same on a 2x2 torus: the 4-chip group spans both axes.
   RooflineResult t = RooflineXla(b.p, b.x, TestChip(), hw::DType::kBf16, {2, 2});
   EXPECT_DOUBLE_EQ(Op(t, "C").expected_s, 6e8 / 2e11);

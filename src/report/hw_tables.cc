@@ -125,6 +125,7 @@ Table MfuTable(const MfuResult& r) {
 
 namespace {
 Cell OptReal(double v, int prec) { return v >= 0 ? Cell::Real(v, prec) : Cell::Null(); }
+double TeraOrNone(double v) { return v >= 0 ? v / 1e12 : -1; }
 }  // namespace
 
 Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
@@ -141,8 +142,8 @@ Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
       .AddColumn("expected_ms", true)
       .AddColumn("efficiency", true)
       .AddColumn("ops_without_cost", true);
-  t.rows.push_back({Cell::Int(rank), Cell::Text(r.chip), Cell::Text(r.dtype), Cell::Real(r.peak / 1e12, 1),
-                    Cell::Real(r.hbm_bw / 1e12, 2), Cell::Real(r.ridge, 1),
+  t.rows.push_back({Cell::Int(rank), Cell::Text(r.chip), Cell::Text(hw::DTypeName(r.dtype)),
+                    Cell::Real(r.peak / 1e12, 1), Cell::Real(r.hbm_bw / 1e12, 2), Cell::Real(r.ridge, 1),
                     r.link_bw > 0 ? Cell::Real(r.link_bw / 1e9, 0) : Cell::Null(), Cell::Real(r.time_s * 1e3, 3),
                     Cell::Real(r.time_with_cost_s * 1e3, 3), Cell::Real(r.expected_s * 1e3, 3),
                     r.time_with_cost_s > 0 ? Cell::Real(r.expected_s / r.time_with_cost_s, 3) : Cell::Null(),
@@ -152,7 +153,26 @@ Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
       "participant sends in a ring (from the buffer and the group size: 2(n-1)/n of it for all-reduce, (n-1)/n for "
       "all-gather, reduce-scatter and all-to-all) / the link bandwidth per direction. Efficiency = expected / "
       "measured over the ops with a known cost. Peaks are per device (chip) and dense.");
-  if (!r.link_model.empty()) t.notes.push_back("Collectives timed as: " + r.link_model + ".");
+  std::string dims;
+  for (int64_t a : r.ici_axes) dims += (dims.empty() ? "" : "x") + std::to_string(a);
+  switch (r.link_model) {
+    case LinkModel::kOneAxisRing:
+      t.notes.push_back(fmt::format("Collectives timed as: ring on one {} axis, {:.0f} GB/s per direction.",
+                                    r.link_name, r.link_bw / 1e9));
+      break;
+    case LinkModel::kAllLinksRing:
+      t.notes.push_back(
+          fmt::format("Collectives timed as: ring over {}, {:.0f} GB/s per direction.", r.link_name, r.link_bw / 1e9));
+      break;
+    case LinkModel::kTorusAxes:
+      t.notes.push_back(fmt::format(
+          "Collectives timed as: over the axes of the {} torus each group spans (innermost first), {:.0f} GB/s per "
+          "axis, all spanned axes at once, at least 1 us per hop.",
+          dims, r.link_bw / 1e9));
+      break;
+    case LinkModel::kNone:
+      break;
+  }
   size_t faster = 0;
   for (const auto& o : r.ops) faster += o.efficiency > 1.05;
   if (faster > 0)
@@ -184,7 +204,7 @@ Table RooflineCategoryTable(int64_t rank, const RooflineResult& r) {
                       c.bytes >= 0 ? Cell::Real(c.bytes / 1e9, 3) : Cell::Null(), OptReal(c.intensity, 1),
                       OptReal(c.vs_ridge, 3), OptReal(c.ceiling_pct, 1),
                       c.expected_s >= 0 ? Cell::Real(c.expected_s * 1e3, 3) : Cell::Null(), OptReal(c.efficiency, 3),
-                      OptReal(c.achieved_tflops, 2), Cell::Text(c.bound)});
+                      OptReal(TeraOrNone(c.achieved_flops_per_s), 2), Cell::Text(RoofBoundName(c.bound))});
   return t;
 }
 
@@ -213,8 +233,8 @@ Table RooflineOpsTable(int64_t rank, const RooflineResult& r, int top) {
                       o.bytes >= 0 ? Cell::Real(o.bytes / 1e6, 3) : Cell::Null(), OptReal(o.intensity, 1),
                       OptReal(o.vs_ridge, 3), OptReal(o.ceiling_pct, 1),
                       o.expected_s >= 0 ? Cell::Real(o.expected_s * 1e6, 3) : Cell::Null(),
-                      Cell::Real(o.measured_s * 1e6, 3), OptReal(o.efficiency, 3), OptReal(o.achieved_tflops, 2),
-                      Cell::Text(o.bound)});
+                      Cell::Real(o.measured_s * 1e6, 3), OptReal(o.efficiency, 3),
+                      OptReal(TeraOrNone(o.achieved_flops_per_s), 2), Cell::Text(RoofBoundName(o.bound))});
   }
   if (top > 0 && r.ops.size() > static_cast<size_t>(top))
     t.notes.push_back(fmt::format("{} more ops (--top 0 lists all).", r.ops.size() - static_cast<size_t>(top)));
@@ -257,9 +277,9 @@ std::string RooflineSvg(const RooflineResult& r, const std::string& title) {
   const double W = 900, H = 600, L = 80, R = 30, T = 50, B = 60;
   double xmin = 1e-2, xmax = 1e4, ymin = 1e-3, ymax = std::max(1.0, r.peak / 1e12 * 2);
   for (const auto& o : r.ops) {
-    if (o.intensity <= 0 || o.achieved_tflops <= 0) continue;
+    if (o.intensity <= 0 || o.achieved_flops_per_s <= 0) continue;
     xmin = std::min(xmin, o.intensity / 2), xmax = std::max(xmax, o.intensity * 2);
-    ymin = std::min(ymin, o.achieved_tflops / 2), ymax = std::max(ymax, o.achieved_tflops * 2);
+    ymin = std::min(ymin, o.achieved_flops_per_s / 1e12 / 2), ymax = std::max(ymax, o.achieved_flops_per_s / 1e12 * 2);
   }
   xmin = std::pow(10, std::floor(std::log10(xmin))), xmax = std::pow(10, std::ceil(std::log10(xmax)));
   ymin = std::pow(10, std::floor(std::log10(ymin))), ymax = std::pow(10, std::ceil(std::log10(ymax)));
@@ -302,20 +322,23 @@ std::string RooflineSvg(const RooflineResult& r, const std::string& title) {
         "stroke-dasharray=\"4 4\"/><text x=\"{3:.1f}\" y=\"{4:.1f}\" fill=\"#c00\" text-anchor=\"end\">ridge {5:.0f} "
         "FLOP/B, "
         "peak {6:g} TFLOP/s ({7} {8})</text>\n",
-        X(r.ridge), T, H - B, X(r.ridge) - 6, Y(peak_tf) - 8, r.ridge, peak_tf, XmlEscape(r.chip), XmlEscape(r.dtype));
+        X(r.ridge), T, H - B, X(r.ridge) - 6, Y(peak_tf) - 8, r.ridge, peak_tf, XmlEscape(r.chip),
+        XmlEscape(hw::DTypeName(r.dtype)));
   }
   // Points, largest first so that small ones stay visible on top.
   double tmax = 0;
   for (const auto& o : r.ops) tmax = std::max(tmax, o.time_s);
   for (const auto& o : r.ops) {
-    if (o.intensity <= 0 || o.achieved_tflops <= 0 || tmax <= 0) continue;
+    if (o.intensity <= 0 || o.achieved_flops_per_s <= 0 || tmax <= 0) continue;
     const double rad = 3 + 22 * std::sqrt(o.time_s / tmax);
-    const char* color = o.bound == "compute" ? "#1f77b4" : o.bound == "memory" ? "#2ca02c" : "#ff7f0e";
+    const char* color = o.bound == RoofBound::kCompute  ? "#1f77b4"
+                        : o.bound == RoofBound::kMemory ? "#2ca02c"
+                                                        : "#ff7f0e";
     s += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.45\" stroke=\"{}\">"
         "<title>{} ({}): {:.1f} FLOP/B, {:.2f} TFLOP/s, {:.3f} ms total, efficiency {:.2f}</title></circle>\n",
-        X(o.intensity), Y(o.achieved_tflops), rad, color, color, XmlEscape(o.name), XmlEscape(o.category), o.intensity,
-        o.achieved_tflops, o.time_s * 1e3, o.efficiency);
+        X(o.intensity), Y(o.achieved_flops_per_s / 1e12), rad, color, color, XmlEscape(o.name), XmlEscape(o.category),
+        o.intensity, o.achieved_flops_per_s / 1e12, o.time_s * 1e3, o.efficiency);
   }
   s += "</svg>\n";
   return s;

@@ -10,7 +10,7 @@ namespace {
 RooflineResult Sample() {
   RooflineResult r;
   r.chip = "test";
-  r.dtype = "bf16";
+  r.dtype = hw::DType::kBf16;
   r.peak = 100e12;
   r.hbm_bw = 1e12;
   r.ridge = 100;
@@ -27,8 +27,8 @@ RooflineResult Sample() {
   a.expected_s = 0.02;
   a.measured_s = 0.04;
   a.efficiency = 0.5;
-  a.achieved_tflops = 50;
-  a.bound = "compute";
+  a.achieved_flops_per_s = 50e12;
+  a.bound = RoofBound::kCompute;
   r.ops.push_back(a);
   RooflineRow fast = a;
   fast.name = "too_fast";
