@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
+#include "analysis/hlo_summary.h"
 #include "analysis/planner.h"
 #include "analysis/xla.h"
 #include "hlo/cost.h"
@@ -25,6 +27,15 @@ void Exercise(const mlprof::hlo::Module& m) {
       (void)mlprof::ScopeFromName(in.metadata.op_name);
     }
 }
+// What `mlprof hlo` computes over the modules that parsed.
+void Summarize(const std::vector<mlprof::hlo::Module>& modules) {
+  (void)mlprof::SummarizeHloModules(modules);
+  (void)mlprof::HloOpsByCategory(modules);
+  (void)mlprof::FindHloCollectives(modules, 0);
+  for (const auto& m : modules)
+    for (const auto& c : m.computations)
+      if (!c.instructions.empty()) (void)mlprof::FindHloInstruction(modules, c.instructions.back().name);
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -40,9 +51,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!s.plans.empty()) (void)mlprof::plan::Explain(*model, c, t, {}, s.plans[0]);
     }
   }
-  if (auto text = mlprof::hlo::ParseHloText(bytes, "fuzz.hlo"); text.ok())
+  if (auto text = mlprof::hlo::ParseHloText(bytes, "fuzz.hlo"); text.ok()) {
     for (const auto& m : *text) Exercise(m);
-  if (auto proto = mlprof::hlo::ReadHloProto(bytes, "fuzz.pb"); proto.ok()) Exercise(*proto);
+    Summarize(*text);
+  }
+  if (auto proto = mlprof::hlo::ReadHloProto(bytes, "fuzz.pb"); proto.ok()) {
+    Exercise(*proto);
+    std::vector<mlprof::hlo::Module> one;
+    one.push_back(std::move(proto).value());
+    Summarize(one);
+  }
   mlprof::hlo::StringArena arena;
   if (auto in = mlprof::hlo::ParseHloInstruction(bytes, &arena); in.ok()) {
     // Every view must stay readable while `bytes` and `arena` live.
