@@ -21,7 +21,7 @@ StatusOr<MfuResult> ComputeMfu(const MfuInput& in) {
   MfuResult r;
   // Peak per device.
   double peak = in.peak_override;
-  std::string peak_how = "given (--peak-tflops)";
+  r.dtype = in.dtype;
   if (!(peak > 0)) {
     peak = in.chip->peak(in.dtype);
     if (!(peak > 0))
@@ -29,55 +29,56 @@ StatusOr<MfuResult> ComputeMfu(const MfuInput& in) {
           fmt::format("mfu: chip '{}' has no {} peak in its file; pick another --dtype or give "
                       "--peak-tflops",
                       in.chip->id, hw::DTypeName(in.dtype)));
-    peak_how = fmt::format("{} {} peak (dense)", in.chip->id, hw::DTypeName(in.dtype));
+    r.peak_source = PeakSource::kChip;
+    r.chip = in.chip->id;
     if (in.per_core) {
       peak /= in.chip->cores_per_chip;
-      peak_how += fmt::format(" / {} cores per chip", in.chip->cores_per_chip);
+      r.cores_per_chip = in.chip->cores_per_chip;
     }
   }
   r.peak_flops_per_device = peak;
 
   // Throughput.
-  std::string tps_how;
   if (Positive(in.step_seconds) && Positive(in.tokens_per_step)) {
     r.tokens_per_s = *in.tokens_per_step / *in.step_seconds;
-    tps_how = "tokens per step / step time";
+    r.throughput = ThroughputSource::kTokensPerStep;
   } else if (Positive(in.tokens_per_day)) {
     r.tokens_per_s = *in.tokens_per_day / 86400.0;
-    tps_how = "tokens per day / 86400 s";
+    r.throughput = ThroughputSource::kTokensPerDay;
   } else if (Positive(in.step_seconds) && Positive(in.model_flops_per_step)) {
     r.tokens_per_s = 0;  // not needed: FLOPs per step given
+    r.throughput = ThroughputSource::kFlopsPerStep;
   } else {
     return InvalidArgument(
         "mfu: give the throughput: --step-time with --tokens-per-step (or --model-flops-per-step), or "
         "--tokens-per-day");
   }
   const bool have_step = Positive(in.step_seconds);
+  if (have_step) r.step_seconds = *in.step_seconds, r.step_from_profile = in.step_from_profile;
 
   // Model FLOPs.
   if (Positive(in.model_flops_per_step)) {
     if (!have_step) return InvalidArgument("mfu: --model-flops-per-step needs --step-time");
     r.model_flops_per_step = *in.model_flops_per_step;
-    r.convention = "model FLOPs per step as given";
+    r.convention = FlopsConvention::kPerStepGiven;
     if (Positive(in.tokens_per_step)) r.flops_per_token = r.model_flops_per_step / *in.tokens_per_step;
   } else if (Positive(in.flops_per_token)) {
     r.flops_per_token = *in.flops_per_token;
-    r.convention = "model FLOPs per token as given";
+    r.convention = FlopsConvention::kPerTokenGiven;
   } else if (Positive(in.flops_per_sample)) {
     if (!Positive(in.tokens_per_sample))
       return InvalidArgument("mfu: --flops-per-sample needs --tokens-per-sample (the sequence length)");
     r.flops_per_token = *in.flops_per_sample / *in.tokens_per_sample;
-    r.convention = fmt::format("model FLOPs per sample as given, over {:g} tokens per sample", *in.tokens_per_sample);
+    r.convention = FlopsConvention::kPerSampleGiven;
+    r.tokens_per_sample = *in.tokens_per_sample;
   } else if (Positive(in.params)) {
     r.flops_per_token = 6.0 * *in.params;
-    r.convention = "6 x parameters per token (2 forward + 4 backward per weight)";
+    r.convention = FlopsConvention::kSixN;
     if (Positive(in.layers) && Positive(in.context) && Positive(in.d_model)) {
       const double attn = 12.0 * *in.layers * *in.context * *in.d_model * (in.causal ? 0.5 : 1.0);
       r.flops_per_token += attn;
-      r.convention += fmt::format(" + 12 x layers x context x d_model for attention scores{}",
-                                  in.causal ? ", halved for the causal mask" : " (full s x s, no causal halving)");
-    } else {
-      r.convention += "; attention-score FLOPs not counted (give --layers, --context and --d-model)";
+      r.attention_counted = true;
+      r.causal = in.causal;
     }
   } else {
     return InvalidArgument(
@@ -98,30 +99,9 @@ StatusOr<MfuResult> ComputeMfu(const MfuInput& in) {
   r.achieved_flops_per_device = flops_per_s / in.devices;
   if (have_step) r.flops_per_device_per_step = r.model_flops_per_step / in.devices;
   r.mfu = r.achieved_flops_per_device / peak;
-
-  auto add = [&r](std::string m, double v, std::string unit, std::string how) {
-    r.rows.push_back({std::move(m), v, std::move(unit), std::move(how)});
-  };
-  if (r.tokens_per_s > 0) {
-    add("tokens_per_s", r.tokens_per_s, "tokens/s", tps_how);
-    add("tokens_per_device_per_s", r.tokens_per_device_per_s, "tokens/s", "tokens per s / devices");
-  }
-  if (r.flops_per_token > 0) add("model_gflops_per_token", r.flops_per_token / 1e9, "GFLOP", r.convention);
-  if (have_step) {
-    add("step_time", *in.step_seconds, "s", in.step_how);
-    add("model_pflops_per_step", r.model_flops_per_step / 1e15, "PFLOP",
-        Positive(in.model_flops_per_step) ? "given" : "FLOPs per token x tokens per s x step time");
-    add("model_tflops_per_device_per_step", r.flops_per_device_per_step / 1e12, "TFLOP",
-        "model FLOPs per step / devices");
-  }
-  add("achieved_tflops_per_device", r.achieved_flops_per_device / 1e12, "TFLOP/s", "model FLOPs per s / devices");
-  add("peak_tflops_per_device", peak / 1e12, "TFLOP/s", peak_how);
-  add("mfu_pct", 100.0 * r.mfu, "%", "achieved / peak");
   if (in.hardware_flops_per_device_per_step > 0 && have_step) {
+    r.hardware_flops_per_device_per_s = in.hardware_flops_per_device_per_step / *in.step_seconds;
     r.hfu = in.hardware_flops_per_device_per_step / *in.step_seconds / peak;
-    add("hardware_tflops_per_device", in.hardware_flops_per_device_per_step / *in.step_seconds / 1e12, "TFLOP/s",
-        "the profile's op FLOPs per device per step / step time");
-    add("hfu_pct", 100.0 * r.hfu, "%", "hardware FLOP/s / peak (recomputation included)");
   }
   return r;
 }

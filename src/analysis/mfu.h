@@ -27,7 +27,7 @@ struct MfuInput {
   double peak_override = 0;  // FLOP/s per device, replaces the chip's figure when > 0
   // Throughput: step time and tokens per step, or tokens per day.
   std::optional<double> step_seconds;
-  std::string step_how = "given";  // where the step time came from, for the report
+  bool step_from_profile = false;  // the step time was measured, not given
   std::optional<double> tokens_per_step;
   std::optional<double> tokens_per_day;
   // Model FLOPs: one of these (checked in this order).
@@ -43,15 +43,12 @@ struct MfuInput {
   double hardware_flops_per_device_per_step = 0;
 };
 
-struct MfuRow {
-  std::string metric;
-  double value = 0;
-  std::string unit;
-  std::string how;  // the formula, for the report
-};
+// Where the result's figures came from, for the report to say.
+enum class PeakSource : uint8_t { kGiven, kChip };
+enum class ThroughputSource : uint8_t { kTokensPerStep, kTokensPerDay, kFlopsPerStep };
+enum class FlopsConvention : uint8_t { kPerStepGiven, kPerTokenGiven, kPerSampleGiven, kSixN };
 
 struct MfuResult {
-  std::vector<MfuRow> rows;
   double tokens_per_s = 0;
   double tokens_per_device_per_s = 0;
   double flops_per_token = 0;
@@ -59,9 +56,22 @@ struct MfuResult {
   double flops_per_device_per_step = 0;  // 0 when no step is known
   double achieved_flops_per_device = 0;  // FLOP/s
   double peak_flops_per_device = 0;
-  double mfu = 0;   // fraction
-  double hfu = -1;  // fraction; -1 when the hardware FLOPs are not known
-  std::string convention;
+  double mfu = 0;                               // fraction
+  double hfu = -1;                              // fraction; -1 when the hardware FLOPs are not known
+  double hardware_flops_per_device_per_s = -1;  // -1: not known
+  double step_seconds = 0;                      // 0: no step time
+  bool step_from_profile = false;
+  // The peak: given, or the chip's for the dtype (per core: / cores_per_chip).
+  PeakSource peak_source = PeakSource::kGiven;
+  std::string chip;  // id, with kChip
+  hw::DType dtype = hw::DType::kBf16;
+  int cores_per_chip = 0;  // > 0 when the peak is per core
+  ThroughputSource throughput = ThroughputSource::kTokensPerStep;
+  // The model FLOPs: as given per step / token / sample, or 6 N per token
+  // (+ the attention-score term when its shape was given).
+  FlopsConvention convention = FlopsConvention::kSixN;
+  double tokens_per_sample = 0;  // kPerSampleGiven
+  bool attention_counted = false, causal = false;
 };
 
 // Errors name the missing or inconsistent input (usage errors).

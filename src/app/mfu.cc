@@ -22,7 +22,7 @@ StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
     ProfileFigures f = MeasureProfile(profile->profile, profile->view);
     if (!mfu.step_seconds && f.step_seconds > 0) {
       mfu.step_seconds = f.step_seconds;
-      mfu.step_how = "from the profile";
+      mfu.step_from_profile = true;
       say(fmt::format("step time {:.6g} s ({})", f.step_seconds, f.source));
     }
     if (!(mfu.devices > 0) && f.devices > 0) {

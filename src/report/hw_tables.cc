@@ -110,14 +110,66 @@ Table ChipDetailTable(const hw::Chip& c) {
   return t;
 }
 
+namespace {
+std::string ConventionText(const MfuResult& r) {
+  switch (r.convention) {
+    case FlopsConvention::kPerStepGiven:
+      return "model FLOPs per step as given";
+    case FlopsConvention::kPerTokenGiven:
+      return "model FLOPs per token as given";
+    case FlopsConvention::kPerSampleGiven:
+      return fmt::format("model FLOPs per sample as given, over {:g} tokens per sample", r.tokens_per_sample);
+    case FlopsConvention::kSixN:
+      break;
+  }
+  std::string c = "6 x parameters per token (2 forward + 4 backward per weight)";
+  if (r.attention_counted)
+    c += fmt::format(" + 12 x layers x context x d_model for attention scores{}",
+                     r.causal ? ", halved for the causal mask" : " (full s x s, no causal halving)");
+  else
+    c += "; attention-score FLOPs not counted (give --layers, --context and --d-model)";
+  return c;
+}
+}  // namespace
+
 Table MfuTable(const MfuResult& r) {
   Table t{"mfu", "Model FLOPs utilisation", {}, {}, {}};
   t.AddColumn("metric", false).AddColumn("value", true).AddColumn("unit", false).AddColumn("how", false);
-  for (const auto& row : r.rows) {
-    const int prec = row.unit == "%" ? 2 : (row.value >= 1e5 ? 0 : 3);
-    t.rows.push_back({Cell::Text(row.metric), Cell::Real(row.value, prec), Cell::Text(row.unit), Cell::Text(row.how)});
+  auto add = [&t](const char* metric, double value, const char* unit, const std::string& how) {
+    const int prec = std::string_view(unit) == "%" ? 2 : (value >= 1e5 ? 0 : 3);
+    t.rows.push_back({Cell::Text(metric), Cell::Real(value, prec), Cell::Text(unit), Cell::Text(how)});
+  };
+  const std::string convention = ConventionText(r);
+  const bool have_step = r.step_seconds > 0;
+  if (r.tokens_per_s > 0) {
+    add("tokens_per_s", r.tokens_per_s, "tokens/s",
+        r.throughput == ThroughputSource::kTokensPerStep  ? "tokens per step / step time"
+        : r.throughput == ThroughputSource::kTokensPerDay ? "tokens per day / 86400 s"
+                                                          : "");
+    add("tokens_per_device_per_s", r.tokens_per_device_per_s, "tokens/s", "tokens per s / devices");
   }
-  t.notes.push_back("Convention: " + r.convention + ". MFU counts model FLOPs only (no recomputation).");
+  if (r.flops_per_token > 0) add("model_gflops_per_token", r.flops_per_token / 1e9, "GFLOP", convention);
+  if (have_step) {
+    add("step_time", r.step_seconds, "s", r.step_from_profile ? "from the profile" : "given");
+    add("model_pflops_per_step", r.model_flops_per_step / 1e15, "PFLOP",
+        r.convention == FlopsConvention::kPerStepGiven ? "given" : "FLOPs per token x tokens per s x step time");
+    add("model_tflops_per_device_per_step", r.flops_per_device_per_step / 1e12, "TFLOP",
+        "model FLOPs per step / devices");
+  }
+  add("achieved_tflops_per_device", r.achieved_flops_per_device / 1e12, "TFLOP/s", "model FLOPs per s / devices");
+  std::string peak_how = "given (--peak-tflops)";
+  if (r.peak_source == PeakSource::kChip) {
+    peak_how = fmt::format("{} {} peak (dense)", r.chip, hw::DTypeName(r.dtype));
+    if (r.cores_per_chip > 0) peak_how += fmt::format(" / {} cores per chip", r.cores_per_chip);
+  }
+  add("peak_tflops_per_device", r.peak_flops_per_device / 1e12, "TFLOP/s", peak_how);
+  add("mfu_pct", 100.0 * r.mfu, "%", "achieved / peak");
+  if (r.hfu >= 0) {
+    add("hardware_tflops_per_device", r.hardware_flops_per_device_per_s / 1e12, "TFLOP/s",
+        "the profile's op FLOPs per device per step / step time");
+    add("hfu_pct", 100.0 * r.hfu, "%", "hardware FLOP/s / peak (recomputation included)");
+  }
+  t.notes.push_back("Convention: " + convention + ". MFU counts model FLOPs only (no recomputation).");
   if (r.mfu > 1)
     t.notes.push_back("MFU above 100 %: the model FLOPs, the throughput or the device count do not fit together.");
   return t;
