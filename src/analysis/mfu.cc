@@ -124,10 +124,11 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
     for (const auto& row : b.rows) flops += row.flops;
     if (flops > 0) {
       f.hardware_flops_per_device_per_step = flops / b.devices / static_cast<double>(std::max<int64_t>(1, b.steps));
-      f.flops_source = "the XLA ops' FLOPs (profiler or HLO cost model), per device and step";
+      f.flops_source = ProfileFigures::FlopsSource::kXlaOps;
     }
-    f.source =
-        fmt::format("mean execution of module {} ({} per device, {} devices)", b.main_module, b.steps, b.devices);
+    f.step_source = ProfileFigures::StepSource::kXlaModule;
+    f.module = b.main_module;
+    f.executions = b.steps;
     return f;
   }
   StepReport s = ComputeSteps(v, {});
@@ -135,7 +136,8 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
   for (const auto& sum : s.summary) slowest = std::max(slowest, sum.median_wall_us);
   if (slowest > 0) {
     f.step_seconds = slowest / 1e6;
-    f.source = fmt::format("slowest rank's median steady-state ProfilerStep wall time, {} ranks", s.summary.size());
+    f.step_source = ProfileFigures::StepSource::kProfilerStep;
+    f.ranks = static_cast<int64_t>(s.summary.size());
   }
   f.devices = static_cast<double>(p.ranks.size());
   // Hardware FLOPs: the costed ops of the steady-state steps.
@@ -163,11 +165,9 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
   if (per_step > 0) {
     f.hardware_flops_per_device_per_step = per_step;
     f.costed_gpu_fraction = all > 0 ? costed / all : 0;
-    f.flops_source = fmt::format(
-        "{} (op, shapes) groups over {} ranks costed from their shapes in the steady-state "
-        "steps, {:.1f} % of their GPU time; ops without a cost model count no FLOPs, so HFU "
-        "is a lower bound",
-        costed_groups, steady.size(), 100 * f.costed_gpu_fraction);
+    f.flops_source = ProfileFigures::FlopsSource::kCostedShapes;
+    f.costed_groups = costed_groups;
+    f.steady_ranks = static_cast<int64_t>(steady.size());
   }
   return f;
 }

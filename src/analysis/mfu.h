@@ -94,8 +94,17 @@ struct ProfileFigures {
   double devices = 0;
   double hardware_flops_per_device_per_step = 0;  // 0: unknown
   double costed_gpu_fraction = -1;  // Kineto: GPU time of ops with a FLOP count / all op GPU time (-1: n/a)
-  std::string source;               // how the step time was found
-  std::string flops_source;         // how the hardware FLOPs were found ("" when unknown)
+  // How the step time was found: the mean execution of the busiest XLA
+  // module (its name, executions per device), or the slowest rank's median
+  // steady-state ProfilerStep.
+  enum class StepSource : uint8_t { kNone, kXlaModule, kProfilerStep } step_source = StepSource::kNone;
+  std::string module;      // kXlaModule
+  int64_t executions = 0;  // kXlaModule: per device
+  int64_t ranks = 0;       // kProfilerStep: ranks with steps
+  // How the hardware FLOPs were found: the XLA ops' (profiler or HLO cost
+  // model), or the PyTorch ops costed from their shapes (groups, ranks).
+  enum class FlopsSource : uint8_t { kNone, kXlaOps, kCostedShapes } flops_source = FlopsSource::kNone;
+  int64_t costed_groups = 0, steady_ranks = 0;  // kCostedShapes
   std::vector<std::string> device_names;
 };
 ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v);

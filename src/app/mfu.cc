@@ -10,6 +10,32 @@
 
 namespace mlprof::app {
 
+namespace {
+
+std::string StepSourceText(const ProfileFigures& f) {
+  switch (f.step_source) {
+    case ProfileFigures::StepSource::kXlaModule:
+      return fmt::format("mean execution of module {} ({} per device, {:g} devices)", f.module, f.executions,
+                         f.devices);
+    case ProfileFigures::StepSource::kProfilerStep:
+      return fmt::format("slowest rank's median steady-state ProfilerStep wall time, {} ranks", f.ranks);
+    case ProfileFigures::StepSource::kNone:
+      break;
+  }
+  return "";
+}
+
+std::string FlopsSourceText(const ProfileFigures& f) {
+  if (f.flops_source == ProfileFigures::FlopsSource::kXlaOps)
+    return "the XLA ops' FLOPs (profiler or HLO cost model), per device and step";
+  return fmt::format(
+      "{} (op, shapes) groups over {} ranks costed from their shapes in the steady-state steps, {:.1f} % of their "
+      "GPU time; ops without a cost model count no FLOPs, so HFU is a lower bound",
+      f.costed_groups, f.steady_ranks, 100 * f.costed_gpu_fraction);
+}
+
+}  // namespace
+
 StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
   ASSIGN_OR_RETURN(hw::ChipDb db, ChipDatabase(o.chip_files));
   MfuInput mfu = o.input;
@@ -23,7 +49,7 @@ StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
     if (!mfu.step_seconds && f.step_seconds > 0) {
       mfu.step_seconds = f.step_seconds;
       mfu.step_from_profile = true;
-      say(fmt::format("step time {:.6g} s ({})", f.step_seconds, f.source));
+      say(fmt::format("step time {:.6g} s ({})", f.step_seconds, StepSourceText(f)));
     }
     if (!(mfu.devices > 0) && f.devices > 0) {
       mfu.devices = f.devices;
@@ -34,7 +60,7 @@ StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
       if ((mfu.chip = d.chip)) say(fmt::format("chip {} (device '{}')", mfu.chip->id, d.device_name));
     }
     mfu.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
-    if (!f.flops_source.empty()) say("hardware FLOPs: " + f.flops_source);
+    if (f.flops_source != ProfileFigures::FlopsSource::kNone) say("hardware FLOPs: " + FlopsSourceText(f));
     if (!mfu.step_seconds)
       return InvalidArgument(
           "mfu: the profile has no step time (no ProfilerStep#N and no XLA module executions); give --step-time");
