@@ -70,7 +70,7 @@ void ExpectOverlap(const ProfileView& v, const std::vector<double>& want_pct) {
 void ExpectKernelTypes(const ProfileView& v, const std::map<std::string, double>& want) {
   KernelBreakdown k = ComputeKernelBreakdown(v, {});
   std::map<std::string, double> got;
-  for (const auto& t : k.types) got[t.label] = Us(t.time);
+  for (const auto& t : k.types) got[KernelTypeLabel(t.mask)] = Us(t.time);
   EXPECT_EQ(got.size(), want.size());
   for (const auto& [label, us] : want) EXPECT_NEAR(got[label], us, kUsTol) << label;
 }

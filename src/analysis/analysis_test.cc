@@ -84,7 +84,7 @@ TEST_F(HandTrace, Overlap) {
 TEST_F(HandTrace, KernelTypeSweep) {
   KernelBreakdown k = ComputeKernelBreakdown(view_, {});
   std::map<std::string, Ps> got;
-  for (const auto& s : k.types) got[s.label] = s.time;
+  for (const auto& s : k.types) got[KernelTypeLabel(s.mask)] = s.time;
   EXPECT_EQ(got["COMPUTATION"], 30 * US);    // [10,30) [35,40) [90,95)
   EXPECT_EQ(got["COMMUNICATION"], 32 * US);  // [53,85)
   EXPECT_EQ(got["COMPUTATION overlapping COMMUNICATION"], 5 * US);

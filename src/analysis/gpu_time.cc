@@ -49,9 +49,7 @@ std::vector<Overlap> ComputeOverlap(const ProfileView& view) {
   return out;
 }
 
-namespace {
-
-std::string MaskLabel(int mask) {
+std::string KernelTypeLabel(int mask) {
   static const char* kNames[] = {"COMPUTATION", "COMMUNICATION", "MEMORY"};
   std::string s;
   for (int b = 0; b < 3; ++b) {
@@ -61,8 +59,6 @@ std::string MaskLabel(int mask) {
   }
   return s;
 }
-
-}  // namespace
 
 KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBreakdownOptions& opt) {
   KernelBreakdown out;
@@ -96,7 +92,7 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
   for (auto& [m, t] : by_mask) total += t;
   for (auto& [m, t] : by_mask) {
     if (t == 0) continue;
-    out.types.push_back({MaskLabel(m), m, t, total > 0 ? 100.0 * t / total : 0.0});
+    out.types.push_back({m, t, total > 0 ? 100.0 * t / total : 0.0});
   }
   std::sort(out.types.begin(), out.types.end(),
             [](const KernelTypeShare& a, const KernelTypeShare& b) { return a.time > b.time; });

@@ -35,11 +35,13 @@ struct Overlap {
 };
 
 struct KernelTypeShare {
-  std::string label;  // "COMPUTATION overlapping COMMUNICATION"
-  int mask = 0;       // bit 0 COMP, 1 COMM, 2 MEMORY
-  Ps time = 0;        // summed over ranks
-  double pct = 0;     // of the sum over all labels
+  int mask = 0;    // bit 0 COMP, 1 COMM, 2 MEMORY
+  Ps time = 0;     // summed over ranks
+  double pct = 0;  // of the sum over all labels
 };
+
+// HTA's name of a kernel-type mask: "COMPUTATION overlapping COMMUNICATION".
+std::string KernelTypeLabel(int mask);
 
 struct KernelStat {
   int64_t rank = 0;

@@ -53,7 +53,8 @@ Table OverlapTable(const std::vector<Overlap>& v) {
 Table KernelTypeTable(const KernelBreakdown& k) {
   Table t{"kernel_types", "GPU time by active kernel types, all ranks (us)", {}, {}, {}};
   t.AddColumn("kernel_type", false).AddColumn("time_us", true).AddColumn("pct", true);
-  for (const auto& r : k.types) t.rows.push_back({Cell::Text(r.label), Us(r.time), Cell::Real(r.pct, 1)});
+  for (const auto& r : k.types)
+    t.rows.push_back({Cell::Text(KernelTypeLabel(r.mask)), Us(r.time), Cell::Real(r.pct, 1)});
   return t;
 }
 
