@@ -35,16 +35,16 @@ struct OpGpuTime {
   double bytes_per_call = -1;
   std::string cost_kind;   // OpCost::kind ("gemm", "attention_fwd", ...) where the cost is known
   std::string cost_dtype;  // the dtype the cost was computed for ("c10::BFloat16")
-  // FLOPs x calls / GPU time, TFLOP/s; -1 when the FLOPs are unknown.
-  double tflops_per_s() const {
+  // FLOPs x calls / GPU time, FLOP/s; -1 when the FLOPs are unknown.
+  double flops_per_s() const {
     return flops_per_call >= 0 && gpu_time > 0
-               ? flops_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12) / 1e12
+               ? flops_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12)
                : -1;
   }
-  // Bytes x calls / GPU time, TB/s; -1 when the bytes are unknown.
-  double tb_per_s() const {
+  // Bytes x calls / GPU time, B/s; -1 when the bytes are unknown.
+  double bytes_per_s() const {
     return bytes_per_call >= 0 && gpu_time > 0
-               ? bytes_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12) / 1e12
+               ? bytes_per_call * static_cast<double>(calls) / (static_cast<double>(gpu_time) / 1e12)
                : -1;
   }
 };

@@ -217,9 +217,9 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
     if (top > 0 && shown++ >= top) continue;
     t.rows.push_back({Cell::Int(r.rank), Us(r.gpu_time), Pct(r.pct_gpu), Cell::Int(r.calls), Cell::Int(r.gpu_ops),
                       Us(r.cpu_time), r.flops_per_call >= 0 ? Cell::Real(r.flops_per_call / 1e9, 6) : Cell::Null(),
-                      r.tflops_per_s() >= 0 ? Cell::Real(r.tflops_per_s(), 3) : Cell::Null(),
-                      r.tb_per_s() >= 0 ? Cell::Real(r.tb_per_s(), 3) : Cell::Null(), Cell::Text(r.cost_kind),
-                      Cell::Text(r.name), Cell::Text(r.input_dims), Cell::Text(r.input_types),
+                      r.flops_per_s() >= 0 ? Cell::Real(r.flops_per_s() / 1e12, 3) : Cell::Null(),
+                      r.bytes_per_s() >= 0 ? Cell::Real(r.bytes_per_s() / 1e12, 3) : Cell::Null(),
+                      Cell::Text(r.cost_kind), Cell::Text(r.name), Cell::Text(r.input_dims), Cell::Text(r.input_types),
                       Cell::Text(r.concrete_inputs)});
   }
   return t;
