@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     mlprof::plan::TrainSpec t;
     t.global_batch = 8;
     t.seq = model->seq_len > 0 && model->seq_len <= (1 << 20) ? model->seq_len : 2048;
-    if (mlprof::plan::CheckRun(*model, c, t, {}).ok()) {
+    if (!mlprof::plan::CheckRun(*model, c, t, {})) {
       auto s = mlprof::plan::SearchPlans(*model, c, t, {}, {});
       if (!s.plans.empty()) (void)mlprof::plan::Explain(*model, c, t, {}, s.plans[0]);
     }

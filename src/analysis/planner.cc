@@ -543,71 +543,60 @@ std::vector<int64_t> Divisors(int64_t n) {
 
 }  // namespace
 
-Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const PlanFilter& f) {
-  if (c.chips <= 0) return InvalidArgument("--chips: need at least one chip");
-  if (c.node_size <= 0 || c.chips % c.node_size != 0)
-    return InvalidArgument(fmt::format("--chips = {} is not a whole number of {} ({} chips each)", c.chips,
-                                       c.tpu ? "slices" : "nodes", c.node_size));
-  if (!(c.chip.peak(hw::DType::kBf16) > 0))
-    return InvalidArgument(fmt::format("chip '{}' has no bf16 peak", c.chip.id));
-  if (!(c.chip.hbm_bytes > 0)) return InvalidArgument(fmt::format("chip '{}' has no HBM size", c.chip.id));
-  if (t.global_batch <= 0) return InvalidArgument("--global-batch: need at least one sequence per step");
-  if (t.seq <= 0) return InvalidArgument("--seq: the sequence length must be positive");
+std::optional<RunProblem> CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const PlanFilter& f) {
+  using K = RunProblem::Kind;
+  using F = RunProblem::Field;
+  auto problem = [](K kind, int64_t value = 0, int64_t limit = 0, F axis = F::kNone, F of = F::kNone) {
+    return RunProblem{kind, axis, of, value, limit, {}};
+  };
+  if (c.chips <= 0) return problem(K::kNoChips);
+  if (c.node_size <= 0 || c.chips % c.node_size != 0) return problem(K::kChipsNotWholeNodes, c.chips, c.node_size);
+  if (!(c.chip.peak(hw::DType::kBf16) > 0)) return problem(K::kNoPeak);
+  if (!(c.chip.hbm_bytes > 0)) return problem(K::kNoHbm);
+  if (t.global_batch <= 0) return problem(K::kNoBatch);
+  if (t.seq <= 0) return problem(K::kNoSeq);
   if (!c.axes.empty()) {
     int64_t prod = 1;
     for (int64_t a : c.axes) prod *= a;
-    if (prod != c.node_size)
-      return InvalidArgument(
-          fmt::format("--ici-axes: the axes multiply to {}, not the {} chips of a slice", prod, c.node_size));
+    if (prod != c.node_size) return problem(K::kAxesProduct, prod, c.node_size);
   }
-  auto divides = [&](int64_t x, int64_t n, const char* what, const char* of, int64_t of_v) -> Status {
-    if (x > 0 && of_v % x != 0)
-      return InvalidArgument(fmt::format("{} = {} does not divide {} = {}", what, x, of, of_v));
-    (void)n;
-    return OkStatus();
-  };
-  if (auto s = divides(f.tp, 0, "--tp", "model.heads", m.heads); !s.ok()) return s;
+  if (f.tp > 0 && m.heads % f.tp != 0) return problem(K::kNotDivide, f.tp, m.heads, F::kTp, F::kHeads);
   if (f.tp > 0 && m.kv_heads % f.tp != 0 && f.tp % m.kv_heads != 0)
-    return InvalidArgument(
-        fmt::format("--tp = {} neither divides nor is a multiple of model.kv_heads = {}", f.tp, m.kv_heads));
-  if (auto s = divides(f.cp, 0, "--cp", "--seq", t.seq); !s.ok()) return s;
-  if (f.ep > 1 && !m.moe()) return InvalidArgument("--ep: the model has no experts ([moe] table)");
-  if (auto s = divides(f.ep, 0, "--ep", "moe.experts", m.experts); !s.ok()) return s;
-  if (f.pp > 0 && f.pp > m.layers)
-    return InvalidArgument(fmt::format("--pp = {} is more than model.layers = {}", f.pp, m.layers));
+    return problem(K::kTpKvHeads, f.tp, m.kv_heads, F::kTp);
+  if (f.cp > 0 && t.seq % f.cp != 0) return problem(K::kNotDivide, f.cp, t.seq, F::kCp, F::kSeq);
+  if (f.ep > 1 && !m.moe()) return problem(K::kNoExperts, f.ep, 0, F::kEp);
+  if (f.ep > 0 && m.experts % f.ep != 0) return problem(K::kNotDivide, f.ep, m.experts, F::kEp, F::kExperts);
+  if (f.pp > 0 && f.pp > m.layers) return problem(K::kPpTooDeep, f.pp, m.layers, F::kPp);
   // The pinned degrees must divide the chips together (divided out one by
   // one: no product that could overflow).
   int64_t rest = c.chips;
-  for (auto [flag, v] : {std::pair<const char*, int64_t>{"--tp", f.tp},
-                         {"--pp", f.pp},
-                         {"--cp", f.cp},
-                         {"--fsdp", f.fsdp},
-                         {"--dp", f.dp}}) {
+  for (auto [axis, v] :
+       {std::pair<F, int64_t>{F::kTp, f.tp}, {F::kPp, f.pp}, {F::kCp, f.cp}, {F::kFsdp, f.fsdp}, {F::kDp, f.dp}}) {
     if (v <= 0) continue;
-    if (rest % v != 0)
-      return InvalidArgument(
-          fmt::format("--chips = {} is not divisible by the pinned degrees (TP x PP x CP x FSDP x DP): "
-                      "{} = {} does not fit",
-                      c.chips, flag, v));
+    if (rest % v != 0) return problem(K::kPinnedNotDivide, v, c.chips, axis);
     rest /= v;
   }
   if (f.dp > 0 && f.fsdp > 0) {
     const double replicas =
         static_cast<double>(f.dp) * static_cast<double>(f.fsdp) * static_cast<double>(std::max<int64_t>(1, f.mb));
     if (replicas > static_cast<double>(t.global_batch) ||
-        t.global_batch % (f.dp * f.fsdp * std::max<int64_t>(1, f.mb)) != 0)
-      return InvalidArgument(fmt::format("--global-batch = {} is not divisible by DP x FSDP x micro-batch = {:.0f}",
-                                         t.global_batch, replicas));
+        t.global_batch % (f.dp * f.fsdp * std::max<int64_t>(1, f.mb)) != 0) {
+      // replicas can exceed int64 only far beyond any batch; the message
+      // prints it as it was computed.
+      RunProblem p = problem(K::kBatchNotDivide, t.global_batch);
+      p.text = fmt::format("{:.0f}", replicas);
+      return p;
+    }
   }
   if (!f.remat.empty()) {
     Remat r;
-    if (!ParseRemat(f.remat, &r))
-      return InvalidArgument(
-          fmt::format("--remat '{}': expected none, save_dots, selective, minimal_with_context, "
-                      "save_out_proj or full",
-                      f.remat));
+    if (!ParseRemat(f.remat, &r)) {
+      RunProblem p = problem(K::kBadRemat);
+      p.text = f.remat;
+      return p;
+    }
   }
-  return OkStatus();
+  return std::nullopt;
 }
 
 Plan Evaluate(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Plan& split) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -132,10 +133,36 @@ struct PlanSearch {
   double flops_per_token = 0;
 };
 
+// What is wrong with a run's inputs, as values; the caller words it (the
+// CLI in its flags' names, app/plan.cc).
+struct RunProblem {
+  enum class Kind : uint8_t {
+    kNoChips,             // no chips
+    kChipsNotWholeNodes,  // chips not a multiple of the node (slice) size
+    kNoPeak,              // the chip has no bf16 peak
+    kNoHbm,               // the chip has no HBM size
+    kNoBatch,             // global batch < 1
+    kNoSeq,               // sequence length < 1
+    kAxesProduct,         // the torus axes do not multiply to the slice
+    kNotDivide,           // `axis` = value does not divide `of` = limit
+    kTpKvHeads,           // TP neither divides nor is a multiple of the KV heads
+    kNoExperts,           // EP pinned on a model without experts
+    kPpTooDeep,           // more pipeline stages than layers
+    kPinnedNotDivide,     // the pinned degrees do not divide the chips; `axis` is the one that does not fit
+    kBatchNotDivide,      // the batch is not divisible by DP x FSDP x micro-batch (= limit)
+    kBadRemat,            // an unknown remat policy (`text`)
+  };
+  enum class Field : uint8_t { kNone, kTp, kPp, kCp, kEp, kFsdp, kDp, kSeq, kHeads, kExperts };
+  Kind kind;
+  Field axis = Field::kNone;  // the pinned degree at fault
+  Field of = Field::kNone;    // what it must divide
+  int64_t value = 0, limit = 0;
+  std::string text;
+};
 // Validates the run (a batch the data-parallel degree and micro-batch cannot
-// split, a sequence CP cannot split, experts EP cannot split...): errors
-// name the field. A filter that pins every axis is checked the same way.
-Status CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const PlanFilter& f);
+// split, a sequence CP cannot split, experts EP cannot split...). A filter
+// that pins every axis is checked the same way. nullopt: fine.
+std::optional<RunProblem> CheckRun(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const PlanFilter& f);
 
 // One plan's memory and time (the split must be valid).
 Plan Evaluate(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Plan& split);

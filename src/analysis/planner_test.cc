@@ -424,26 +424,43 @@ TEST(Planner, BadInput) {
   TrainSpec t;
   t.global_batch = 100, t.seq = 4096;
   PlanFilter f;
+  using K = RunProblem::Kind;
+  using F = RunProblem::Field;
+  auto check = [&](const ModelSpec& m, const Cluster& c, const PlanFilter& pf, K kind, int64_t value, int64_t limit,
+                   F axis = F::kNone, F of = F::kNone) {
+    std::optional<RunProblem> p = CheckRun(m, c, t, pf);
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(p->kind, kind);
+    EXPECT_EQ(p->value, value);
+    EXPECT_EQ(p->limit, limit);
+    EXPECT_EQ(p->axis, axis);
+    EXPECT_EQ(p->of, of);
+  };
   f.ep = 3;
-  EXPECT_EQ(CheckRun(mx, cl, t, f).message(), "--ep = 3 does not divide moe.experts = 8");
+  check(mx, cl, f, K::kNotDivide, 3, 8, F::kEp, F::kExperts);  // EP 3 does not divide the 8 experts
   f = {};
   f.dp = 8, f.fsdp = 1, f.mb = 2;
-  EXPECT_EQ(CheckRun(mx, cl, t, f).message(), "--global-batch = 100 is not divisible by DP x FSDP x micro-batch = 16");
+  check(mx, cl, f, K::kBatchNotDivide, 100, 0);  // 100 sequences over 8 x 1 x 2
+  EXPECT_EQ(CheckRun(mx, cl, t, f)->text, "16");
   f = {};
   f.cp = 3;
-  EXPECT_EQ(CheckRun(mx, cl, t, f).message(), "--cp = 3 does not divide --seq = 4096");
+  check(mx, cl, f, K::kNotDivide, 3, 4096, F::kCp, F::kSeq);
   f = {};
   f.tp = 3;
-  EXPECT_EQ(CheckRun(mx, cl, t, f).message(), "--tp = 3 does not divide model.heads = 32");
+  check(mx, cl, f, K::kNotDivide, 3, 32, F::kTp, F::kHeads);
   f = {};
   f.ep = 2;
-  EXPECT_EQ(CheckRun(Preset("llama3-8b"), cl, t, f).message(), "--ep: the model has no experts ([moe] table)");
+  check(Preset("llama3-8b"), cl, f, K::kNoExperts, 2, 0, F::kEp);
   hw::Chip tpu_chip = Chip(1000, 80, 3, 450);
   tpu_chip.kind = "tpu";
   Cluster tpu = MakeCluster(tpu_chip, 64, 0, {4, 4});  // one slice of 64
-  EXPECT_EQ(CheckRun(mx, tpu, t, {}).message(), "--ici-axes: the axes multiply to 16, not the 64 chips of a slice");
+  check(mx, tpu, {}, K::kAxesProduct, 16, 64);
   Cluster odd = MakeCluster(Chip(1000, 80, 3, 450), 60, 8, {});
-  EXPECT_EQ(CheckRun(mx, odd, t, {}).message(), "--chips = 60 is not a whole number of nodes (8 chips each)");
+  check(mx, odd, {}, K::kChipsNotWholeNodes, 60, 8);
+  f = {};
+  f.tp = 8, f.pp = 3;
+  check(mx, cl, f, K::kPinnedNotDivide, 3, 64, F::kPp);  // 64 / TP 8 = 8 chips left, PP 3 does not fit
+  EXPECT_FALSE(CheckRun(mx, cl, t, {}));
 }
 
 TEST(Planner, CalibratedDefaultsReproduceTheirPoints) {

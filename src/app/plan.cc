@@ -8,6 +8,83 @@
 
 namespace mlprof::app {
 
+namespace {
+
+// The planner's run problems, in the CLI's words (its flags and the model
+// file's keys).
+std::string FieldName(plan::RunProblem::Field f) {
+  using F = plan::RunProblem::Field;
+  switch (f) {
+    case F::kTp:
+      return "--tp";
+    case F::kPp:
+      return "--pp";
+    case F::kCp:
+      return "--cp";
+    case F::kEp:
+      return "--ep";
+    case F::kFsdp:
+      return "--fsdp";
+    case F::kDp:
+      return "--dp";
+    case F::kSeq:
+      return "--seq";
+    case F::kHeads:
+      return "model.heads";
+    case F::kExperts:
+      return "moe.experts";
+    case F::kNone:
+      break;
+  }
+  return "?";
+}
+
+Status RunProblemStatus(const plan::RunProblem& p, const plan::Cluster& c) {
+  using K = plan::RunProblem::Kind;
+  switch (p.kind) {
+    case K::kNoChips:
+      return InvalidArgument("--chips: need at least one chip");
+    case K::kChipsNotWholeNodes:
+      return InvalidArgument(fmt::format("--chips = {} is not a whole number of {} ({} chips each)", p.value,
+                                         c.tpu ? "slices" : "nodes", p.limit));
+    case K::kNoPeak:
+      return InvalidArgument(fmt::format("chip '{}' has no bf16 peak", c.chip.id));
+    case K::kNoHbm:
+      return InvalidArgument(fmt::format("chip '{}' has no HBM size", c.chip.id));
+    case K::kNoBatch:
+      return InvalidArgument("--global-batch: need at least one sequence per step");
+    case K::kNoSeq:
+      return InvalidArgument("--seq: the sequence length must be positive");
+    case K::kAxesProduct:
+      return InvalidArgument(
+          fmt::format("--ici-axes: the axes multiply to {}, not the {} chips of a slice", p.value, p.limit));
+    case K::kNotDivide:
+      return InvalidArgument(
+          fmt::format("{} = {} does not divide {} = {}", FieldName(p.axis), p.value, FieldName(p.of), p.limit));
+    case K::kTpKvHeads:
+      return InvalidArgument(
+          fmt::format("--tp = {} neither divides nor is a multiple of model.kv_heads = {}", p.value, p.limit));
+    case K::kNoExperts:
+      return InvalidArgument("--ep: the model has no experts ([moe] table)");
+    case K::kPpTooDeep:
+      return InvalidArgument(fmt::format("--pp = {} is more than model.layers = {}", p.value, p.limit));
+    case K::kPinnedNotDivide:
+      return InvalidArgument(
+          fmt::format("--chips = {} is not divisible by the pinned degrees (TP x PP x CP x FSDP x DP): {} = {} does "
+                      "not fit",
+                      p.limit, FieldName(p.axis), p.value));
+    case K::kBatchNotDivide:
+      return InvalidArgument(
+          fmt::format("--global-batch = {} is not divisible by DP x FSDP x micro-batch = {}", p.value, p.text));
+    case K::kBadRemat:
+      return InvalidArgument(fmt::format(
+          "--remat '{}': expected none, save_dots, selective, minimal_with_context, save_out_proj or full", p.text));
+  }
+  return Internal("unknown run problem");
+}
+
+}  // namespace
+
 StatusOr<Report> Plan(PlanOptions o) {
   ASSIGN_OR_RETURN(hw::ChipDb db, ChipDatabase(o.chip_files));
   ASSIGN_OR_RETURN(const hw::Chip* chip, db.Find(o.chip));
@@ -34,7 +111,8 @@ StatusOr<Report> Plan(PlanOptions o) {
     return InvalidArgument(fmt::format("--memory '{}': expected megatron, zero or maxtext", mem));
   o.filter.max_mem_bytes = o.max_mem_gb * 1e9;
   o.knobs.latency = o.latency_us * 1e-6;
-  RETURN_IF_ERROR(plan::CheckRun(model, cluster, t, o.filter));
+  if (std::optional<plan::RunProblem> problem = plan::CheckRun(model, cluster, t, o.filter))
+    return RunProblemStatus(*problem, cluster);
   plan::PlanSearch search = plan::SearchPlans(model, cluster, t, o.knobs, o.filter);
   Report r;
   r.tables.push_back(PlanSettingTable(model, cluster, t, o.knobs, o.filter, search));
