@@ -1,4 +1,6 @@
 // mlprof chips: the chip database; --chip shows one chip's every field.
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

@@ -1,5 +1,7 @@
 // mlprof hlo: HLO modules (text, HloProto, XPlane): cost, categories,
 // collectives; --op explains one instruction.
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

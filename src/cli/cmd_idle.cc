@@ -1,4 +1,6 @@
 // mlprof idle: idle time per GPU stream (host wait, kernel wait, other).
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

@@ -1,5 +1,7 @@
 // mlprof info: what is in the files (format, sizes, events, tracks, devices,
 // import problems).
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

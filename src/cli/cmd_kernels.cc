@@ -1,4 +1,6 @@
 // mlprof kernels: GPU time by kernel class (HTA) and by kernel name.
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

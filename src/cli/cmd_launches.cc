@@ -1,4 +1,6 @@
 // mlprof launches: kernel launch statistics (CPU call time, GPU time, delay).
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

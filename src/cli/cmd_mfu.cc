@@ -1,4 +1,6 @@
 // mlprof mfu: model FLOPs utilisation, as a calculator or from profiles.
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

@@ -1,4 +1,6 @@
 // mlprof ops: GPU time per framework op, with shapes, FLOPs and bytes.
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

@@ -1,4 +1,6 @@
 // mlprof overlap: communication overlapped by computation, per rank.
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

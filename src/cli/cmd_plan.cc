@@ -1,4 +1,6 @@
 // mlprof plan: rank parallelism plans by memory and MFU before a run.
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

@@ -2,6 +2,7 @@
 // writes the plot.
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "app/commands.h"

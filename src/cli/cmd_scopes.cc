@@ -1,4 +1,6 @@
 // mlprof scopes: XLA device time by JAX named scope, as a tree.
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

@@ -1,5 +1,7 @@
 // mlprof shape: XLA HLO shapes explained (layout, tiling, padding, memory
 // space).
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

@@ -1,4 +1,6 @@
 // mlprof steps: per-ProfilerStep breakdown and steady-state medians.
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

@@ -1,5 +1,7 @@
 // mlprof summary: per-rank GPU time breakdown, overlap, kernel classes, steps
 // (and for XLA profiles the category breakdown and the heaviest ops).
+#include <CLI/CLI.hpp>
+
 #include "app/commands.h"
 #include "cli/command.h"
 

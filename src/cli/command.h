@@ -4,7 +4,6 @@
 // words errors as exit codes; only this layer prints.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +11,14 @@
 #include "app/session.h"
 #include "base/status.h"
 #include "report/table.h"
+
+// CLI11 is large and header-only: only the files that add options include
+// it (and the CMake target precompiles it once), so that main.cc and the
+// tests do not compile it again.
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace mlprof::cli {
 
