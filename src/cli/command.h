@@ -13,7 +13,7 @@
 #include "report/table.h"
 
 // CLI11 is large and header-only: only the files that add options include
-// it (and the CMake target precompiles it once), so that main.cc and the
+// it (CMake compiles them as one unity source), so that main.cc and the
 // tests do not compile it again.
 namespace CLI {
 class App;
