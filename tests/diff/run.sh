@@ -14,10 +14,10 @@
 # work); `{fmt}` makes three cases, NAME.text, NAME.json and NAME.csv, with
 # text, json and csv in its place; `{corpus}` is ../shared/corpus (or
 # $MLPROF_CORPUS); `{gen}` is a folder of inputs made by mlprof_gen before the
-# run (see make_generated below). Paths in the output are written back as
-# `{corpus}` and `{gen}`, and the binary's path as `mlprof`, so expectations do not depend on where the checkout
-# is. Cases run from the source root, so `examples/...` and `tests/...` are
-# relative paths. Without the corpus, its cases are SKIPPED (loudly), and under
+# run (see make_generated below). Cases run from a folder of links
+# (examples/, tests/, corpus/, gen/) with relative paths, and the binary's
+# path is written back as `mlprof`, so expectations do not depend on where
+# the checkout and the corpus are. Without the corpus, its cases are SKIPPED (loudly), and under
 # CI=true they fail.
 set -u
 if [ $# -lt 1 ]; then
@@ -59,6 +59,12 @@ make_generated() {
 }
 gen_ok=0
 make_generated && gen_ok=1
+WORK=$TMP/work
+mkdir -p "$WORK"
+ln -s "$SRC/examples" "$WORK/examples"
+ln -s "$SRC/tests" "$WORK/tests"
+ln -s "$GEN" "$WORK/gen"
+[ -d "$CORPUS" ] && ln -s "$CORPUS" "$WORK/corpus"
 
 pass=0
 fail=0
@@ -85,12 +91,15 @@ run_case() {  # name, args (one string)
     failed_names+=("$name")
     return
   fi
-  local expanded=${args//\{corpus\}/$CORPUS}
-  expanded=${expanded//\{gen\}/$GEN}
+  # Run from a folder of links, so that every path mlprof prints (and the
+  # width of the text column it stands in) is the same wherever the checkout
+  # and the corpus are: examples/, tests/, corpus/ and gen/.
+  local expanded=${args//\{corpus\}/corpus}
+  expanded=${expanded//\{gen\}/gen}
   local argv
   eval "argv=($expanded)"
   local out=$TMP/actual
-  (cd "$SRC" && "$BIN" "${argv[@]}" >"$TMP/stdout" 2>"$TMP/stderr" </dev/null)
+  (cd "$WORK" && "$BIN" "${argv[@]}" >"$TMP/stdout" 2>"$TMP/stderr" </dev/null)
   local rc=$?
   {
     cat "$TMP/stdout"
@@ -98,7 +107,7 @@ run_case() {  # name, args (one string)
       echo "==== exit $rc, stderr:"
       cat "$TMP/stderr"
     fi
-  } | sed -e "s#$BIN#mlprof#g" -e "s#$CORPUS#{corpus}#g" -e "s#$GEN#{gen}#g" -e "s#$SRC/##g" >"$out"
+  } | sed -e "s#$BIN#mlprof#g" >"$out"
   local want=$EXPECTED/$name.out
   if [ "$UPDATE" -eq 1 ]; then
     if ! cmp -s "$out" "$want" 2>/dev/null; then
