@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/op_cost.h"
+#include "base/collective.h"
 #include "test_util.h"
 
 namespace mlprof {
@@ -290,7 +291,10 @@ TEST(TraceLensGolden, CollectiveBusBandwidth) {
                              std::to_string(n) + ",\"" + dtype + "\"]";
     auto c = CollectiveOpCost(comm);
     ASSERT_TRUE(c.has_value()) << comm;
-    const double factor = RingWireFactor(name, n);
+    // nccl-tests' bus-bandwidth factor: the ring's bytes per byte of the buffer.
+    const auto kind = CollectiveFromC10dName(name);
+    ASSERT_TRUE(kind.has_value()) << name;
+    const double factor = RingWireFactor(*kind, n);
     const double msg = std::stod(row[col["Full msg size (MB)"]]) * 1048576.0;
     EXPECT_NEAR(c->bytes / factor, msg, 1e-9 * msg + 1e-9) << comm;
     for (const char* stat : {"_mean", "_median", "_min", "_max"}) {

@@ -110,7 +110,7 @@ std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& mo
       for (const auto& in : c.instructions) {
         const std::optional<HloCollectiveOpcode> coll = CollectiveFromHloOpcode(in.opcode);
         if (!coll || coll->part == AsyncPart::kDone) continue;
-        const std::string base(CollectiveKindName(coll->kind));
+        const CollectiveKind kind = coll->kind;
         if (limit > 0 && out.size() >= limit) return out;
         HloCollective k;
         k.module = &m;
@@ -119,18 +119,19 @@ std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& mo
         const hlo::Shape* operand = !in.operands.empty() && in.operands[0] >= 0
                                         ? &c.instructions[static_cast<size_t>(in.operands[0])].shape
                                         : nullptr;
-        const hlo::Shape& result =
-            in.opcode != base && in.shape.is_tuple() && in.shape.tuple.size() >= 2 ? in.shape.tuple[1] : in.shape;
-        if (base == "all-gather" && operand) {
+        const hlo::Shape& result = coll->part == AsyncPart::kStart && in.shape.is_tuple() && in.shape.tuple.size() >= 2
+                                       ? in.shape.tuple[1]
+                                       : in.shape;
+        if (kind == CollectiveKind::kAllGather && operand) {
           k.per_shard = operand, k.global = &result;
-        } else if (base == "reduce-scatter" && operand) {
+        } else if (kind == CollectiveKind::kReduceScatter && operand) {
           k.per_shard = &result, k.global = operand;
         } else {
           k.per_shard = k.global = &result;
         }
         k.result_bytes = cm.ShapeBytes(result);
         k.network_bytes = cm.Of(c, in).network_bytes;
-        k.base_opcode = base;
+        k.kind = kind;
         out.push_back(std::move(k));
       }
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/xla.h"
+#include "base/collective.h"
 #include "hlo/cost.h"
 #include "hlo/module.h"
 #include "hlo/shape.h"
@@ -46,7 +47,7 @@ HloGroups ReadHloGroups(const hlo::Module& m, const hlo::Instruction& in);
 struct HloCollective {
   const hlo::Module* module = nullptr;
   const hlo::Instruction* instruction = nullptr;
-  std::string base_opcode;  // without -start
+  CollectiveKind kind = CollectiveKind::kAllReduce;
   HloGroups groups;
   const hlo::Shape* per_shard = nullptr;  // all-gather: operand; reduce-scatter: result; else result
   const hlo::Shape* global = nullptr;     // all-gather: result; reduce-scatter: operand; else result

@@ -706,11 +706,6 @@ std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view inpu
   return c;
 }
 
-double RingWireFactor(std::string_view c10d_name, int64_t n) {
-  const std::optional<CollectiveKind> k = CollectiveFromC10dName(c10d_name);
-  return k ? RingWireFactor(*k, n) : -1;
-}
-
 namespace {
 // c10d dtype names ("Float", "BFloat16"...) as the comm args write them.
 int CommDtypeBytes(std::string_view d) {

@@ -53,12 +53,6 @@ std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view inpu
 // bytes = what each rank sends over its link in a ring (RingWireFactor x
 // the collective's buffer). nullopt for unknown collectives or dtypes.
 std::optional<OpCost> CollectiveOpCost(std::string_view comm);
-// Bytes each of n ranks sends (and receives) in a ring, per byte of the
-// buffer B the bus-bandwidth convention of nccl-tests divides by:
-//   all-reduce 2(n-1)/n (B = the buffer); all-gather (n-1)/n (B = the
-//   gathered output); reduce-scatter (n-1)/n (B = the input); all-to-all
-//   (n-1)/n; broadcast, reduce, send, recv 1. -1 for an unknown collective.
-double RingWireFactor(std::string_view collective, int64_t n);
 // True if FrameworkOpCost has a model for ops of this name.
 bool HasCostModel(std::string_view op);
 // The op category of a cost kind (the one vocabulary, base/op_category.h).

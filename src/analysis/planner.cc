@@ -547,7 +547,7 @@ std::optional<RunProblem> CheckRun(const ModelSpec& m, const Cluster& c, const T
   using K = RunProblem::Kind;
   using F = RunProblem::Field;
   auto problem = [](K kind, int64_t value = 0, int64_t limit = 0, F axis = F::kNone, F of = F::kNone) {
-    return RunProblem{kind, axis, of, value, limit, {}};
+    return RunProblem{kind, axis, of, value, limit, 0, {}};
   };
   if (c.chips <= 0) return problem(K::kNoChips);
   if (c.node_size <= 0 || c.chips % c.node_size != 0) return problem(K::kChipsNotWholeNodes, c.chips, c.node_size);
@@ -581,10 +581,8 @@ std::optional<RunProblem> CheckRun(const ModelSpec& m, const Cluster& c, const T
         static_cast<double>(f.dp) * static_cast<double>(f.fsdp) * static_cast<double>(std::max<int64_t>(1, f.mb));
     if (replicas > static_cast<double>(t.global_batch) ||
         t.global_batch % (f.dp * f.fsdp * std::max<int64_t>(1, f.mb)) != 0) {
-      // replicas can exceed int64 only far beyond any batch; the message
-      // prints it as it was computed.
       RunProblem p = problem(K::kBatchNotDivide, t.global_batch);
-      p.text = fmt::format("{:.0f}", replicas);
+      p.replicas = replicas;
       return p;
     }
   }

@@ -157,7 +157,8 @@ struct RunProblem {
   Field axis = Field::kNone;  // the pinned degree at fault
   Field of = Field::kNone;    // what it must divide
   int64_t value = 0, limit = 0;
-  std::string text;
+  double replicas = 0;  // kBatchNotDivide: DP x FSDP x micro-batch (a double: the product may not fit an int64)
+  std::string text;     // kBadRemat: the policy given
 };
 // Validates the run (a batch the data-parallel degree and micro-batch cannot
 // split, a sequence CP cannot split, experts EP cannot split...). A filter

@@ -441,7 +441,7 @@ TEST(Planner, BadInput) {
   f = {};
   f.dp = 8, f.fsdp = 1, f.mb = 2;
   check(mx, cl, f, K::kBatchNotDivide, 100, 0);  // 100 sequences over 8 x 1 x 2
-  EXPECT_EQ(CheckRun(mx, cl, t, f)->text, "16");
+  EXPECT_EQ(CheckRun(mx, cl, t, f)->replicas, 16);
   f = {};
   f.cp = 3;
   check(mx, cl, f, K::kNotDivide, 3, 4096, F::kCp, F::kSeq);

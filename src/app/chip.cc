@@ -4,10 +4,6 @@
 
 namespace mlprof::app {
 
-StatusOr<hw::ChipDb> ChipDatabase(const std::vector<std::string>& chip_files) {
-  return hw::ChipDb::WithFiles(chip_files);
-}
-
 DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<std::string>& device_names) {
   DetectedChip d;
   for (const std::string& n : device_names) {

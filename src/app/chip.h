@@ -11,10 +11,6 @@
 
 namespace mlprof::app {
 
-// The built-in chips plus the users' chip files (which replace a built-in
-// chip with the same id).
-StatusOr<hw::ChipDb> ChipDatabase(const std::vector<std::string>& chip_files);
-
 struct DetectedChip {
   const hw::Chip* chip = nullptr;  // null: none of the names matched
   std::string device_name;         // the name that matched

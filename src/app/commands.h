@@ -106,10 +106,8 @@ struct ChipsOptions {
 };
 StatusOr<Report> Chips(const ChipsOptions& o);
 
-}  // namespace mlprof::app
-
-namespace mlprof::app {
 // "aten::mm (3 calls), ...": the ops with a cost model that were recorded
-// without input shapes ("" when none).
+// without input shapes ("" when none); ops and roofline warn with it.
 std::string CostableOpsWithoutShapesList(const ProfileView& v);
+
 }  // namespace mlprof::app

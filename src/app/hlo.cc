@@ -54,7 +54,7 @@ StatusOr<Report> Shapes(const std::vector<std::string>& texts) {
 }
 
 StatusOr<Report> Chips(const ChipsOptions& o) {
-  ASSIGN_OR_RETURN(hw::ChipDb db, ChipDatabase(o.chip_files));
+  ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles(o.chip_files));
   Report r;
   if (o.chip.empty()) {
     r.tables.push_back(ChipsTable(db));

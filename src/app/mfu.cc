@@ -15,8 +15,8 @@ namespace {
 std::string StepSourceText(const ProfileFigures& f) {
   switch (f.step_source) {
     case ProfileFigures::StepSource::kXlaModule:
-      return fmt::format("mean execution of module {} ({} per device, {:g} devices)", f.module, f.executions,
-                         f.devices);
+      return fmt::format("mean execution of module {} ({} per device, {} devices)", f.module, f.executions,
+                         static_cast<int64_t>(f.devices));
     case ProfileFigures::StepSource::kProfilerStep:
       return fmt::format("slowest rank's median steady-state ProfilerStep wall time, {} ranks", f.ranks);
     case ProfileFigures::StepSource::kNone:
@@ -37,7 +37,7 @@ std::string FlopsSourceText(const ProfileFigures& f) {
 }  // namespace
 
 StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
-  ASSIGN_OR_RETURN(hw::ChipDb db, ChipDatabase(o.chip_files));
+  ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles(o.chip_files));
   MfuInput mfu = o.input;
   if (!o.chip.empty()) {
     ASSIGN_OR_RETURN(mfu.chip, FindChipOrDevice(db, o.chip));

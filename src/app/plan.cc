@@ -75,7 +75,7 @@ Status RunProblemStatus(const plan::RunProblem& p, const plan::Cluster& c) {
                       p.limit, FieldName(p.axis), p.value));
     case K::kBatchNotDivide:
       return InvalidArgument(
-          fmt::format("--global-batch = {} is not divisible by DP x FSDP x micro-batch = {}", p.value, p.text));
+          fmt::format("--global-batch = {} is not divisible by DP x FSDP x micro-batch = {:.0f}", p.value, p.replicas));
     case K::kBadRemat:
       return InvalidArgument(fmt::format(
           "--remat '{}': expected none, save_dots, selective, minimal_with_context, save_out_proj or full", p.text));
@@ -86,7 +86,7 @@ Status RunProblemStatus(const plan::RunProblem& p, const plan::Cluster& c) {
 }  // namespace
 
 StatusOr<Report> Plan(PlanOptions o) {
-  ASSIGN_OR_RETURN(hw::ChipDb db, ChipDatabase(o.chip_files));
+  ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles(o.chip_files));
   ASSIGN_OR_RETURN(const hw::Chip* chip, db.Find(o.chip));
   const bool is_file =
       o.model.find('/') != std::string::npos || (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".toml");

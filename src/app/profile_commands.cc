@@ -39,12 +39,6 @@ Table FirstRowsPerClass(Table t, int top) {
   return t;
 }
 
-std::string NoShapesList(const std::vector<std::pair<std::string, int64_t>>& missing) {
-  std::string list;
-  for (const auto& [name, n] : missing) list += fmt::format("{}{} ({} calls)", list.empty() ? "" : ", ", name, n);
-  return list;
-}
-
 }  // namespace
 
 Report Summary(const Session& s, const SummaryOptions& o) {
@@ -104,12 +98,12 @@ Report Kernels(const Session& s, const TableOptions& o) {
 Report Ops(const Session& s, const OpsOptions& o) {
   Report r = WithImportWarnings(s);
   r.tables.push_back(OpsTable(ComputeOpGpuTime(s.view, {!o.by_name}), o.top));
-  auto missing = CostableOpsWithoutShapes(s.view);
+  const std::string missing = CostableOpsWithoutShapesList(s.view);
   if (!missing.empty())
     r.warnings.push_back(
         fmt::format("no input shapes for {}: their FLOPs cannot be computed; record the trace with "
                     "torch.profiler.profile(record_shapes=True)",
-                    NoShapesList(missing)));
+                    missing));
   return r;
 }
 
@@ -160,6 +154,11 @@ Report Scopes(const Session& s, const ScopesOptions& o) {
   return r;
 }
 
-std::string CostableOpsWithoutShapesList(const ProfileView& v) { return NoShapesList(CostableOpsWithoutShapes(v)); }
+std::string CostableOpsWithoutShapesList(const ProfileView& v) {
+  std::string list;
+  for (const auto& [name, n] : CostableOpsWithoutShapes(v))
+    list += fmt::format("{}{} ({} calls)", list.empty() ? "" : ", ", name, n);
+  return list;
+}
 
 }  // namespace mlprof::app

@@ -16,7 +16,7 @@
 namespace mlprof::app {
 
 StatusOr<RooflineOutput> Roofline(const Session& s, const RooflineOptions& o) {
-  ASSIGN_OR_RETURN(hw::ChipDb db, ChipDatabase(o.chip_files));
+  ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles(o.chip_files));
   ASSIGN_OR_RETURN(hw::DType dtype, ParseDTypeOption(o.dtype));
   const hw::Chip* forced = nullptr;
   if (!o.chip.empty()) {

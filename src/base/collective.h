@@ -46,7 +46,8 @@ std::optional<HloCollectiveOpcode> CollectiveFromHloOpcode(std::string_view opco
 std::optional<CollectiveKind> CollectiveFromC10dName(std::string_view name);
 
 // What a ring of n sends per participant, per byte of the buffer (all-gather:
-// the output; the others: the input): all-reduce 2(n-1)/n (reduce-scatter +
+// the output; the others: the input), which is also nccl-tests' bus-bandwidth
+// factor (checked against TraceLens's collective report): all-reduce 2(n-1)/n (reduce-scatter +
 // all-gather), all-gather / reduce-scatter / all-to-all (n-1)/n, broadcast,
 // reduce, send, recv, gather, scatter and the point-to-point HLO ops the
 // buffer once (when n > 1), a barrier nothing. -1 when n <= 0.

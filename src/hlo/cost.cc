@@ -339,11 +339,12 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
 
   if (op == "parameter" || op == "constant" || op == "get-tuple-element" || op == "bitcast" || op == "domain" ||
       op == "after-all" || op == "add-dependency" || op == "partition-id" || op == "replica-id" ||
-      op == "opt-barrier" || op == "all-reduce-done" || op == "all-gather-done" || op == "collective-permute-done" ||
-      op == "async-done" || op == "async-update" || op == "send" || op == "recv" || op == "send-done" ||
-      op == "recv-done") {
+      op == "opt-barrier" || op == "async-done" || op == "async-update" || op == "send" || op == "recv" ||
+      op == "send-done" || op == "recv-done") {
     return cost;
   }
+  // The -done half of an async collective waits; its -start did the work.
+  if (const auto coll = CollectiveFromHloOpcode(op); coll && coll->part == AsyncPart::kDone) return cost;
   if (op == "tuple") {
     cost.bytes_written = 8.0 * static_cast<double>(in.shape.tuple.size());  // the pointer table
     return finish();

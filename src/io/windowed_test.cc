@@ -33,6 +33,15 @@ void ExpectSameProfile(const RankProfile& a, const RankProfile& b) {
   EXPECT_EQ(a.phase_counts, b.phase_counts);
   EXPECT_EQ(a.stats.count, b.stats.count);
   EXPECT_EQ(a.origin_abs_ps, b.origin_abs_ps);
+  // The sparse args: same owners, keys and values.
+  ASSERT_EQ(a.args.rows.size(), b.args.rows.size());
+  for (size_t i = 0; i < a.args.rows.size(); ++i) {
+    const Arg &x = a.args.rows[i], &y = b.args.rows[i];
+    EXPECT_TRUE(x.owner_kind == y.owner_kind && x.owner == y.owner && x.value.key == y.value.key &&
+                x.value.type == y.value.type && x.value.i == y.value.i && x.value.r == y.value.r &&
+                x.value.s == y.value.s)
+        << "arg " << i;
+  }
 }
 
 TEST(Windowed, SyntheticTraceAnyWindowSize) {
@@ -59,6 +68,9 @@ TEST(Windowed, TrickyCutsInsideStringsAndArgs) {
     ev += std::string(i ? "," : "") + R"({"ph":"X","cat":"cpu_op","name":"f{lambda()#1}, {x}, },{ )" +
           std::to_string(i) + R"(","pid":1,"tid":1,"ts":)" + std::to_string(10 * i) +
           R"(,"dur":5,"args":{"a":{"b":1},"c":[{"d":2},{"e":3}],"External id":)" + std::to_string(i) + "}}";
+    // Memory events, whose args go to the args table, cut anywhere too.
+    ev += R"(,{"ph":"i","s":"t","name":"[memory]","pid":1,"tid":1,"ts":)" + std::to_string(10 * i + 1) +
+          R"(,"args":{"Bytes":)" + std::to_string(512 * i - 4096) + R"(,"Total Allocated":1.5e9,"Note":"},{"}})";
   }
   std::string obj = R"({"schemaVersion":1,"traceEvents":[)" + ev +
                     R"(],"distributedInfo":{"rank":5,"world_size":8},"deviceProperties":[{"id":0,"name":"G"}]})";
@@ -66,7 +78,9 @@ TEST(Windowed, TrickyCutsInsideStringsAndArgs) {
   for (const std::string* json : {&obj, &arr}) {
     auto whole = LoadTraceBytes(*json, "t.json");
     ASSERT_TRUE(whole.ok()) << whole.status().message();
-    EXPECT_EQ(whole->ops.size(), 60u);
+    EXPECT_EQ(whole->ops.size(), 120u);
+    // 3 per memory event; the object form's device adds its id and name.
+    EXPECT_EQ(whole->args.rows.size(), 60u * 3 + (json == &obj ? 2 : 0));
     for (size_t w : {64, 150, 333, 1000}) {
       SCOPED_TRACE("window " + std::to_string(w));
       auto win = LoadTraceBytes(*json, "t.json", Windowed(w));

@@ -566,6 +566,7 @@ class XPlaneReader {
     DeviceProperties d;
     d.name = std::string(plane_name);
     bool any = false;
+    std::vector<ArgValue> args;  // every named stat, typed, kept if the plane is a device
     for (std::string_view sv : stats) {
       StatValue st;
       if (!ReadStat(sv, &st)) return Error(Offset(sv), "a valid XStat");
@@ -574,39 +575,34 @@ class XPlaneReader {
       if (st.metadata_id == ids_.peak_tflops) d.peak_tflops = StatNumber(st), any = true;
       if (st.metadata_id == ids_.peak_hbm) d.peak_hbm_gbps = StatNumber(st), any = true;
       if (st.metadata_id == ids_.memory_bandwidth) d.memory_bandwidth_bps = StatNumber(st), any = true;
-    }
-    if (!any) return OkStatus();
-    size_t colon = plane_name.rfind(':');
-    if (colon != std::string_view::npos) d.id = std::atoll(std::string(plane_name.substr(colon + 1)).c_str());
-    // Every named plane stat, typed, as an arg of this device.
-    const auto device = static_cast<uint32_t>(b_.meta().devices.size());
-    for (std::string_view sv : stats) {
-      StatValue st;
-      ReadStat(sv, &st);  // checked above
       auto name = stat_names_.find(st.metadata_id);
-      if (st.metadata_id == 0 || name == stat_names_.end()) continue;
+      if (name == stat_names_.end()) continue;
       const StringId key = b_.strings().Intern(name->second);
       switch (st.kind) {
         case StatValue::kInt:
-          b_.AddDeviceArg(device, ArgValue::Int(key, st.i));
+          args.push_back(ArgValue::Int(key, st.i));
           break;
         case StatValue::kUint:
-          b_.AddDeviceArg(device, st.u <= static_cast<uint64_t>(INT64_MAX)
-                                      ? ArgValue::Int(key, static_cast<int64_t>(st.u))
-                                      : ArgValue::Real(key, static_cast<double>(st.u)));
+          args.push_back(st.u <= static_cast<uint64_t>(INT64_MAX) ? ArgValue::Int(key, static_cast<int64_t>(st.u))
+                                                                  : ArgValue::Real(key, static_cast<double>(st.u)));
           break;
         case StatValue::kDouble:
-          b_.AddDeviceArg(device, ArgValue::Real(key, st.d));
+          args.push_back(ArgValue::Real(key, st.d));
           break;
         case StatValue::kStr:
         case StatValue::kRef:
-          b_.AddDeviceArg(device, ArgValue::String(key, b_.strings().Intern(StatString(st))));
+          args.push_back(ArgValue::String(key, b_.strings().Intern(StatString(st))));
           break;
         case StatValue::kBytes:  // serialized protos (core_details): not text
         case StatValue::kNone:
           break;
       }
     }
+    if (!any) return OkStatus();
+    size_t colon = plane_name.rfind(':');
+    if (colon != std::string_view::npos) d.id = std::atoll(std::string(plane_name.substr(colon + 1)).c_str());
+    const auto device = static_cast<uint32_t>(b_.meta().devices.size());
+    for (const ArgValue& v : args) b_.AddDeviceArg(device, v);
     b_.meta().devices.push_back(std::move(d));
     return OkStatus();
   }

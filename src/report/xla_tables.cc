@@ -166,7 +166,7 @@ Table HloCollectivesTable(const std::vector<HloCollective>& collectives) {
                        : g.stride == 1 ? fmt::format("innermost ({}-way, contiguous devices)", g.size)
                        : g.stride > 1  ? fmt::format("outer ({}-way, device stride {})", g.size, g.stride)
                                        : fmt::format("{}-way, irregular groups", g.size);
-    if (k.base_opcode == "collective-permute") axis = "point-to-point (pipeline / ring)";
+    if (k.kind == CollectiveKind::kCollectivePermute) axis = "point-to-point (pipeline / ring)";
     t.rows.push_back({Cell::Text(k.module->name), Cell::Text(k.instruction->name), Cell::Text(k.instruction->opcode),
                       g.count ? Cell::Int(g.count) : Cell::Null(), g.size ? Cell::Int(g.size) : Cell::Null(),
                       g.size > 1 ? Cell::Int(g.stride) : Cell::Null(), Cell::Text(axis),
