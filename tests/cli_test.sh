@@ -54,8 +54,8 @@ check "only rank 1 in temporal" bash -c "sed -n '/# temporal/,/^\$/p' '$TMP/out'
 
 # HLO shapes: the issue's two examples.
 check "shape" run 0 "$BIN" shape 'f32[3,5]{1,0:T(2,2)}' 'bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)}' --format csv
-check "shape padded 4x6" has ',f32,"[3,5]","0,1","(2,2)","[4,6]",60,96,1.600,HBM,' out
-check "shape in VMEM" has '"(8,128)(2,1)","[32,32,8192]",16777216,16777216,1.000,VMEM,' out
+check "shape padded 4x6" has ',f32,"[3,5]","0,1","(2,2)","[4,6]",60,96,1.6,HBM,' out
+check "shape in VMEM" has '"(8,128)(2,1)","[32,32,8192]",16777216,16777216,1,VMEM,' out
 check "bad shape" run 1 "$BIN" shape 'f32[3,5'
 check "bad shape message" has "column 8: expected ',' or ']'" err
 
@@ -150,18 +150,19 @@ check "trace.json says why no flops" has "leaves out the runtime's flops" err
 
 # Chip database and MFU calculator (issue 4 seeds).
 check "chips" run 0 "$BIN" chips --format csv
-check "chips lists v7x" has "tpu-v7x,Google TPU7x (Ironwood),tpu,2,,,2307.0,4614.0,,206.2,7.37,313.0,ICI,600,src,built-in" out
+# CSV carries raw SI values: FLOP/s, bytes, bytes/s.
+check "chips lists v7x" has "tpu-v7x,Google TPU7x (Ironwood),tpu,2,,,2307000000000000,4614000000000000,,206158430208,7370000000000,313.0257801899593,ICI,600000000000,src,built-in" out
 check "chips has 17 rows" test "$(grep -c ',built-in$' "$TMP/out")" -eq 17
 check "chip detail" run 0 "$BIN" chips --chip h200 --format csv
 check "chip detail source" has "source,\"How to Scale Your Model (scaling-book), gpus.md [src]\"" out
 check "mfu v7x seed" run 0 "$BIN" mfu --chip tpu-v7x --devices 64 --step-time 12 --tokens-per-step 20971520 \
   --flops-per-sample 39.96e12 --tokens-per-sample 4096 --format csv
-check "mfu v7x tflops per chip per step" has "model_tflops_per_device_per_step,3196.800,TFLOP" out
-check "mfu v7x achieved" has "achieved_tflops_per_device,266.400,TFLOP/s" out
-check "mfu v7x pct" has "mfu_pct,11.55,%" out
+check "mfu v7x tflops per chip per step" has "model_flops_per_device_per_step,3196800000000000,flop," out
+check "mfu v7x achieved" has "achieved_flops_per_device,266400000000000,flop/s," out
+check "mfu v7x pct" has "mfu,0.11547" out  # 11.55 %
 check "mfu by device name" run 0 "$BIN" mfu --chip "NVIDIA H200" --devices 1280 --tokens-per-day 1133e9 \
   --flops-per-sample 39.96e12 --tokens-per-sample 4096 --format csv
-check "mfu h200 pct" has "mfu_pct,10.11,%" out
+check "mfu h200 pct" has "mfu,0.10105" out  # 10.11 %
 check "unknown chip" run 1 "$BIN" mfu --chip tpu-v9 --devices 2 --step-time 1 --tokens-per-step 5 --params 1e9
 check "unknown chip lists known" has "known chips: a100-40gb" err
 check "mfu without flops" run 1 "$BIN" mfu --chip h200 --devices 8 --tokens-per-day 1e12
@@ -172,7 +173,7 @@ check "bad chip file message" has "bad_chip.json: chip file, field 'peak_tflops.
 
 # Roofline of the synthetic XSpace (generated above).
 check "roofline" run 0 "$BIN" roofline "$TMP/s.xplane.pb" --chip tpu-v6e --svg "$TMP/r.svg" --format csv
-check "roofline summary row" has "0,tpu-v6e,bf16,918.0,1.64,560.4,200," out  # one ICI axis: 2 x 100 GB/s
+check "roofline summary row" has "0,tpu-v6e,bf16,918000000000000,1638000000000,560.4395604395604,200000000000," out  # one ICI axis: 2 x 100 GB/s
 check "roofline matmul is compute bound" bash -c "grep -qE '^0,matmul/convolution,.*,compute\$' '$TMP/out'"
 check "roofline svg written" bash -c "head -c 5 '$TMP/r.svg' | grep -qx '<svg ' ; tail -1 '$TMP/r.svg' | grep -qx '</svg>'"
 check "roofline svg has points" test "$(grep -c '<circle' "$TMP/r.svg")" -gt 10
@@ -185,7 +186,7 @@ check "roofline bad ici axes" run 1 "$BIN" roofline "$TMP/s.xplane.pb" --chip tp
 check "roofline bad ici axes message" has "--ici-axes: '4xx' is not a list of axis sizes" err
 check "roofline on a kineto trace" run 0 "$BIN" roofline "$EX" --top 1 --format csv
 check "roofline kineto: the mm" has '0,"aten::mm [[8192,4096],[4096,16384]]",matmul/convolution,40,' out
-check "roofline kineto: both ranks" test "$(grep -c '^[01],h100-sxm,bf16,989.4,3.35,295.3,450,' "$TMP/out")" -eq 2
+check "roofline kineto: both ranks" test "$(grep -c '^[01],h100-sxm,bf16,989400000000000,3350000000000,295.34328358208955,450000000000,' "$TMP/out")" -eq 2
 # A GEMM of 1.1 TFLOP in 10 us on an H100 cannot be: flagged, not hidden.
 printf '%s' '{"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":20,"args":{"External id":1,"Input Dims":[[8192,8192],[8192,8192]],"Input type":["c10::BFloat16","c10::BFloat16"]}},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":2,"args":{"External id":1,"correlation":7}},{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":5,"dur":10,"args":{"stream":7,"correlation":7}}]}' >"$TMP/fast.json"
 check "roofline kineto: faster than physics flagged" run 0 "$BIN" roofline "$TMP/fast.json" --top 1
@@ -198,7 +199,7 @@ check "roofline unknown chip" run 1 "$BIN" roofline "$TMP/s.xplane.pb" --chip tp
 # The planner.
 check "plan" run 0 "$BIN" plan --model llama3-70b --chip h100-sxm --chips 64 --global-batch 64 --top 3 --format csv
 check "plan setting" has "Llama 3 70B (built-in): 70.554 B parameters, 70.554 B active" out
-check "plan columns" has "#,TP,DP,PP,V,EP,FSDP,ZeRO,CP,Remat,MB,GA,W(GB),O(GB),G(GB),FBuf,Act(GB),Rsv,Tot(GB),Train(PF),Remat%,Comp(s),TP(s),EP(s),FSDP+DP(s),CP(s),PP+Bubble(s),Opt(s),Step(s),MFU%,Bottleneck" out
+check "plan columns" has "plan,tp,dp,pp,vpp,ep,fsdp,zero,cp,remat,micro_batch,micro_batches,weights_bytes,optimizer_bytes,grads_bytes,fsdp_buffers_bytes,activations_bytes,reserve_bytes,total_bytes,model_flops,remat_pct,compute_ps,tp_time_ps,ep_time_ps,fsdp_dp_time_ps,cp_time_ps,pp_time_ps,optimizer_time_ps,step_ps,mfu_pct,bottleneck" out
 check "plan rows" test "$(grep -cE '^[123],' "$TMP/out")" -eq 3
 check "plan layouts multiply to the chips" bash -c "awk -F, '/^[123],/{ if (\$2*\$3*\$4*\$7*\$9 != 64) exit 1 }' '$TMP/out'"
 check "plan filter" run 0 "$BIN" plan --model mixtral-8x7b --chip h100-sxm --chips 64 --global-batch 128 --ep 8 --tp 2 --top 0 --format csv
@@ -232,11 +233,11 @@ check "plan explain out of range" run 1 "$BIN" plan --model llama3-8b --chip h10
 check "mfu from xplane" run 0 "$BIN" mfu "$TMP/s.xplane.pb" --model-flops-per-step 1e12 --width 200
 check "mfu from xplane: chip and devices" has "From the profile: step time" out
 check "mfu from xplane: detected v6e" has "chip tpu-v6e" out
-check "mfu from xplane: hfu row" has "hfu_pct " out
+check "mfu from xplane: hfu row" has "hfu " out
 check "mfu from kineto" run 0 "$BIN" mfu "$EX" --chip h100-sxm --params 805306368 --tokens-per-step 16384 --width 250
 check "mfu from kineto: 2 ranks" has "slowest rank's median steady-state ProfilerStep wall time, 2 ranks); devices 2" out
 check "mfu from kineto: hfu from shapes" has "32 (op, shapes) groups over 2 ranks costed from their shapes in the steady-state steps" out
-check "mfu from kineto: hfu row" has "hfu_pct " out
+check "mfu from kineto: hfu row" has "hfu " out
 check "mfu over 100% is flagged" run 0 "$BIN" mfu "$EX" --chip h100-sxm --params 2e10 --tokens-per-step 16384 --width 250
 check "mfu over 100% is flagged: text" has "MFU above 100 %" out
 

@@ -185,4 +185,21 @@ std::vector<std::string> HloNamesContaining(const std::vector<hlo::Module>& modu
   return near;
 }
 
+namespace {
+void AddElements(const hlo::Shape& s, const std::string& index, std::vector<ShapeElement>& out) {
+  if (s.is_tuple()) {
+    for (size_t i = 0; i < s.tuple.size(); ++i)
+      AddElements(s.tuple[i], index.empty() ? std::to_string(i) : index + "." + std::to_string(i), out);
+    return;
+  }
+  out.push_back({index, &s, hlo::Physical(s)});
+}
+}  // namespace
+
+std::vector<ShapeElement> ShapeElements(const std::vector<hlo::Shape>& shapes) {
+  std::vector<ShapeElement> out;
+  for (const auto& s : shapes) AddElements(s, "", out);
+  return out;
+}
+
 }  // namespace mlprof

@@ -79,4 +79,13 @@ std::optional<HloInstructionFacts> FindHloInstruction(const std::vector<hlo::Mod
 // Up to `max` instruction names containing `part`, for "did you mean".
 std::vector<std::string> HloNamesContaining(const std::vector<hlo::Module>& modules, std::string_view part, size_t max);
 
+// The arrays of shapes (tuples expanded, index "0.1" for element 1 of
+// element 0) with their physical (tiled, padded) layout.
+struct ShapeElement {
+  std::string index;  // "" for an array shape
+  const hlo::Shape* shape = nullptr;
+  hlo::PhysicalShape physical;
+};
+std::vector<ShapeElement> ShapeElements(const std::vector<hlo::Shape>& shapes);
+
 }  // namespace mlprof

@@ -49,7 +49,7 @@ StatusOr<Report> Shapes(const std::vector<std::string>& texts) {
     shapes.push_back(std::move(s).value());
   }
   Report r;
-  r.tables.push_back(ShapeTable(shapes));
+  r.tables.push_back(ShapeTable(ShapeElements(shapes)));
   return r;
 }
 

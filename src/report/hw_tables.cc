@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/columns.h"
+
 namespace mlprof {
 
 namespace {
 
-Cell Tflops(const hw::Chip& c, hw::DType t) { return c.peak(t) > 0 ? Cell::Real(c.peak(t) / 1e12, 1) : Cell::Null(); }
+Cell Peak(const hw::Chip& c, hw::DType t) { return c.peak(t) > 0 ? Cell::Real(c.peak(t)) : Cell::Null(); }
 
 // The scale-up link per direction, in GB/s, with its name.
 const hw::Link* ScaleUp(const hw::Chip& c) {
@@ -31,36 +33,37 @@ std::string Confidence(const hw::Chip& c) {
 }  // namespace
 
 Table ChipsTable(const hw::ChipDb& db) {
-  Table t{"chips",
-          "Chips: dense peak TFLOP/s per chip, HBM, ridge point (bf16 FLOP per HBM byte), scale-up link",
-          {},
-          {},
-          {}};
-  t.AddColumn("id", false)
-      .AddColumn("name", false)
-      .AddColumn("kind", false)
-      .AddColumn("cores", true)
-      .AddColumn("fp32", true)
-      .AddColumn("tf32", true)
-      .AddColumn("bf16", true)
-      .AddColumn("fp8", true)
-      .AddColumn("int8", true)
-      .AddColumn("hbm_gb", true)
-      .AddColumn("hbm_tb_s", true)
-      .AddColumn("ridge_bf16", true)
-      .AddColumn("scale_up", false)
-      .AddColumn("link_gb_s_per_dir", true)
-      .AddColumn("figures", false)
-      .AddColumn("origin", false);
+  Table t("chips", "Chips: dense peak TFLOP/s per chip, HBM, ridge point (bf16 FLOP per HBM byte), scale-up link");
+  auto peak = [](const char* dtype) {
+    return Measure(fmt::format("{}_peak", dtype), Unit::kFlopRate, fmt::format("dense {} peak per chip", dtype))
+        .Show(dtype, 1e12, 1);
+  };
+  t.Add(Key("id", Unit::kText, "the chip's id (--chip)"))
+      .Add(Measure("name", Unit::kText, "the chip's name"))
+      .Add(Measure("kind", Unit::kText, "gpu, tpu or npu"))
+      .Add(Measure("cores", Unit::kCount, "cores per chip the peak is shared by (TPU TensorCores)"))
+      .Add(peak("fp32"))
+      .Add(peak("tf32"))
+      .Add(peak("bf16"))
+      .Add(peak("fp8"))
+      .Add(peak("int8"))
+      .Add(Measure("hbm", Unit::kBytes, "HBM capacity").Show("hbm_gb", 1e9, 1))
+      .Add(Measure("hbm_bandwidth", Unit::kByteRate, "HBM bandwidth").Show("hbm_tb_s", 1e12, 2))
+      .Add(Measure("ridge_bf16", Unit::kIntensity, "bf16 (else fp16) peak / HBM bandwidth").Decimals(1))
+      .Add(Measure("scale_up", Unit::kText, "the scale-up link"))
+      .Add(Measure("link_bandwidth", Unit::kByteRate, "the scale-up link's bandwidth per direction")
+               .Show("link_gb_s_per_dir", 1e9, 0))
+      .Add(Measure("figures", Unit::kText, "how sure the figures are: src, mem or unverified"))
+      .Add(Measure("origin", Unit::kText, "built-in, or the --chip-file it came from"));
   for (const auto& c : db.chips()) {
     const hw::Link* l = ScaleUp(c);
     const double dir = l ? l->bytes_per_s_per_dir() : 0;
     const double ridge = c.ridge(hw::DType::kBf16) > 0 ? c.ridge(hw::DType::kBf16) : c.ridge(hw::DType::kFp16);
     t.rows.push_back({Cell::Text(c.id), Cell::Text(c.name), Cell::Text(c.kind), Cell::Int(c.cores_per_chip),
-                      Tflops(c, hw::DType::kFp32), Tflops(c, hw::DType::kTf32), Tflops(c, hw::DType::kBf16),
-                      Tflops(c, hw::DType::kFp8), Tflops(c, hw::DType::kInt8), Cell::Real(c.hbm_bytes / 1e9, 1),
-                      Cell::Real(c.hbm_bytes_per_s / 1e12, 2), ridge > 0 ? Cell::Real(ridge, 1) : Cell::Null(),
-                      Cell::Text(l ? l->name : std::string()), dir > 0 ? Cell::Real(dir / 1e9, 0) : Cell::Null(),
+                      Peak(c, hw::DType::kFp32), Peak(c, hw::DType::kTf32), Peak(c, hw::DType::kBf16),
+                      Peak(c, hw::DType::kFp8), Peak(c, hw::DType::kInt8), Cell::Real(c.hbm_bytes),
+                      Cell::Real(c.hbm_bytes_per_s), ridge > 0 ? Cell::Real(ridge) : Cell::Null(),
+                      Cell::Text(l ? l->name : std::string()), dir > 0 ? Cell::Real(dir) : Cell::Null(),
                       Cell::Text(Confidence(c)), Cell::Text(c.origin)});
   }
   t.notes.push_back(
@@ -71,8 +74,8 @@ Table ChipsTable(const hw::ChipDb& db) {
 }
 
 Table ChipDetailTable(const hw::Chip& c) {
-  Table t{"chip", fmt::format("Chip {}: {}", c.id, c.name), {}, {}, {}};
-  t.AddColumn("field", false).AddColumn("value", false);
+  Table t("chip", fmt::format("Chip {}: {}", c.id, c.name));
+  t.Add(Key("field", Unit::kText, "what is described")).Add(Measure("value", Unit::kText, "its value"));
   auto add = [&t](std::string f, std::string v) {
     t.rows.push_back({Cell::Text(std::move(f)), Cell::Text(std::move(v))});
   };
@@ -133,41 +136,49 @@ std::string ConventionText(const MfuResult& r) {
 }  // namespace
 
 Table MfuTable(const MfuResult& r) {
-  Table t{"mfu", "Model FLOPs utilisation", {}, {}, {}};
-  t.AddColumn("metric", false).AddColumn("value", true).AddColumn("unit", false).AddColumn("how", false);
-  auto add = [&t](const char* metric, double value, const char* unit, const std::string& how) {
-    const int prec = std::string_view(unit) == "%" ? 2 : (value >= 1e5 ? 0 : 3);
-    t.rows.push_back({Cell::Text(metric), Cell::Real(value, prec), Cell::Text(unit), Cell::Text(how)});
+  Table t("mfu", "Model FLOPs utilisation");
+  t.Add(Key("metric", Unit::kText, "what is measured"))
+      .Add(Measure("value", Unit::kPerRow, "its value, in the row's unit"))
+      .Add(Measure("unit", Unit::kText, "the value's unit"))
+      .Add(Measure("how", Unit::kText, "how it was found"));
+  // Raw value and unit for JSON and CSV; text shows value / scale in `shown`.
+  auto add = [&t](const char* metric, double value, const char* unit, const char* shown, double scale,
+                  const std::string& how) {
+    const double v = value / scale;
+    const int prec = std::string_view(shown) == "%" ? 2 : (v >= 1e5 ? 0 : 3);
+    t.rows.push_back({Cell::Text(metric), Cell::Real(value).Shown(fmt::format("{:.{}f}", v, prec)),
+                      Cell::Text(unit).Shown(shown), Cell::Text(how)});
   };
   const std::string convention = ConventionText(r);
   const bool have_step = r.step_seconds > 0;
   if (r.tokens_per_s > 0) {
-    add("tokens_per_s", r.tokens_per_s, "tokens/s",
+    add("tokens_per_s", r.tokens_per_s, "tokens/s", "tokens/s", 1,
         r.throughput == ThroughputSource::kTokensPerStep  ? "tokens per step / step time"
         : r.throughput == ThroughputSource::kTokensPerDay ? "tokens per day / 86400 s"
                                                           : "");
-    add("tokens_per_device_per_s", r.tokens_per_device_per_s, "tokens/s", "tokens per s / devices");
+    add("tokens_per_device_per_s", r.tokens_per_device_per_s, "tokens/s", "tokens/s", 1, "tokens per s / devices");
   }
-  if (r.flops_per_token > 0) add("model_gflops_per_token", r.flops_per_token / 1e9, "GFLOP", convention);
+  if (r.flops_per_token > 0) add("model_flops_per_token", r.flops_per_token, "flop", "GFLOP", 1e9, convention);
   if (have_step) {
-    add("step_time", r.step_seconds, "s", r.step_from_profile ? "from the profile" : "given");
-    add("model_pflops_per_step", r.model_flops_per_step / 1e15, "PFLOP",
+    add("step_time", r.step_seconds, "s", "s", 1, r.step_from_profile ? "from the profile" : "given");
+    add("model_flops_per_step", r.model_flops_per_step, "flop", "PFLOP", 1e15,
         r.convention == FlopsConvention::kPerStepGiven ? "given" : "FLOPs per token x tokens per s x step time");
-    add("model_tflops_per_device_per_step", r.flops_per_device_per_step / 1e12, "TFLOP",
+    add("model_flops_per_device_per_step", r.flops_per_device_per_step, "flop", "TFLOP", 1e12,
         "model FLOPs per step / devices");
   }
-  add("achieved_tflops_per_device", r.achieved_flops_per_device / 1e12, "TFLOP/s", "model FLOPs per s / devices");
+  add("achieved_flops_per_device", r.achieved_flops_per_device, "flop/s", "TFLOP/s", 1e12,
+      "model FLOPs per s / devices");
   std::string peak_how = "given (--peak-tflops)";
   if (r.peak_source == PeakSource::kChip) {
     peak_how = fmt::format("{} {} peak (dense)", r.chip, hw::DTypeName(r.dtype));
     if (r.cores_per_chip > 0) peak_how += fmt::format(" / {} cores per chip", r.cores_per_chip);
   }
-  add("peak_tflops_per_device", r.peak_flops_per_device / 1e12, "TFLOP/s", peak_how);
-  add("mfu_pct", 100.0 * r.mfu, "%", "achieved / peak");
+  add("peak_flops_per_device", r.peak_flops_per_device, "flop/s", "TFLOP/s", 1e12, peak_how);
+  add("mfu", r.mfu, "ratio", "%", 0.01, "achieved / peak");
   if (r.hfu >= 0) {
-    add("hardware_tflops_per_device", r.hardware_flops_per_device_per_s / 1e12, "TFLOP/s",
+    add("hardware_flops_per_device", r.hardware_flops_per_device_per_s, "flop/s", "TFLOP/s", 1e12,
         "the profile's op FLOPs per device per step / step time");
-    add("hfu_pct", 100.0 * r.hfu, "%", "hardware FLOP/s / peak (recomputation included)");
+    add("hfu", r.hfu, "ratio", "%", 0.01, "hardware FLOP/s / peak (recomputation included)");
   }
   t.notes.push_back("Convention: " + convention + ". MFU counts model FLOPs only (no recomputation).");
   if (r.mfu > 1)
@@ -176,29 +187,41 @@ Table MfuTable(const MfuResult& r) {
 }
 
 namespace {
-Cell OptReal(double v, int prec) { return v >= 0 ? Cell::Real(v, prec) : Cell::Null(); }
-double TeraOrNone(double v) { return v >= 0 ? v / 1e12 : -1; }
+Cell Seconds(double s) { return s >= 0 ? TimeCell(s * 1e12) : Cell::Null(); }
+Column Ratio(std::string name, std::string description, int decimals) {
+  return Measure(std::move(name), Unit::kRatio, std::move(description)).Decimals(decimals);
+}
+Column Efficiency() { return Ratio("efficiency", "expected / measured time", 3); }
+Column Intensity() { return Measure("intensity", Unit::kIntensity, "FLOPs / bytes").Show("flop_per_byte", 1, 1); }
+Column VsRidge() { return Ratio("vs_ridge", "intensity / the ridge point", 3); }
+Column Ceiling() {
+  return Measure("ceiling_pct", Unit::kPercent, "the roofline's ceiling at this intensity / peak").Decimals(1);
+}
+Column AchievedRate() {
+  return Measure("flops_per_s", Unit::kFlopRate, "FLOPs / measured time").Show("tflops_s", 1e12, 2);
+}
+Column Bound() { return Measure("bound", Unit::kText, "what the roofline says limits it: compute, memory or network"); }
 }  // namespace
 
 Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
-  Table t{"roofline_summary", "Roofline: the chip, and how close the ops come to it", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("chip", false)
-      .AddColumn("dtype", false)
-      .AddColumn("peak_tflops", true)
-      .AddColumn("hbm_tb_s", true)
-      .AddColumn("ridge_flop_per_byte", true)
-      .AddColumn("link_gb_s", true)
-      .AddColumn("op_time_ms", true)
-      .AddColumn("costed_time_ms", true)
-      .AddColumn("expected_ms", true)
-      .AddColumn("efficiency", true)
-      .AddColumn("ops_without_cost", true);
-  t.rows.push_back({Cell::Int(rank), Cell::Text(r.chip), Cell::Text(hw::DTypeName(r.dtype)),
-                    Cell::Real(r.peak / 1e12, 1), Cell::Real(r.hbm_bw / 1e12, 2), Cell::Real(r.ridge, 1),
-                    r.link_bw > 0 ? Cell::Real(r.link_bw / 1e9, 0) : Cell::Null(), Cell::Real(r.time_s * 1e3, 3),
-                    Cell::Real(r.time_with_cost_s * 1e3, 3), Cell::Real(r.expected_s * 1e3, 3),
-                    r.time_with_cost_s > 0 ? Cell::Real(r.expected_s / r.time_with_cost_s, 3) : Cell::Null(),
+  Table t("roofline_summary", "Roofline: the chip, and how close the ops come to it");
+  t.Add(RankKey())
+      .Add(Measure("chip", Unit::kText, "the chip's id"))
+      .Add(Measure("dtype", Unit::kText, "the dtype whose peak is the ceiling"))
+      .Add(Measure("peak", Unit::kFlopRate, "dense peak per device").Show("peak_tflops", 1e12, 1))
+      .Add(Measure("hbm_bandwidth", Unit::kByteRate, "HBM bandwidth").Show("hbm_tb_s", 1e12, 2))
+      .Add(Measure("ridge", Unit::kIntensity, "peak / HBM bandwidth").Show("ridge_flop_per_byte", 1, 1))
+      .Add(Measure("link_bandwidth", Unit::kByteRate, "the link collectives are timed over, per direction")
+               .Show("link_gb_s", 1e9, 0))
+      .Add(Measure("op_time", Unit::kTime, "device time of all ops").Ms())
+      .Add(Measure("costed_time", Unit::kTime, "device time of the ops with a known cost").Ms())
+      .Add(Measure("expected", Unit::kTime, "the roofline's time for the costed ops").Ms())
+      .Add(Ratio("efficiency", "expected / costed_time", 3))
+      .Add(Measure("ops_without_cost", Unit::kCount, "ops with no known FLOPs or bytes"));
+  t.rows.push_back({Cell::Int(rank), Cell::Text(r.chip), Cell::Text(hw::DTypeName(r.dtype)), Cell::Real(r.peak),
+                    Cell::Real(r.hbm_bw), Cell::Real(r.ridge), r.link_bw > 0 ? Cell::Real(r.link_bw) : Cell::Null(),
+                    Seconds(r.time_s), Seconds(r.time_with_cost_s), Seconds(r.expected_s),
+                    r.time_with_cost_s > 0 ? Cell::Real(r.expected_s / r.time_with_cost_s) : Cell::Null(),
                     Cell::Int(r.ops_without_cost)});
   t.notes.push_back(
       "Expected time = max(FLOPs / peak, bytes / HBM bandwidth) per execution; collectives: the bytes each "
@@ -236,57 +259,52 @@ Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
 }
 
 Table RooflineCategoryTable(int64_t rank, const RooflineResult& r) {
-  Table t{"roofline_categories", "Roofline by category (totals over executions)", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("category", false)
-      .AddColumn("count", true)
-      .AddColumn("time_ms", true)
-      .AddColumn("tflop", true)
-      .AddColumn("gb", true)
-      .AddColumn("flop_per_byte", true)
-      .AddColumn("vs_ridge", true)
-      .AddColumn("ceiling_pct", true)
-      .AddColumn("expected_ms", true)
-      .AddColumn("efficiency", true)
-      .AddColumn("tflops_s", true)
-      .AddColumn("bound", false);
+  Table t("roofline_categories", "Roofline by category (totals over executions)");
+  t.Add(RankKey())
+      .Add(Key("category", Unit::kText, "mlprof's op category"))
+      .Add(Measure("count", Unit::kCount, "executions"))
+      .Add(Measure("time", Unit::kTime, "measured device time").Ms())
+      .Add(Measure("flops", Unit::kFlops, "FLOPs over all executions").Show("tflop", 1e12, 3))
+      .Add(Measure("bytes", Unit::kBytes, "bytes over all executions").Show("gb", 1e9, 3))
+      .Add(Intensity())
+      .Add(VsRidge())
+      .Add(Ceiling())
+      .Add(Measure("expected", Unit::kTime, "the roofline's time").Ms())
+      .Add(Efficiency())
+      .Add(AchievedRate())
+      .Add(Bound());
   for (const auto& c : r.categories)
-    t.rows.push_back({Cell::Int(rank), Cell::Text(c.name), Cell::Int(c.count), Cell::Real(c.time_s * 1e3, 3),
-                      c.flops >= 0 ? Cell::Real(c.flops / 1e12, 3) : Cell::Null(),
-                      c.bytes >= 0 ? Cell::Real(c.bytes / 1e9, 3) : Cell::Null(), OptReal(c.intensity, 1),
-                      OptReal(c.vs_ridge, 3), OptReal(c.ceiling_pct, 1),
-                      c.expected_s >= 0 ? Cell::Real(c.expected_s * 1e3, 3) : Cell::Null(), OptReal(c.efficiency, 3),
-                      OptReal(TeraOrNone(c.achieved_flops_per_s), 2), Cell::Text(RoofBoundName(c.bound))});
+    t.rows.push_back({Cell::Int(rank), Cell::Text(c.name), Cell::Int(c.count), Seconds(c.time_s), Known(c.flops),
+                      Known(c.bytes), Known(c.intensity), Known(c.vs_ridge), Known(c.ceiling_pct),
+                      Seconds(c.expected_s), Known(c.efficiency), Known(c.achieved_flops_per_s),
+                      Cell::Text(RoofBoundName(c.bound))});
   return t;
 }
 
 Table RooflineOpsTable(int64_t rank, const RooflineResult& r, int top) {
-  Table t{"roofline_ops", "Roofline per op (per execution), heaviest first", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("op", false)
-      .AddColumn("category", false)
-      .AddColumn("count", true)
-      .AddColumn("time_ms", true)
-      .AddColumn("gflop", true)
-      .AddColumn("mb", true)
-      .AddColumn("flop_per_byte", true)
-      .AddColumn("vs_ridge", true)
-      .AddColumn("ceiling_pct", true)
-      .AddColumn("expected_us", true)
-      .AddColumn("measured_us", true)
-      .AddColumn("efficiency", true)
-      .AddColumn("tflops_s", true)
-      .AddColumn("bound", false);
+  Table t("roofline_ops", "Roofline per op (per execution), heaviest first");
+  t.Add(RankKey())
+      .Add(Key("op", Unit::kText, "the op (HLO instruction, or framework op with its shapes)"))
+      .Add(Measure("category", Unit::kText, "mlprof's op category"))
+      .Add(Measure("count", Unit::kCount, "executions"))
+      .Add(Measure("time", Unit::kTime, "measured device time over all executions").Ms())
+      .Add(Measure("flops", Unit::kFlops, "FLOPs of one execution").Show("gflop", 1e9, 3))
+      .Add(Measure("bytes", Unit::kBytes, "bytes of one execution").Show("mb", 1e6, 3))
+      .Add(Intensity())
+      .Add(VsRidge())
+      .Add(Ceiling())
+      .Add(Measure("expected", Unit::kTime, "the roofline's time for one execution").Us())
+      .Add(Measure("measured", Unit::kTime, "mean measured time of one execution").Us())
+      .Add(Efficiency())
+      .Add(AchievedRate())
+      .Add(Bound());
   size_t n = 0;
   for (const auto& o : r.ops) {
     if (top > 0 && n++ >= static_cast<size_t>(top)) break;
     t.rows.push_back({Cell::Int(rank), Cell::Text(o.name), Cell::Text(o.category), Cell::Int(o.count),
-                      Cell::Real(o.time_s * 1e3, 3), o.flops >= 0 ? Cell::Real(o.flops / 1e9, 3) : Cell::Null(),
-                      o.bytes >= 0 ? Cell::Real(o.bytes / 1e6, 3) : Cell::Null(), OptReal(o.intensity, 1),
-                      OptReal(o.vs_ridge, 3), OptReal(o.ceiling_pct, 1),
-                      o.expected_s >= 0 ? Cell::Real(o.expected_s * 1e6, 3) : Cell::Null(),
-                      Cell::Real(o.measured_s * 1e6, 3), OptReal(o.efficiency, 3),
-                      OptReal(TeraOrNone(o.achieved_flops_per_s), 2), Cell::Text(RoofBoundName(o.bound))});
+                      Seconds(o.time_s), Known(o.flops), Known(o.bytes), Known(o.intensity), Known(o.vs_ridge),
+                      Known(o.ceiling_pct), Seconds(o.expected_s), Seconds(o.measured_s), Known(o.efficiency),
+                      Known(o.achieved_flops_per_s), Cell::Text(RoofBoundName(o.bound))});
   }
   if (top > 0 && r.ops.size() > static_cast<size_t>(top))
     t.notes.push_back(fmt::format("{} more ops (--top 0 lists all).", r.ops.size() - static_cast<size_t>(top)));

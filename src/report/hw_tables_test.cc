@@ -62,8 +62,8 @@ TEST(HwTables, RooflineTablesCarryTheNumbers) {
   EXPECT_TRUE(flagged);
   Table ops = RooflineOpsTable(0, r, 1);
   ASSERT_EQ(ops.rows.size(), 1u);
-  EXPECT_DOUBLE_EQ(std::get<double>(ops.rows[0][5].value), 2000);    // GFLOP per execution
-  EXPECT_DOUBLE_EQ(std::get<double>(ops.rows[0][10].value), 20000);  // expected us
+  EXPECT_DOUBLE_EQ(std::get<double>(ops.rows[0][5].value), 2e12);         // FLOPs per execution
+  EXPECT_EQ(std::get<int64_t>(ops.rows[0][10].value), 20000 * kPsPerUs);  // expected: 20000 us, in ps
   EXPECT_EQ(std::get<std::string>(ops.rows[0][14].value), "compute");
   ASSERT_EQ(ops.notes.size(), 1u);
   EXPECT_NE(ops.notes[0].find("1 more ops"), std::string::npos);

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "report/columns.h"
+
 namespace mlprof {
 
 Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t, const plan::Knobs& k,
                        const plan::PlanFilter& f, const plan::PlanSearch& s) {
-  Table tb{"plan_setting", "What was planned", {}, {}, {}};
-  tb.AddColumn("item", false).AddColumn("value", false);
+  Table tb("plan_setting", "What was planned");
+  tb.Add(Key("item", Unit::kText, "what is described")).Add(Measure("value", Unit::kText, "its value"));
   auto row = [&](std::string a, std::string b) {
     tb.rows.push_back({Cell::Text(std::move(a)), Cell::Text(std::move(b))});
   };
@@ -44,16 +46,50 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
 }
 
 Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
-  Table t{"plans", "Plans, best MFU first (memory per chip in GB; times per step in s)", {}, {}, {}};
-  for (const char* c : {"#", "TP", "DP", "PP", "V", "EP", "FSDP", "ZeRO", "CP"}) t.AddColumn(c, true);
-  t.AddColumn("Remat", false);
-  for (const char* c :
-       {"MB",     "GA",      "W(GB)", "O(GB)", "G(GB)",      "FBuf",  "Act(GB)",      "Rsv",    "Tot(GB)", "Train(PF)",
-        "Remat%", "Comp(s)", "TP(s)", "EP(s)", "FSDP+DP(s)", "CP(s)", "PP+Bubble(s)", "Opt(s)", "Step(s)", "MFU%"})
-    t.AddColumn(c, true);
-  t.AddColumn("Bottleneck", false);
-  const double GB = 1e9;
+  Table t("plans", "Plans, best MFU first (memory per chip in GB; times per step in s)");
+  auto degree = [&t](const char* name, const char* label, const char* what) {
+    t.Add(Key(name, Unit::kCount, what).Show(label, 1, 0));
+  };
+  auto gb = [&t](const char* name, const char* label, const char* what) {
+    t.Add(Measure(name, Unit::kBytes, what).Show(label, 1e9, 1));
+  };
+  auto seconds = [&t](const char* name, const char* label, const char* what) {
+    t.Add(Measure(name, Unit::kTime, what).Show(label, 1e12, 3));
+  };
+  t.Add(Key("plan", Unit::kId, "the plan's rank, best MFU first (--explain N)").Show("#", 1, 0));
+  degree("tp", "TP", "tensor-parallel degree");
+  degree("dp", "DP", "data-parallel degree");
+  degree("pp", "PP", "pipeline stages");
+  degree("vpp", "V", "interleaved stages per pipeline rank");
+  degree("ep", "EP", "expert-parallel degree (over data-parallel ranks)");
+  degree("fsdp", "FSDP", "fully sharded data-parallel degree");
+  degree("zero", "ZeRO", "ZeRO stage over DP: 0, 1 (optimizer state) or 2 (gradients too)");
+  degree("cp", "CP", "context-parallel degree");
+  t.Add(Key("remat", Unit::kText, "activation recomputation policy").Show("Remat", 1, 0));
+  degree("micro_batch", "MB", "sequences per micro-batch");
+  degree("micro_batches", "GA", "micro-batches per step");
+  gb("weights", "W(GB)", "weights per chip");
+  gb("optimizer", "O(GB)", "optimizer state per chip");
+  gb("grads", "G(GB)", "gradients per chip");
+  gb("fsdp_buffers", "FBuf", "FSDP gather buffers per chip");
+  gb("activations", "Act(GB)", "saved activations per chip (the busiest stage)");
+  gb("reserve", "Rsv", "memory kept free");
+  gb("total", "Tot(GB)", "memory per chip in all");
+  t.Add(Measure("model_flops", Unit::kFlops, "model FLOPs per step").Show("Train(PF)", 1e15, 1));
+  t.Add(Measure("remat_pct", Unit::kPercent, "recomputed FLOPs / model FLOPs").Show("Remat%", 1, 1));
+  seconds("compute", "Comp(s)", "compute time per step");
+  seconds("tp_time", "TP(s)", "exposed tensor-parallel communication");
+  seconds("ep_time", "EP(s)", "exposed expert-parallel all-to-alls");
+  seconds("fsdp_dp_time", "FSDP+DP(s)", "exposed FSDP and data-parallel communication");
+  seconds("cp_time", "CP(s)", "exposed context-parallel ring");
+  seconds("pp_time", "PP+Bubble(s)", "pipeline bubble and point-to-point transfers");
+  seconds("optimizer_time", "Opt(s)", "optimizer update");
+  seconds("step", "Step(s)", "step time: the sum of the terms");
+  t.Add(Measure("mfu_pct", Unit::kPercent, "model FLOPs utilisation").Show("MFU%", 1, 1));
+  t.Add(Measure("bottleneck", Unit::kText, "the largest term, or memory when the plan does not fit")
+            .Show("Bottleneck", 1, 0));
   int n = 0;
+  auto secs = [](double s) { return TimeCell(s * 1e12); };
   for (const plan::Plan& p : plans) {
     if (top > 0 && n >= top) break;
     t.rows.push_back({Cell::Int(first + n++),
@@ -68,24 +104,24 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
                       Cell::Text(plan::RematName(p.remat)),
                       Cell::Int(p.mb),
                       Cell::Int(p.ga),
-                      Cell::Real(p.weights / GB, 1),
-                      Cell::Real(p.optimizer / GB, 1),
-                      Cell::Real(p.grads / GB, 1),
-                      Cell::Real(p.fsdp_buffers / GB, 1),
-                      Cell::Real(p.activations / GB, 1),
-                      Cell::Real(p.reserve / GB, 1),
-                      Cell::Real(p.total / GB, 1),
-                      Cell::Real(p.model_flops / 1e15, 1),
-                      Cell::Real(p.model_flops > 0 ? 100 * p.remat_flops / p.model_flops : 0, 1),
-                      Cell::Real(p.t_compute, 3),
-                      Cell::Real(p.t_tp, 3),
-                      Cell::Real(p.t_ep, 3),
-                      Cell::Real(p.t_fsdp_dp, 3),
-                      Cell::Real(p.t_cp, 3),
-                      Cell::Real(p.t_pp, 3),
-                      Cell::Real(p.t_opt, 3),
-                      Cell::Real(p.t_step, 3),
-                      Cell::Real(p.mfu * 100, 1),
+                      Cell::Real(p.weights),
+                      Cell::Real(p.optimizer),
+                      Cell::Real(p.grads),
+                      Cell::Real(p.fsdp_buffers),
+                      Cell::Real(p.activations),
+                      Cell::Real(p.reserve),
+                      Cell::Real(p.total),
+                      Cell::Real(p.model_flops),
+                      Cell::Real(p.model_flops > 0 ? 100 * p.remat_flops / p.model_flops : 0),
+                      secs(p.t_compute),
+                      secs(p.t_tp),
+                      secs(p.t_ep),
+                      secs(p.t_fsdp_dp),
+                      secs(p.t_cp),
+                      secs(p.t_pp),
+                      secs(p.t_opt),
+                      secs(p.t_step),
+                      Cell::Real(p.mfu * 100),
                       Cell::Text(p.bottleneck)});
   }
   t.notes.push_back(
@@ -99,8 +135,8 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
 }
 
 Table PlanExplainTable(int row, const std::vector<std::string>& lines) {
-  Table t{"plan_explain", fmt::format("Plan {}: the arithmetic", row), {}, {}, {}};
-  t.AddColumn("step", true).AddColumn("computation", false);
+  Table t("plan_explain", fmt::format("Plan {}: the arithmetic", row));
+  t.Add(Key("step", Unit::kId, "the line's number")).Add(Measure("computation", Unit::kText, "one term's arithmetic"));
   int i = 0;
   for (const auto& l : lines) t.rows.push_back({Cell::Int(++i), Cell::Text(l)});
   return t;

@@ -8,17 +8,39 @@ namespace mlprof {
 
 namespace {
 
-std::string FormatCell(const Cell& c, bool for_csv) {
+// Text: numbers scaled and rounded as the column says.
+std::string FormatText(const Cell& c, const Column& col) {
+  if (!c.shown.empty()) return c.shown;
   return std::visit(
       [&](const auto& v) -> std::string {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, std::monostate>) {
-          return for_csv ? "" : "-";
+          return "-";
+        } else if constexpr (std::is_same_v<T, int64_t>) {
+          if (col.scale == 1 && col.precision == 0) return fmt::format("{}", v);
+          return fmt::format("{:.{}f}", static_cast<double>(v) / col.scale, col.precision);
+        } else if constexpr (std::is_same_v<T, double>) {
+          if (std::isnan(v)) return "NaN";
+          return fmt::format("{:.{}f}", v / col.scale, col.precision);
+        } else {
+          return v;
+        }
+      },
+      c.value);
+}
+
+// JSON and CSV: the exact raw value (integers as integers, reals in their
+// shortest round-trip form); empty for null and non-finite reals.
+std::string FormatRaw(const Cell& c) {
+  return std::visit(
+      [&](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return "";
         } else if constexpr (std::is_same_v<T, int64_t>) {
           return fmt::format("{}", v);
         } else if constexpr (std::is_same_v<T, double>) {
-          if (std::isnan(v)) return for_csv ? "" : "NaN";
-          return fmt::format("{:.{}f}", v, c.precision);
+          return std::isfinite(v) ? fmt::format("{}", v) : "";
         } else {
           return v;
         }
@@ -54,6 +76,17 @@ std::string Printable(std::string s) {
   for (char& c : s)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
   return s;
+}
+
+// Whether a column's name already says its unit: the suffix's words start a
+// word of the name ("flops_per_call" says flop, "pct_of_class" says pct).
+bool SaysUnit(std::string_view name, Unit u) {
+  std::string_view core = UnitSuffix(u);
+  if (core.empty()) return true;
+  core.remove_prefix(1);  // the leading '_'
+  for (size_t at = name.find(core); at != std::string_view::npos; at = name.find(core, at + 1))
+    if (at == 0 || name[at - 1] == '_') return true;
+  return false;
 }
 
 }  // namespace
@@ -115,11 +148,11 @@ std::string RenderText(const Report& r, int max_width) {
     if (!t.title.empty()) out += t.title + "\n";
     std::vector<std::vector<std::string>> cells;
     std::vector<size_t> width(t.columns.size(), 0);
-    for (size_t c = 0; c < t.columns.size(); ++c) width[c] = DisplayWidth(t.columns[c].name);
+    for (size_t c = 0; c < t.columns.size(); ++c) width[c] = DisplayWidth(t.columns[c].text_label());
     for (const auto& row : t.rows) {
       std::vector<std::string> line;
       for (size_t c = 0; c < t.columns.size(); ++c) {
-        std::string s = c < row.size() ? Printable(FormatCell(row[c], false)) : "";
+        std::string s = c < row.size() ? Printable(FormatText(row[c], t.columns[c])) : "";
         s = Cut(s, static_cast<size_t>(max_width));
         width[c] = std::max(width[c], DisplayWidth(s));
         line.push_back(std::move(s));
@@ -129,12 +162,12 @@ std::string RenderText(const Report& r, int max_width) {
     auto pad = [&](const std::string& s, size_t c) {
       size_t w = DisplayWidth(s);
       std::string fill(width[c] > w ? width[c] - w : 0, ' ');
-      return t.columns[c].numeric ? fill + s : s + fill;
+      return t.columns[c].numeric() ? fill + s : s + fill;
     };
     std::string header, rule;
     for (size_t c = 0; c < t.columns.size(); ++c) {
       if (c) header += "  ", rule += "  ";
-      header += pad(t.columns[c].name, c);
+      header += pad(t.columns[c].text_label(), c);
       rule += std::string(width[c], '-');
     }
     while (!header.empty() && header.back() == ' ') header.pop_back();
@@ -168,23 +201,33 @@ std::string RenderJson(const Report& r) {
       for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
         if (c) out += ", ";
         out += JsonEscape(t.columns[c].name) + ": ";
-        std::visit(
-            [&](const auto& v) {
-              using T = std::decay_t<decltype(v)>;
-              if constexpr (std::is_same_v<T, std::monostate>)
-                out += "null";
-              else if constexpr (std::is_same_v<T, int64_t>)
-                out += fmt::format("{}", v);
-              else if constexpr (std::is_same_v<T, double>)
-                out += std::isfinite(v) ? fmt::format("{}", v) : "null";
-              else
-                out += JsonEscape(v);
-            },
-            row[c].value);
+        if (std::holds_alternative<std::string>(row[c].value)) {
+          out += JsonEscape(std::get<std::string>(row[c].value));
+        } else {
+          std::string v = FormatRaw(row[c]);
+          out += v.empty() ? "null" : v;
+        }
       }
       out += "}";
     }
     out += first_row ? "]" : "\n    ]";
+  }
+  out += first_table ? "},\n" : "\n  },\n";
+  out += "  \"schema\": {";
+  first_table = true;
+  for (const Table& t : r.tables) {
+    out += first_table ? "\n" : ",\n";
+    first_table = false;
+    out += "    " + JsonEscape(t.id) + ": {\"title\": " + JsonEscape(t.title) + ", \"columns\": [";
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      const Column& col = t.columns[c];
+      out += fmt::format("{}\n      {{\"name\": {}, \"unit\": \"{}\", \"role\": \"{}\", \"description\": {}}}",
+                         c ? "," : "", JsonEscape(col.name), UnitName(col.unit),
+                         col.role == Role::kKey ? "key" : "measure", JsonEscape(col.description));
+    }
+    out += "], \"notes\": [";
+    for (size_t i = 0; i < t.notes.size(); ++i) out += (i ? ", " : "") + JsonEscape(t.notes[i]);
+    out += "]}";
   }
   out += first_table ? "},\n" : "\n  },\n";
   out += "  \"warnings\": [";
@@ -197,22 +240,91 @@ std::string RenderCsv(const Report& r) {
   std::string out;
   for (const Table& t : r.tables) {
     if (r.tables.size() > 1) out += (out.empty() ? "" : "\n") + std::string("# ") + t.id + "\n";
-    for (size_t c = 0; c < t.columns.size(); ++c) out += (c ? "," : "") + CsvEscape(t.columns[c].name);
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      const Column& col = t.columns[c];
+      std::string header = col.name;
+      if (!SaysUnit(header, col.unit)) header += UnitSuffix(col.unit);
+      out += (c ? "," : "") + CsvEscape(header);
+    }
     out += "\n";
     for (const auto& row : t.rows) {
       for (size_t c = 0; c < t.columns.size(); ++c) {
         if (c) out += ",";
-        if (c < row.size()) {
-          if (std::holds_alternative<std::string>(row[c].value))
-            out += CsvEscape(std::get<std::string>(row[c].value));
-          else
-            out += FormatCell(row[c], true);
-        }
+        if (c < row.size()) out += CsvEscape(FormatRaw(row[c]));
       }
       out += "\n";
     }
   }
   return out;
+}
+
+const char* UnitName(Unit u) {
+  switch (u) {
+    case Unit::kText:
+      return "text";
+    case Unit::kId:
+      return "id";
+    case Unit::kCount:
+      return "count";
+    case Unit::kTime:
+      return "ps";
+    case Unit::kBytes:
+      return "bytes";
+    case Unit::kFlops:
+      return "flop";
+    case Unit::kFlopRate:
+      return "flop/s";
+    case Unit::kByteRate:
+      return "bytes/s";
+    case Unit::kIntensity:
+      return "flop/byte";
+    case Unit::kPercent:
+      return "percent";
+    case Unit::kRatio:
+      return "ratio";
+    case Unit::kPerRow:
+      return "per row";
+  }
+  return "?";
+}
+
+const char* UnitSuffix(Unit u) {
+  switch (u) {
+    case Unit::kTime:
+      return "_ps";
+    case Unit::kBytes:
+      return "_bytes";
+    case Unit::kFlops:
+      return "_flop";
+    case Unit::kFlopRate:
+      return "_flop_per_s";
+    case Unit::kByteRate:
+      return "_bytes_per_s";
+    case Unit::kIntensity:
+      return "_flop_per_byte";
+    case Unit::kPercent:
+      return "_pct";
+    default:
+      return "";
+  }
+}
+
+Column Key(std::string name, Unit unit, std::string description) {
+  Column c;
+  c.name = std::move(name), c.unit = unit, c.role = Role::kKey, c.description = std::move(description);
+  return c;
+}
+
+Column Measure(std::string name, Unit unit, std::string description) {
+  Column c;
+  c.name = std::move(name), c.unit = unit, c.role = Role::kMeasure, c.description = std::move(description);
+  return c;
+}
+
+int Table::ColumnIndex(std::string_view name) const {
+  for (size_t c = 0; c < columns.size(); ++c)
+    if (columns[c].name == name) return static_cast<int>(c);
+  return -1;
 }
 
 }  // namespace mlprof

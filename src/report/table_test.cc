@@ -12,11 +12,11 @@ namespace {
 
 Report OneTable() {
   Report r;
-  Table t{"k", "Kernels", {}, {}, {}};
-  t.AddColumn("name", false).AddColumn("us", true);
-  t.rows.push_back({Cell::Text("=cmd|' /C calc'!A0"), Cell::Real(1.5, 3)});
+  Table t("k", "Kernels");
+  t.Add(Key("name", Unit::kText, "kernel")).Add(Measure("time", Unit::kTime, "its time").Us());
+  t.rows.push_back({Cell::Text("=cmd|' /C calc'!A0"), Cell::Int(1500000)});
   t.rows.push_back({Cell::Text("a,\"b\"\nc"), Cell::Null()});
-  t.rows.push_back({Cell::Text("-3.5"), Cell::Real(std::nan(""), 2)});
+  t.rows.push_back({Cell::Text("-3.5"), Cell::Real(std::nan(""))});
   r.tables.push_back(t);
   return r;
 }
@@ -36,7 +36,7 @@ TEST(Info, SpanAndOpsPerTrack) {
   }
   ASSERT_TRUE(files && per_track);
   ASSERT_EQ(files->rows.size(), 1u);
-  EXPECT_DOUBLE_EQ(std::get<double>(files->rows[0][8].value), 3.0);  // (1500 + 2500 - 1000) us = 3 ms
+  EXPECT_EQ(std::get<int64_t>(files->rows[0][8].value), 3 * kPsPerMs);  // (1500 + 2500 - 1000) us = 3 ms
   ASSERT_EQ(per_track->rows.size(), 2u);
   EXPECT_EQ(std::get<int64_t>(per_track->rows[0][4].value) + std::get<int64_t>(per_track->rows[1][4].value), 3);
 }
@@ -44,8 +44,8 @@ TEST(Info, SpanAndOpsPerTrack) {
 TEST(Csv, QuotesAndNeutralisesFormulas) {
   std::string csv = RenderCsv(OneTable());
   EXPECT_EQ(csv,
-            "name,us\n"
-            "'=cmd|' /C calc'!A0,1.500\n"
+            "name,time_ps\n"
+            "'=cmd|' /C calc'!A0,1500000\n"
             "\"a,\"\"b\"\"\nc\",\n"
             "-3.5,\n");
   EXPECT_EQ(CsvEscape("@SUM(A1)"), "'@SUM(A1)");
@@ -55,8 +55,13 @@ TEST(Csv, QuotesAndNeutralisesFormulas) {
 TEST(Json, EscapesControlCharactersAndQuotes) {
   EXPECT_EQ(JsonEscape("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
   std::string j = RenderJson(OneTable());
-  EXPECT_NE(j.find("\"us\": 1.5"), std::string::npos) << j;
-  EXPECT_NE(j.find("\"us\": null"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"time\": 1500000"), std::string::npos) << j;  // raw ps
+  EXPECT_NE(j.find("\"time\": null"), std::string::npos) << j;
+  // The schema says each column's unit and role.
+  EXPECT_NE(j.find("{\"name\": \"time\", \"unit\": \"ps\", \"role\": \"measure\", \"description\": \"its time\"}"),
+            std::string::npos)
+      << j;
+  EXPECT_NE(j.find("{\"name\": \"name\", \"unit\": \"text\", \"role\": \"key\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"a,\\\"b\\\"\\nc\""), std::string::npos) << j;
 }
 
@@ -66,6 +71,31 @@ TEST(Text, AlignsAndCutsAndStripsControlCharacters) {
   EXPECT_NE(t.find("=cmd|' ..."), std::string::npos) << t;  // 7 characters + "..." = 10
   EXPECT_NE(t.find("a,\"b\" c"), std::string::npos) << t;   // newline shown as a space
   EXPECT_NE(t.find("   NaN"), std::string::npos) << t;
+  EXPECT_NE(t.find("time_us"), std::string::npos) << t;    // the text label says the display unit
+  EXPECT_NE(t.find("  1.500\n"), std::string::npos) << t;  // 1500000 ps shown as us, 3 decimals
+}
+
+TEST(Units, CsvHeadersSayTheUnitOnce) {
+  Report r;
+  Table t("u", "");
+  t.Add(Measure("idle_pct", Unit::kPercent, ""))
+      .Add(Measure("pct", Unit::kPercent, ""))
+      .Add(Measure("size", Unit::kBytes, ""))
+      .Add(Measure("rate", Unit::kFlopRate, ""))
+      .Add(Measure("n", Unit::kCount, ""));
+  t.rows.push_back({Cell::Real(12.5), Cell::Real(0.1), Cell::Int(1 << 20), Cell::Real(9.89e14), Cell::Int(3)});
+  r.tables.push_back(t);
+  EXPECT_EQ(RenderCsv(r), "idle_pct,pct,size_bytes,rate_flop_per_s,n\n12.5,0.1,1048576,989000000000000,3\n");
+}
+
+TEST(Cells, ShownOverridesTextOnly) {
+  Report r;
+  Table t("m", "");
+  t.Add(Measure("value", Unit::kPerRow, "")).Add(Measure("unit", Unit::kText, ""));
+  t.rows.push_back({Cell::Real(9.89e14).Shown("989.000"), Cell::Text("flop/s").Shown("TFLOP/s")});
+  r.tables.push_back(t);
+  EXPECT_NE(RenderText(r).find("989.000  TFLOP/s"), std::string::npos) << RenderText(r);
+  EXPECT_NE(RenderCsv(r).find("989000000000000,flop/s"), std::string::npos) << RenderCsv(r);
 }
 
 }  // namespace

@@ -5,31 +5,43 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/columns.h"
+
 namespace mlprof {
 
 namespace {
-Cell Us(Ps ps) { return Cell::Real(PsToUs(ps), 3); }
-Cell UsD(double us) { return Cell::Real(us, 3); }
-Cell Pct(double v) { return Cell::Real(v, 2); }
+Cell Time(Ps ps) { return Cell::Int(ps); }
+Column TimeUs(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kTime, std::move(description)).Us();
+}
+Column Pct(std::string name, std::string description, int decimals = 2) {
+  return Measure(std::move(name), Unit::kPercent, std::move(description)).Decimals(decimals);
+}
+Column Count(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kCount, std::move(description));
+}
+Column Text(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kText, std::move(description));
+}
 }  // namespace
 
 Table TemporalTable(const std::vector<TemporalBreakdown>& v) {
-  Table t{"temporal", "GPU time breakdown per rank (HTA temporal breakdown; us)", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("idle_us", true)
-      .AddColumn("compute_us", true)
-      .AddColumn("non_compute_us", true)
-      .AddColumn("kernel_time_us", true)
-      .AddColumn("idle_pct", true)
-      .AddColumn("compute_pct", true)
-      .AddColumn("non_compute_pct", true)
-      .AddColumn("comm_us", true)
-      .AddColumn("memory_us", true);
+  Table t("temporal", "GPU time breakdown per rank (HTA temporal breakdown; us)");
+  t.Add(RankKey())
+      .Add(TimeUs("idle", "time within the kernel span when no GPU op runs on any stream"))
+      .Add(TimeUs("compute", "time a COMPUTATION kernel runs"))
+      .Add(TimeUs("non_compute", "time only communication, memory or other GPU ops run"))
+      .Add(TimeUs("kernel_time", "last GPU op end - first GPU op start"))
+      .Add(Pct("idle_pct", "idle / kernel_time"))
+      .Add(Pct("compute_pct", "compute / kernel_time"))
+      .Add(Pct("non_compute_pct", "non_compute / kernel_time"))
+      .Add(TimeUs("comm", "union of the COMMUNICATION kernels' intervals"))
+      .Add(TimeUs("memory", "union of the MEMORY ops' intervals (copies, fills)"));
   for (const auto& r : v) {
     bool any = r.kernel_time > 0;  // no GPU activity: percentages are undefined, not 0
-    t.rows.push_back({Cell::Int(r.rank), Us(r.idle), Us(r.compute), Us(r.non_compute), Us(r.kernel_time),
-                      any ? Pct(r.idle_pct()) : Cell::Null(), any ? Pct(r.compute_pct()) : Cell::Null(),
-                      any ? Pct(r.non_compute_pct()) : Cell::Null(), Us(r.communication), Us(r.memory)});
+    t.rows.push_back({Cell::Int(r.rank), Time(r.idle), Time(r.compute), Time(r.non_compute), Time(r.kernel_time),
+                      any ? Cell::Real(r.idle_pct()) : Cell::Null(), any ? Cell::Real(r.compute_pct()) : Cell::Null(),
+                      any ? Cell::Real(r.non_compute_pct()) : Cell::Null(), Time(r.communication), Time(r.memory)});
   }
   t.notes.push_back(
       "kernel_time = last GPU end - first GPU start; idle = no op on any stream; "
@@ -38,59 +50,61 @@ Table TemporalTable(const std::vector<TemporalBreakdown>& v) {
 }
 
 Table OverlapTable(const std::vector<Overlap>& v) {
-  Table t{"overlap", "Communication overlapped by computation per rank", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("comm_us", true)
-      .AddColumn("overlapped_us", true)
-      .AddColumn("exposed_comm_us", true)
-      .AddColumn("comp_comm_overlap_pct", true);
+  Table t("overlap", "Communication overlapped by computation per rank");
+  t.Add(RankKey())
+      .Add(TimeUs("comm", "union of the COMMUNICATION kernels' intervals"))
+      .Add(TimeUs("overlapped", "communication time during which a COMPUTATION kernel runs"))
+      .Add(TimeUs("exposed_comm", "comm - overlapped"))
+      .Add(Pct("comp_comm_overlap_pct", "overlapped / comm"));
   for (const auto& r : v)
-    t.rows.push_back({Cell::Int(r.rank), Us(r.comm), Us(r.overlapped), Us(r.comm - r.overlapped),
-                      r.has_comm() ? Pct(r.pct()) : Cell::Null()});
+    t.rows.push_back({Cell::Int(r.rank), Time(r.comm), Time(r.overlapped), Time(r.comm - r.overlapped),
+                      r.has_comm() ? Cell::Real(r.pct()) : Cell::Null()});
   return t;
 }
 
 Table KernelTypeTable(const KernelBreakdown& k) {
-  Table t{"kernel_types", "GPU time by active kernel types, all ranks (us)", {}, {}, {}};
-  t.AddColumn("kernel_type", false).AddColumn("time_us", true).AddColumn("pct", true);
+  Table t("kernel_types", "GPU time by active kernel types, all ranks (us)");
+  t.Add(Key("kernel_type", Unit::kText, "the set of kernel classes running at once"))
+      .Add(Measure("time", Unit::kTime, "time exactly this set runs, summed over ranks").Show("time_us", 1e6, 3))
+      .Add(Pct("pct", "time / all GPU-busy time", 1));
   for (const auto& r : k.types)
-    t.rows.push_back({Cell::Text(KernelTypeLabel(r.mask)), Us(r.time), Cell::Real(r.pct, 1)});
+    t.rows.push_back({Cell::Text(KernelTypeLabel(r.mask)), Time(r.time), Cell::Real(r.pct)});
   return t;
 }
 
 Table KernelStatTable(const KernelBreakdown& k, int) {
-  Table t{"kernels", "Kernels by class and name (top names per rank and class; us)", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("class", false)
-      .AddColumn("count", true)
-      .AddColumn("sum_us", true)
-      .AddColumn("pct_of_class", true)
-      .AddColumn("mean_us", true)
-      .AddColumn("min_us", true)
-      .AddColumn("max_us", true)
-      .AddColumn("std_us", true)
-      .AddColumn("name", false);
+  Table t("kernels", "Kernels by class and name (top names per rank and class; us)");
+  t.Add(RankKey())
+      .Add(Key("class", Unit::kText, "HTA's kernel class: COMPUTATION, COMMUNICATION or MEMORY"))
+      .Add(Count("count", "executions"))
+      .Add(TimeUs("sum", "total GPU time"))
+      .Add(Pct("pct_of_class", "sum / the class's total"))
+      .Add(TimeUs("mean", "mean duration"))
+      .Add(TimeUs("min", "shortest execution"))
+      .Add(TimeUs("max", "longest execution"))
+      .Add(TimeUs("std", "standard deviation of the duration (ddof 1)"))
+      .Add(Key("name", Unit::kText, "kernel name; 'others (N names)' folds the rest of the class"));
   for (const auto& r : k.kernels)
-    t.rows.push_back({Cell::Int(r.rank), Cell::Text(KernelClassName(r.cls)), Cell::Int(r.count), Us(r.sum),
-                      Pct(r.pct_of_class), UsD(r.mean / kPsPerUs), Us(r.min), Us(r.max), UsD(r.std / kPsPerUs),
+    t.rows.push_back({Cell::Int(r.rank), Cell::Text(KernelClassName(r.cls)), Cell::Int(r.count), Time(r.sum),
+                      Cell::Real(r.pct_of_class), TimeCell(r.mean), Time(r.min), Time(r.max), TimeCell(r.std),
                       Cell::Text(r.names > 1 ? fmt::format("others ({} names)", r.names) : r.name)});
   return t;
 }
 
 Table IdleTable(const std::vector<StreamIdle>& v) {
-  Table t{"idle", "Idle time per GPU stream (HTA idle time breakdown; us)", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("stream", true)
-      .AddColumn("category", false)
-      .AddColumn("idle_us", true)
-      .AddColumn("ratio", true)
-      .AddColumn("gaps", true);
+  Table t("idle", "Idle time per GPU stream (HTA idle time breakdown; us)");
+  t.Add(RankKey())
+      .Add(Key("stream", Unit::kId, "GPU stream"))
+      .Add(Key("category", Unit::kText, "why the stream was idle: host_wait, kernel_wait or other"))
+      .Add(TimeUs("idle", "idle time of this category"))
+      .Add(Measure("ratio", Unit::kRatio, "idle of this category / the stream's idle time").Decimals(2))
+      .Add(Count("gaps", "idle intervals of this category"));
   for (const auto& s : v)
     for (int c = 0; c < 3; ++c) {
       auto cat = static_cast<IdleCategory>(c);
       double ratio = s.ratio(cat);
-      t.rows.push_back({Cell::Int(s.rank), Cell::Int(s.stream), Cell::Text(IdleCategoryName(cat)), Us(s.idle[c]),
-                        std::isnan(ratio) ? Cell::Null() : Pct(ratio),
+      t.rows.push_back({Cell::Int(s.rank), Cell::Int(s.stream), Cell::Text(IdleCategoryName(cat)), Time(s.idle[c]),
+                        std::isnan(ratio) ? Cell::Null() : Cell::Real(ratio),
                         Cell::Int(static_cast<int64_t>(s.gaps_us[c].size()))});
     }
   t.notes.push_back(
@@ -100,53 +114,54 @@ Table IdleTable(const std::vector<StreamIdle>& v) {
 }
 
 Table IdleStatsTable(const std::vector<StreamIdle>& v) {
-  Table t{"idle_intervals", "Idle interval statistics (us)", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("stream", true)
-      .AddColumn("category", false)
-      .AddColumn("count", true)
-      .AddColumn("mean", true)
-      .AddColumn("std", true)
-      .AddColumn("min", true)
-      .AddColumn("p25", true)
-      .AddColumn("p50", true)
-      .AddColumn("p75", true)
-      .AddColumn("max", true);
+  Table t("idle_intervals", "Idle interval statistics (us)");
+  auto stat = [](const char* name, const char* what) { return Measure(name, Unit::kTime, what).Show(name, 1e6, 2); };
+  t.Add(RankKey())
+      .Add(Key("stream", Unit::kId, "GPU stream"))
+      .Add(Key("category", Unit::kText, "host_wait, kernel_wait or other"))
+      .Add(Count("count", "idle intervals"))
+      .Add(stat("mean", "mean interval"))
+      .Add(stat("std", "standard deviation (ddof 1)"))
+      .Add(stat("min", "shortest interval"))
+      .Add(stat("p25", "25th percentile (linear interpolation)"))
+      .Add(stat("p50", "median"))
+      .Add(stat("p75", "75th percentile"))
+      .Add(stat("max", "longest interval"));
   for (const auto& s : v)
     for (int c = 0; c < 3; ++c) {
       Describe d = s.Stats(static_cast<IdleCategory>(c));
       if (d.count == 0) continue;
-      auto r = [](double x) { return std::isnan(x) ? Cell::Null() : Cell::Real(x, 2); };
       t.rows.push_back({Cell::Int(s.rank), Cell::Int(s.stream),
-                        Cell::Text(IdleCategoryName(static_cast<IdleCategory>(c))), Cell::Int(d.count), r(d.mean),
-                        r(d.std), r(d.min), r(d.p25), r(d.p50), r(d.p75), r(d.max)});
+                        Cell::Text(IdleCategoryName(static_cast<IdleCategory>(c))), Cell::Int(d.count), UsCell(d.mean),
+                        UsCell(d.std), UsCell(d.min), UsCell(d.p25), UsCell(d.p50), UsCell(d.p75), UsCell(d.max)});
     }
   return t;
 }
 
 Table LaunchSummaryTable(const std::vector<RankLaunchStats>& v) {
-  Table t{"launches", "Kernel launch statistics per rank (us)", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("launches", true)
-      .AddColumn("cpu_mean", true)
-      .AddColumn("cpu_p50", true)
-      .AddColumn("cpu_p95", true)
-      .AddColumn("gpu_mean", true)
-      .AddColumn("gpu_p50", true)
-      .AddColumn("delay_mean", true)
-      .AddColumn("delay_p50", true)
-      .AddColumn("delay_p95", true)
-      .AddColumn("delay_max", true)
-      .AddColumn("short_kernels", true)
-      .AddColumn("runtime_outliers", true)
-      .AddColumn("delay_outliers", true)
-      .AddColumn("unlinked", true);
-  auto r = [](double x) { return std::isnan(x) ? Cell::Null() : Cell::Real(x, 3); };
+  Table t("launches", "Kernel launch statistics per rank (us)");
+  auto stat = [](const char* name, const char* what) { return Measure(name, Unit::kTime, what).Show(name, 1e6, 3); };
+  t.Add(RankKey())
+      .Add(Count("launches", "GPU ops with a host launch call"))
+      .Add(stat("cpu_mean", "mean duration of the launch call"))
+      .Add(stat("cpu_p50", "median duration of the launch call"))
+      .Add(stat("cpu_p95", "95th percentile of the launch call's duration"))
+      .Add(stat("gpu_mean", "mean duration of the launched GPU op"))
+      .Add(stat("gpu_p50", "median duration of the launched GPU op"))
+      .Add(stat("delay_mean", "mean launch delay: max(0, GPU start - launch call end)"))
+      .Add(stat("delay_p50", "median launch delay"))
+      .Add(stat("delay_p95", "95th percentile of the launch delay"))
+      .Add(stat("delay_max", "longest launch delay"))
+      .Add(Count("short_kernels", "GPU time < launch call time and call <= 50 us"))
+      .Add(Count("runtime_outliers", "launch calls over 50 us"))
+      .Add(Count("delay_outliers", "launch delays over 100 us"))
+      .Add(Count("unlinked", "GPU ops with no host launch found"));
   for (const auto& s : v)
-    t.rows.push_back({Cell::Int(s.rank), Cell::Int(s.cpu_us.count), r(s.cpu_us.mean), r(s.cpu_us.p50), r(s.cpu_us.p95),
-                      r(s.gpu_us.mean), r(s.gpu_us.p50), r(s.delay_us.mean), r(s.delay_us.p50), r(s.delay_us.p95),
-                      r(s.delay_us.max), Cell::Int(s.short_kernels), Cell::Int(s.runtime_outliers),
-                      Cell::Int(s.delay_outliers), Cell::Int(s.unlinked_gpu_ops)});
+    t.rows.push_back({Cell::Int(s.rank), Cell::Int(s.cpu_us.count), UsCell(s.cpu_us.mean), UsCell(s.cpu_us.p50),
+                      UsCell(s.cpu_us.p95), UsCell(s.gpu_us.mean), UsCell(s.gpu_us.p50), UsCell(s.delay_us.mean),
+                      UsCell(s.delay_us.p50), UsCell(s.delay_us.p95), UsCell(s.delay_us.max),
+                      Cell::Int(s.short_kernels), Cell::Int(s.runtime_outliers), Cell::Int(s.delay_outliers),
+                      Cell::Int(s.unlinked_gpu_ops)});
   t.notes.push_back(
       "short_kernels: GPU time < launch call time and call <= 50 us; runtime_outliers: call > 50 us; "
       "delay_outliers: launch delay > 100 us");
@@ -154,85 +169,83 @@ Table LaunchSummaryTable(const std::vector<RankLaunchStats>& v) {
 }
 
 Table StepTable(const StepReport& s) {
-  Table t{"steps", "Per-step breakdown (ProfilerStep#N; us)", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("step", true)
-      .AddColumn("wall_us", true)
-      .AddColumn("gpu_span_us", true)
-      .AddColumn("gpu_busy_us", true)
-      .AddColumn("compute_us", true)
-      .AddColumn("comm_us", true)
-      .AddColumn("memory_us", true)
-      .AddColumn("gpu_idle_us", true)
-      .AddColumn("gpu_ops", true)
-      .AddColumn("warmup", false);
+  Table t("steps", "Per-step breakdown (ProfilerStep#N; us)");
+  t.Add(RankKey())
+      .Add(Key("step", Unit::kId, "N of ProfilerStep#N"))
+      .Add(TimeUs("wall", "the ProfilerStep span on the host"))
+      .Add(TimeUs("gpu_span", "last end - first start of the step's GPU ops"))
+      .Add(TimeUs("gpu_busy", "time any of the step's GPU ops runs"))
+      .Add(TimeUs("compute", "time a COMPUTATION kernel of the step runs"))
+      .Add(TimeUs("comm", "time a COMMUNICATION kernel of the step runs"))
+      .Add(TimeUs("memory", "time a MEMORY op of the step runs"))
+      .Add(TimeUs("gpu_idle", "gpu_span - gpu_busy"))
+      .Add(Count("gpu_ops", "GPU ops launched in the step"))
+      .Add(Text("warmup", "'yes' for a warm-up step, left out of the steady state"));
   for (const auto& b : s.steps)
-    t.rows.push_back({Cell::Int(b.rank), Cell::Int(b.number), Us(b.wall), Us(b.gpu_span), Us(b.gpu_busy), Us(b.compute),
-                      Us(b.communication), Us(b.memory), Us(b.idle), Cell::Int(b.gpu_ops),
+    t.rows.push_back({Cell::Int(b.rank), Cell::Int(b.number), Time(b.wall), Time(b.gpu_span), Time(b.gpu_busy),
+                      Time(b.compute), Time(b.communication), Time(b.memory), Time(b.idle), Cell::Int(b.gpu_ops),
                       Cell::Text(b.warmup ? "yes" : "")});
   return t;
 }
 
 Table StepSummaryTable(const StepReport& s) {
-  Table t{"steady_state", "Steady state (median over steps after warm-up; us)", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("steps", true)
-      .AddColumn("steady_steps", true)
-      .AddColumn("median_wall_us", true)
-      .AddColumn("median_gpu_span_us", true)
-      .AddColumn("median_gpu_busy_us", true)
-      .AddColumn("median_compute_us", true);
+  Table t("steady_state", "Steady state (median over steps after warm-up; us)");
+  t.Add(RankKey())
+      .Add(Count("steps", "ProfilerSteps"))
+      .Add(Count("steady_steps", "steps after the warm-up"))
+      .Add(TimeUs("median_wall", "median wall time of the steady steps"))
+      .Add(TimeUs("median_gpu_span", "median GPU span"))
+      .Add(TimeUs("median_gpu_busy", "median GPU busy time"))
+      .Add(TimeUs("median_compute", "median COMPUTATION time"));
   for (const auto& r : s.summary)
-    t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.steps), Cell::Int(r.steady_steps), UsD(r.median_wall_us),
-                      UsD(r.median_gpu_span_us), UsD(r.median_busy_us), UsD(r.median_compute_us)});
+    t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.steps), Cell::Int(r.steady_steps), UsCell(r.median_wall_us),
+                      UsCell(r.median_gpu_span_us), UsCell(r.median_busy_us), UsCell(r.median_compute_us)});
   return t;
 }
 
 Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
-  Table t{"ops", "GPU time per framework op (kernels attributed to the cpu_op that launched them; us)", {}, {}, {}};
+  Table t("ops", "GPU time per framework op (kernels attributed to the cpu_op that launched them; us)");
   t.notes.push_back(
       "gflop_per_call, tflops_s (FLOPs x calls / GPU time) and tb_s (bytes x calls / GPU time) come from the input "
       "shapes and scalar arguments, for the ops mlprof has a cost model for (GEMM, convolution, attention, "
       "elementwise, softmax, norms, reductions, embedding; `cost` names the model); record the trace with "
       "record_shapes=True to have them. GPU time under an op without a model (cudnn_convolution) goes to the "
       "nearest enclosing op with one (convolution).");
-  t.AddColumn("rank", true)
-      .AddColumn("gpu_us", true)
-      .AddColumn("pct", true)
-      .AddColumn("calls", true)
-      .AddColumn("gpu_ops", true)
-      .AddColumn("cpu_us", true)
-      .AddColumn("gflop_per_call", true)
-      .AddColumn("tflops_s", true)
-      .AddColumn("tb_s", true)
-      .AddColumn("cost", false)
-      .AddColumn("op", false)
-      .AddColumn("input_dims", false)
-      .AddColumn("input_types", false)
-      .AddColumn("concrete_inputs", false);
+  t.Add(RankKey())
+      .Add(Measure("gpu", Unit::kTime, "GPU time of the kernels, copies and fills the op launched").Us())
+      .Add(Pct("pct", "gpu / the rank's GPU time"))
+      .Add(Count("calls", "op instances that launched GPU work"))
+      .Add(Count("gpu_ops", "GPU ops attributed"))
+      .Add(TimeUs("cpu", "host time of the op instances"))
+      .Add(Measure("flops_per_call", Unit::kFlops, "FLOPs of one call, from its shapes").Show("gflop_per_call", 1e9, 6))
+      .Add(Measure("flops_per_s", Unit::kFlopRate, "FLOPs x calls / GPU time").Show("tflops_s", 1e12, 3))
+      .Add(Measure("bytes_per_s", Unit::kByteRate, "bytes x calls / GPU time").Show("tb_s", 1e12, 3))
+      .Add(Text("cost", "the cost model used"))
+      .Add(Key("op", Unit::kText, "the cpu_op's name"))
+      .Add(Key("input_dims", Unit::kText, "Input Dims as recorded (compact JSON)"))
+      .Add(Key("input_types", Unit::kText, "Input type as recorded"))
+      .Add(Key("concrete_inputs", Unit::kText, "Concrete Inputs as recorded (scalar arguments)"));
   int64_t cur_rank = INT64_MIN;
   int shown = 0;
   for (const auto& r : ops) {
     if (r.rank != cur_rank) cur_rank = r.rank, shown = 0;
     if (top > 0 && shown++ >= top) continue;
-    t.rows.push_back({Cell::Int(r.rank), Us(r.gpu_time), Pct(r.pct_gpu), Cell::Int(r.calls), Cell::Int(r.gpu_ops),
-                      Us(r.cpu_time), r.flops_per_call >= 0 ? Cell::Real(r.flops_per_call / 1e9, 6) : Cell::Null(),
-                      r.flops_per_s() >= 0 ? Cell::Real(r.flops_per_s() / 1e12, 3) : Cell::Null(),
-                      r.bytes_per_s() >= 0 ? Cell::Real(r.bytes_per_s() / 1e12, 3) : Cell::Null(),
-                      Cell::Text(r.cost_kind), Cell::Text(r.name), Cell::Text(r.input_dims), Cell::Text(r.input_types),
-                      Cell::Text(r.concrete_inputs)});
+    t.rows.push_back({Cell::Int(r.rank), Time(r.gpu_time), Cell::Real(r.pct_gpu), Cell::Int(r.calls),
+                      Cell::Int(r.gpu_ops), Time(r.cpu_time), Known(r.flops_per_call), Known(r.flops_per_s()),
+                      Known(r.bytes_per_s()), Cell::Text(r.cost_kind), Cell::Text(r.name), Cell::Text(r.input_dims),
+                      Cell::Text(r.input_types), Cell::Text(r.concrete_inputs)});
   }
   return t;
 }
 
 Table RanksTable(const Profile& p) {
-  Table t{"ranks", "Inputs", {}, {}, {}};
-  t.AddColumn("rank", true)
-      .AddColumn("world_size", true)
-      .AddColumn("ops", true)
-      .AddColumn("steps", true)
-      .AddColumn("gpus", false)
-      .AddColumn("file", false);
+  Table t("ranks", "Inputs");
+  t.Add(RankKey())
+      .Add(Measure("world_size", Unit::kCount, "distributedInfo.world_size"))
+      .Add(Count("ops", "events kept as ops"))
+      .Add(Count("steps", "ProfilerSteps"))
+      .Add(Text("gpus", "device names (deviceProperties)"))
+      .Add(Text("file", "the input file"));
   for (const auto& r : p.ranks) {
     std::string gpus;
     for (const auto& d : r.meta.devices) {
@@ -249,37 +262,37 @@ Table RanksTable(const Profile& p) {
 
 std::vector<Table> InfoTables(const std::vector<RankInfo>& infos) {
   std::vector<Table> out;
-  Table files{"files", "Files", {}, {}, {}};
-  files.AddColumn("rank", true)
-      .AddColumn("format", false)
-      .AddColumn("compression", false)
-      .AddColumn("file_bytes", true)
-      .AddColumn("json_bytes", true)
-      .AddColumn("ops", true)
-      .AddColumn("flows", true)
-      .AddColumn("counters", true)
-      .AddColumn("span_ms", true)
-      .AddColumn("path", false);
-  Table phases{"phases", "Events by phase", {}, {}, {}};
-  phases.AddColumn("rank", true).AddColumn("phase", false).AddColumn("events", true);
-  Table cats{"categories", "Events by category", {}, {}, {}};
-  cats.AddColumn("rank", true).AddColumn("category", false).AddColumn("events", true);
-  Table tracks{"tracks", "Tracks", {}, {}, {}};
-  tracks.AddColumn("rank", true)
-      .AddColumn("host_threads", true)
-      .AddColumn("gpu_streams", true)
-      .AddColumn("gpus", true)
-      .AddColumn("steps", true)
-      .AddColumn("first_step", true)
-      .AddColumn("last_step", true)
-      .AddColumn("devices", false);
-  Table problems{"import_problems", "Import problems", {}, {}, {}};
-  problems.AddColumn("rank", true)
-      .AddColumn("problem", false)
-      .AddColumn("severity", false)
-      .AddColumn("count", true)
-      .AddColumn("first_byte", true)
-      .AddColumn("meaning", false);
+  Table files("files", "Files");
+  files.Add(RankKey())
+      .Add(Text("format", "the reader that read the file"))
+      .Add(Text("compression", "gzip, zstd or none"))
+      .Add(Measure("file_bytes", Unit::kBytes, "size on disk"))
+      .Add(Measure("json_bytes", Unit::kBytes, "size decoded"))
+      .Add(Count("ops", "events kept as ops"))
+      .Add(Count("flows", "flow events"))
+      .Add(Count("counters", "counter samples"))
+      .Add(Measure("span", Unit::kTime, "last op end - first op start").Ms())
+      .Add(Text("path", "the input file"));
+  Table phases("phases", "Events by phase");
+  phases.Add(RankKey()).Add(Key("phase", Unit::kText, "the event's ph")).Add(Count("events", "events"));
+  Table cats("categories", "Events by category");
+  cats.Add(RankKey()).Add(Key("category", Unit::kText, "the event's cat")).Add(Count("events", "events"));
+  Table tracks("tracks", "Tracks");
+  tracks.Add(RankKey())
+      .Add(Count("host_threads", "host threads and other non-GPU tracks"))
+      .Add(Count("gpu_streams", "GPU streams"))
+      .Add(Count("gpus", "GPUs with a stream"))
+      .Add(Count("steps", "ProfilerSteps"))
+      .Add(Measure("first_step", Unit::kId, "the first step's number"))
+      .Add(Measure("last_step", Unit::kId, "the last step's number"))
+      .Add(Text("devices", "device names"));
+  Table problems("import_problems", "Import problems");
+  problems.Add(RankKey())
+      .Add(Key("problem", Unit::kText, "what was wrong"))
+      .Add(Text("severity", "info, warning or error"))
+      .Add(Count("count", "occurrences"))
+      .Add(Measure("first_byte", Unit::kBytes, "byte offset of the first, in the decoded input"))
+      .Add(Text("meaning", "what it means and what mlprof did"));
   for (const RankInfo& info : infos) {
     const RankProfile& r = *info.profile;
     int64_t rank = r.rank_or(-1);
@@ -288,7 +301,7 @@ std::vector<Table> InfoTables(const std::vector<RankInfo>& infos) {
          Cell::Int(static_cast<int64_t>(r.file_bytes)), Cell::Int(static_cast<int64_t>(r.decoded_bytes)),
          Cell::Int(static_cast<int64_t>(r.ops.size())), Cell::Int(static_cast<int64_t>(r.flows.size())),
          Cell::Int(static_cast<int64_t>(r.counters.size())),
-         info.has_ops ? Cell::Real(PsToMs(info.last_end - info.first), 3) : Cell::Null(), Cell::Text(r.path)});
+         info.has_ops ? Time(info.last_end - info.first) : Cell::Null(), Cell::Text(r.path)});
     for (int ph = 0; ph < 128; ++ph)
       if (r.phase_counts[ph])
         phases.rows.push_back({Cell::Int(rank), Cell::Text(std::string(1, static_cast<char>(ph))),
@@ -310,12 +323,12 @@ std::vector<Table> InfoTables(const std::vector<RankInfo>& infos) {
     }
   }
   // Ops per track (XPlane: per plane and line; Kineto: per thread and stream).
-  Table lines{"track_ops", "Ops per track", {}, {}, {}};
-  lines.AddColumn("rank", true)
-      .AddColumn("process", false)
-      .AddColumn("thread", false)
-      .AddColumn("kind", false)
-      .AddColumn("ops", true);
+  Table lines("track_ops", "Ops per track");
+  lines.Add(RankKey())
+      .Add(Key("process", Unit::kText, "process (Kineto pid name; XPlane plane)"))
+      .Add(Key("thread", Unit::kText, "thread or stream (XPlane line)"))
+      .Add(Text("kind", "gpu stream or host/other"))
+      .Add(Count("ops", "ops on the track"));
   for (const RankInfo& info : infos) {
     const RankProfile& r = *info.profile;
     const std::vector<int64_t>& per_track = info.ops_per_track;
@@ -345,45 +358,40 @@ std::string Dims(std::span<const int64_t> v) {
   for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
   return s + "]";
 }
-void ShapeRows(const hlo::Shape& s, const std::string& index, Table& t) {
-  if (s.is_tuple()) {
-    for (size_t i = 0; i < s.tuple.size(); ++i)
-      ShapeRows(s.tuple[i], index.empty() ? std::to_string(i) : index + "." + std::to_string(i), t);
-    return;
-  }
-  hlo::PhysicalShape p = hlo::Physical(s);
-  std::string tiles;
-  for (const auto& tile : s.layout.tiles) {
-    tiles += "(";
-    for (size_t i = 0; i < tile.size(); ++i)
-      tiles += (i ? "," : "") + (tile[i] < 0 ? std::string("*") : std::to_string(tile[i]));
-    tiles += ")";
-  }
-  std::string order;
-  for (size_t i = 0; i < s.layout.minor_to_major.size(); ++i)
-    order += (i ? "," : "") + std::to_string(s.layout.minor_to_major[s.layout.minor_to_major.size() - 1 - i]);
-  t.rows.push_back({Cell::Text(index), Cell::Text(hlo::ElementTypeName(s.type)), Cell::Text(Dims(s.dims)),
-                    Cell::Text(order.empty() ? "default" : order), Cell::Text(tiles),
-                    Cell::Text(Dims(p.padded_major_to_minor)), Cell::Int(p.logical_bytes), Cell::Int(p.bytes),
-                    Cell::Real(p.expansion(), 3), Cell::Text(hlo::MemorySpaceName(s.layout.memory_space)),
-                    Cell::Text(s.ToString())});
-}
 }  // namespace
 
-Table ShapeTable(const std::vector<hlo::Shape>& shapes) {
-  Table t{"shapes", "HLO shapes: memory order (major to minor), tiling and the padded physical size", {}, {}, {}};
-  t.AddColumn("element", false)
-      .AddColumn("type", false)
-      .AddColumn("dims", false)
-      .AddColumn("major_to_minor", false)
-      .AddColumn("tiles", false)
-      .AddColumn("padded", false)
-      .AddColumn("logical_bytes", true)
-      .AddColumn("physical_bytes", true)
-      .AddColumn("expansion", true)
-      .AddColumn("memory", false)
-      .AddColumn("shape", false);
-  for (const auto& s : shapes) ShapeRows(s, "", t);
+Table ShapeTable(const std::vector<ShapeElement>& elements) {
+  Table t("shapes", "HLO shapes: memory order (major to minor), tiling and the padded physical size");
+  t.Add(Key("element", Unit::kText, "tuple index (empty for an array)"))
+      .Add(Text("type", "element type"))
+      .Add(Text("dims", "logical dimensions"))
+      .Add(Text("major_to_minor", "dimension numbers in memory order, outermost first"))
+      .Add(Text("tiles", "the layout's tiles; * = the dimension is not tiled"))
+      .Add(Text("padded", "physical dimensions in memory order, each tiled one rounded up to its tile"))
+      .Add(Measure("logical_bytes", Unit::kBytes, "elements x element size"))
+      .Add(Measure("physical_bytes", Unit::kBytes, "padded elements x element size"))
+      .Add(Measure("expansion", Unit::kRatio, "physical_bytes / logical_bytes").Decimals(3))
+      .Add(Text("memory", "memory space (TPU naming)"))
+      .Add(Text("shape", "the shape as XLA prints it"));
+  for (const ShapeElement& e : elements) {
+    const hlo::Shape& s = *e.shape;
+    const hlo::PhysicalShape& p = e.physical;
+    std::string tiles;
+    for (const auto& tile : s.layout.tiles) {
+      tiles += "(";
+      for (size_t i = 0; i < tile.size(); ++i)
+        tiles += (i ? "," : "") + (tile[i] < 0 ? std::string("*") : std::to_string(tile[i]));
+      tiles += ")";
+    }
+    std::string order;
+    for (size_t i = 0; i < s.layout.minor_to_major.size(); ++i)
+      order += (i ? "," : "") + std::to_string(s.layout.minor_to_major[s.layout.minor_to_major.size() - 1 - i]);
+    t.rows.push_back({Cell::Text(e.index), Cell::Text(hlo::ElementTypeName(s.type)), Cell::Text(Dims(s.dims)),
+                      Cell::Text(order.empty() ? "default" : order), Cell::Text(tiles),
+                      Cell::Text(Dims(p.padded_major_to_minor)), Cell::Int(p.logical_bytes), Cell::Int(p.bytes),
+                      Cell::Real(p.expansion()), Cell::Text(hlo::MemorySpaceName(s.layout.memory_space)),
+                      Cell::Text(s.ToString())});
+  }
   t.notes.push_back(
       "Tiles cover the minor-most dims, each rounded up to the tile; later tiles tile the tile. "
       "Memory: S(0) HBM, S(1) VMEM, S(2) SMEM, S(5)/S(6) host (TPU naming).");

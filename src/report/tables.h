@@ -1,8 +1,10 @@
-// Turns analysis results into neutral tables. Times in microseconds (3
-// decimals = ns), percentages with 2 decimals, as HTA prints them.
+// Turns analysis results into typed tables. Cells hold ps, bytes, counts;
+// text shows times in microseconds (3 decimals = ns) and percentages with 2
+// decimals, as HTA prints them.
 #pragma once
 
 #include "analysis/gpu_time.h"
+#include "analysis/hlo_summary.h"
 #include "analysis/idle.h"
 #include "analysis/info.h"
 #include "analysis/launches.h"
@@ -29,7 +31,7 @@ Table RanksTable(const Profile& p);
 std::vector<Table> InfoTables(const std::vector<RankInfo>& infos);
 // One row per array shape (tuple elements expanded): type, dims, memory order,
 // tiles, padded physical shape, bytes, memory space.
-Table ShapeTable(const std::vector<hlo::Shape>& shapes);
+Table ShapeTable(const std::vector<ShapeElement>& elements);
 // One line per import problem that occurred (warnings for every command).
 std::vector<std::string> ImportWarnings(const Profile& p);
 

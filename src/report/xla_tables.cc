@@ -5,14 +5,29 @@
 #include <algorithm>
 #include <map>
 
+#include "report/columns.h"
+
 namespace mlprof {
 
 namespace {
 
-double Ms(Ps p) { return static_cast<double>(p) / 1e9; }
-double Us(Ps p) { return static_cast<double>(p) / 1e6; }
 double Pct(Ps part, Ps whole) { return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0; }
-Cell Gflop(double f) { return f > 0 ? Cell::Real(f / 1e9, 3) : Cell::Null(); }
+Cell Flops(double f) { return f > 0 ? Cell::Real(f) : Cell::Null(); }
+Column TimeMs(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kTime, std::move(description)).Ms();
+}
+Column PctCol(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kPercent, std::move(description)).Decimals(2);
+}
+Column Gflop(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kFlops, std::move(description)).Show("gflop", 1e9, 3);
+}
+Column Count(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kCount, std::move(description));
+}
+Column Text(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kText, std::move(description));
+}
 
 std::string Dims(std::span<const int64_t> d) {
   std::string s = "[";
@@ -23,28 +38,36 @@ std::string Dims(std::span<const int64_t> d) {
 }  // namespace
 
 Table XlaSummaryTable(int64_t rank, const XlaBreakdown& b) {
-  Table t;
-  t.id = "xla_breakdown";
-  t.title = "XLA device time by category";
-  t.AddColumn("rank", true).AddColumn("category", false).AddColumn("time_ms", true).AddColumn("pct", true);
-  t.AddColumn("per_step_ms", true).AddColumn("pct_of_step", true).AddColumn("ops", true).AddColumn("mean_us", true);
-  t.AddColumn("forward_pct", true).AddColumn("backward_pct", true).AddColumn("remat_pct", true);
-  t.AddColumn("optimizer_pct", true).AddColumn("gflop", true);
+  Table t("xla_breakdown", "XLA device time by category");
+  t.Add(RankKey())
+      .Add(Key("category", Unit::kText, "mlprof's op category"))
+      .Add(TimeMs("time", "device time of the category's ops"))
+      .Add(PctCol("pct", "time / all device op time"))
+      .Add(TimeMs("per_step", "time / (steps x devices)"))
+      .Add(PctCol("pct_of_step", "per_step / the main module's mean execution time"))
+      .Add(Count("ops", "op executions"))
+      .Add(Measure("mean", Unit::kTime, "time / ops").Us())
+      .Add(PctCol("forward_pct", "share of the time in the forward pass"))
+      .Add(PctCol("backward_pct", "share in the backward pass (JAX transpose)"))
+      .Add(PctCol("remat_pct", "share rematerialised (remat / checkpoint)"))
+      .Add(PctCol("optimizer_pct", "share in the optimizer update"))
+      .Add(Gflop("flops", "FLOPs of the category's executions (null when none are known)"));
   const double per = static_cast<double>(std::max<int64_t>(1, b.steps) * std::max(1, b.devices));
   for (const auto& row : b.rows) {
     auto pass = [&](XlaPass p) { return Cell::Real(Pct(row.by_pass[static_cast<size_t>(p)], row.time)); };
-    double per_step_ms = Ms(row.time) / per;
-    t.rows.push_back({Cell::Int(rank), Cell::Text(OpCategoryName(row.group)), Cell::Real(Ms(row.time), 3),
-                      Cell::Real(Pct(row.time, b.total)), Cell::Real(per_step_ms, 3),
-                      b.step_time > 0 ? Cell::Real(100.0 * per_step_ms / Ms(b.step_time)) : Cell::Null(),
-                      Cell::Int(row.count), Cell::Real(Us(row.time) / static_cast<double>(row.count), 3),
+    const double per_step = static_cast<double>(row.time) / per;
+    t.rows.push_back({Cell::Int(rank), Cell::Text(OpCategoryName(row.group)), Cell::Int(row.time),
+                      Cell::Real(Pct(row.time, b.total)), TimeCell(per_step),
+                      b.step_time > 0 ? Cell::Real(100.0 * per_step / static_cast<double>(b.step_time)) : Cell::Null(),
+                      Cell::Int(row.count), TimeCell(static_cast<double>(row.time) / static_cast<double>(row.count)),
                       pass(XlaPass::kForward), pass(XlaPass::kBackward), pass(XlaPass::kRemat),
-                      pass(XlaPass::kOptimizer), Gflop(row.flops)});
+                      pass(XlaPass::kOptimizer), Flops(row.flops)});
   }
   t.notes.push_back(fmt::format(
       "{} device(s); main module '{}': {} execution(s) per device{}. per_step_ms = time / (steps x devices).",
       b.devices, b.main_module, b.steps,
-      b.step_time > 0 ? fmt::format(", mean {:.3f} ms each", Ms(b.step_time)) : std::string(" (no XLA Modules line)")));
+      b.step_time > 0 ? fmt::format(", mean {:.3f} ms each", static_cast<double>(b.step_time) / 1e9)
+                      : std::string(" (no XLA Modules line)")));
   t.notes.push_back(
       "Passes come from the JAX name stack: transpose(...) = backward, remat/checkpoint = rematerialised, "
       "optax/optimizer/opt_state = optimizer; ops without a name stack count as unknown.");
@@ -52,14 +75,14 @@ Table XlaSummaryTable(int64_t rank, const XlaBreakdown& b) {
 }
 
 Table XlaAttributionTable(int64_t rank, const XlaBreakdown& b) {
-  Table t;
-  t.id = "xla_attribution";
-  t.title = "Where device time goes (four-way attribution)";
-  t.AddColumn("rank", true).AddColumn("bucket", false).AddColumn("time_ms", true).AddColumn("pct", true);
-  t.AddColumn("includes", false);
+  Table t("xla_attribution", "Where device time goes (four-way attribution)");
+  t.Add(RankKey())
+      .Add(Key("bucket", Unit::kText, "efficient compute, model-specific kernels, memory-bound or overhead"))
+      .Add(TimeMs("time", "device time of the bucket's ops"))
+      .Add(PctCol("pct", "time / all device op time"))
+      .Add(Text("includes", "the categories in the bucket"));
   auto add = [&](const char* name, Ps v, const char* what) {
-    t.rows.push_back(
-        {Cell::Int(rank), Cell::Text(name), Cell::Real(Ms(v), 3), Cell::Real(Pct(v, b.total)), Cell::Text(what)});
+    t.rows.push_back({Cell::Int(rank), Cell::Text(name), Cell::Int(v), Cell::Real(Pct(v, b.total)), Cell::Text(what)});
   };
   add("efficient compute", b.efficient_compute, "matmul/convolution");
   add("model-specific kernels", b.model_specific, "attention, custom calls");
@@ -69,11 +92,14 @@ Table XlaAttributionTable(int64_t rank, const XlaBreakdown& b) {
 }
 
 Table XlaScopesTable(int64_t rank, const std::vector<ScopeRow>& rows, Ps total, int top) {
-  Table t;
-  t.id = "scopes";
-  t.title = "Device time by named scope (inclusive)";
-  t.AddColumn("rank", true).AddColumn("scope", false).AddColumn("depth", true).AddColumn("time_ms", true);
-  t.AddColumn("pct", true).AddColumn("ops", true).AddColumn("gflop", true);
+  Table t("scopes", "Device time by named scope (inclusive)");
+  t.Add(RankKey())
+      .Add(Key("scope", Unit::kText, "the scope's last name, indented by depth"))
+      .Add(Measure("depth", Unit::kCount, "nesting depth (0: top level)"))
+      .Add(TimeMs("time", "device time of the scope's ops, children included"))
+      .Add(PctCol("pct", "time / all device op time"))
+      .Add(Count("ops", "op executions"))
+      .Add(Gflop("flops", "FLOPs of the scope's executions (null when none are known)"));
   // --top limits the children listed per parent.
   std::map<std::string, int> shown;
   for (const auto& r : rows) {
@@ -81,7 +107,7 @@ Table XlaScopesTable(int64_t rank, const std::vector<ScopeRow>& rows, Ps total, 
     if (top > 0 && shown[parent]++ >= top) continue;
     std::string leaf = r.path.substr(r.path.rfind('/') == std::string::npos ? 0 : r.path.rfind('/') + 1);
     t.rows.push_back({Cell::Int(rank), Cell::Text(std::string(2 * r.depth, ' ') + leaf), Cell::Int(r.depth),
-                      Cell::Real(Ms(r.time), 3), Cell::Real(Pct(r.time, total)), Cell::Int(r.count), Gflop(r.flops)});
+                      Cell::Int(r.time), Cell::Real(Pct(r.time, total)), Cell::Int(r.count), Flops(r.flops)});
   }
   t.notes.push_back(
       "Scopes are the JAX name stack (op_name metadata / tf_op) without jit wrappers, transforms and the primitive; "
@@ -90,13 +116,21 @@ Table XlaScopesTable(int64_t rank, const std::vector<ScopeRow>& rows, Ps total, 
 }
 
 Table XlaTopOpsTable(int64_t rank, const XlaOps& x, const XlaOpTimes& times, int top) {
-  Table t;
-  t.id = "xla_ops";
-  t.title = "Heaviest HLO ops";
-  t.AddColumn("rank", true).AddColumn("module", false).AddColumn("hlo_op", false).AddColumn("category", false);
-  t.AddColumn("mlprof_category", false).AddColumn("pass", false).AddColumn("time_ms", true).AddColumn("pct", true);
-  t.AddColumn("count", true).AddColumn("mean_us", true).AddColumn("gflop_per_exec", true);
-  t.AddColumn("mb_per_exec", true).AddColumn("tflops_s", true).AddColumn("cost_source", false);
+  Table t("xla_ops", "Heaviest HLO ops");
+  t.Add(RankKey())
+      .Add(Key("module", Unit::kText, "HLO module"))
+      .Add(Key("hlo_op", Unit::kText, "HLO instruction"))
+      .Add(Text("category", "the profiler's category"))
+      .Add(Text("mlprof_category", "mlprof's op category"))
+      .Add(Text("pass", "forward, backward, remat, optimizer or unknown"))
+      .Add(TimeMs("time", "device time over all executions"))
+      .Add(PctCol("pct", "time / all device op time"))
+      .Add(Count("count", "executions"))
+      .Add(Measure("mean", Unit::kTime, "time / count").Us())
+      .Add(Measure("flops_per_exec", Unit::kFlops, "FLOPs of one execution").Show("gflop_per_exec", 1e9, 3))
+      .Add(Measure("bytes_per_exec", Unit::kBytes, "bytes accessed by one execution").Show("mb_per_exec", 1e6, 3))
+      .Add(Measure("flops_per_s", Unit::kFlopRate, "FLOPs per execution / mean time").Show("tflops_s", 1e12, 3))
+      .Add(Text("cost_source", "where the FLOPs and bytes come from"));
   const std::vector<XlaOpTime>& v = times.rows;
   const Ps total = times.total;
   for (size_t i = 0; i < v.size() && (top <= 0 || static_cast<int>(i) < top); ++i) {
@@ -104,12 +138,10 @@ Table XlaTopOpsTable(int64_t rank, const XlaOps& x, const XlaOpTimes& times, int
     const XlaOpTime& a = v[i];
     double mean_s = static_cast<double>(a.time) / 1e12 / static_cast<double>(a.count);
     t.rows.push_back({Cell::Int(rank), Cell::Text(info.module), Cell::Text(info.hlo_op), Cell::Text(info.category),
-                      Cell::Text(OpCategoryName(info.group)), Cell::Text(XlaPassName(info.pass)),
-                      Cell::Real(Ms(a.time), 3), Cell::Real(Pct(a.time, total)), Cell::Int(a.count),
-                      Cell::Real(Us(a.time) / static_cast<double>(a.count), 3),
-                      info.flops >= 0 ? Cell::Real(info.flops / 1e9, 3) : Cell::Null(),
-                      info.bytes >= 0 ? Cell::Real(info.bytes / 1e6, 3) : Cell::Null(),
-                      info.flops > 0 && mean_s > 0 ? Cell::Real(info.flops / mean_s / 1e12, 3) : Cell::Null(),
+                      Cell::Text(OpCategoryName(info.group)), Cell::Text(XlaPassName(info.pass)), Cell::Int(a.time),
+                      Cell::Real(Pct(a.time, total)), Cell::Int(a.count),
+                      TimeCell(static_cast<double>(a.time) / static_cast<double>(a.count)), Known(info.flops),
+                      Known(info.bytes), info.flops > 0 && mean_s > 0 ? Cell::Real(info.flops / mean_s) : Cell::Null(),
                       Cell::Text(info.flops < 0 && info.bytes < 0 ? "none"
                                  : info.cost_from_model           ? "mlprof HLO cost model"
                                                                   : "recorded by the runtime")});
@@ -118,20 +150,26 @@ Table XlaTopOpsTable(int64_t rank, const XlaOps& x, const XlaOpTimes& times, int
 }
 
 Table HloModulesTable(const std::vector<HloModuleSummary>& modules) {
-  Table t;
-  t.id = "hlo_modules";
-  t.title = "HLO modules";
-  t.AddColumn("module", false).AddColumn("entry", false).AddColumn("computations", true);
-  t.AddColumn("instructions", true).AddColumn("fusions", true).AddColumn("collectives", true);
-  t.AddColumn("partitions", true).AddColumn("replicas", true).AddColumn("gflop", true);
-  t.AddColumn("transcendentals", true).AddColumn("gb_accessed", true).AddColumn("unknown_custom_calls", true);
+  Table t("hlo_modules", "HLO modules");
+  t.Add(Key("module", Unit::kText, "module name"))
+      .Add(Text("entry", "entry computation"))
+      .Add(Count("computations", "computations"))
+      .Add(Count("instructions", "instructions in all computations"))
+      .Add(Count("fusions", "fusion instructions"))
+      .Add(Count("collectives", "collective instructions"))
+      .Add(Count("partitions", "num_partitions"))
+      .Add(Count("replicas", "replica_count"))
+      .Add(Gflop("flops", "FLOPs of one execution of the entry computation"))
+      .Add(Measure("transcendentals", Unit::kCount, "transcendental operations").Decimals(0))
+      .Add(Measure("bytes_accessed", Unit::kBytes, "bytes read and written").Show("gb_accessed", 1e9, 3))
+      .Add(Count("unknown_custom_calls", "custom calls the cost model cannot see into (counted 0)"));
   for (const auto& s : modules) {
     const hlo::Module& m = *s.module;
     t.rows.push_back({Cell::Text(m.name), Cell::Text(m.entry_computation() ? m.entry_computation()->name : ""),
                       Cell::Int(s.computations), Cell::Int(s.instructions), Cell::Int(s.fusions),
                       Cell::Int(s.collectives), Cell::Int(m.num_partitions), Cell::Int(m.replica_count),
-                      Cell::Real(s.entry_cost.flops / 1e9, 3), Cell::Real(s.entry_cost.transcendentals, 0),
-                      Cell::Real(s.entry_cost.bytes_accessed / 1e9, 3), Cell::Int(s.unknown_custom_calls)});
+                      Cell::Real(s.entry_cost.flops), Cell::Real(s.entry_cost.transcendentals),
+                      Cell::Real(s.entry_cost.bytes_accessed), Cell::Int(s.unknown_custom_calls)});
   }
   t.notes.push_back(
       "Cost of the entry computation by XLA's HloCostAnalysis rules (while loops: one iteration; custom calls "
@@ -140,26 +178,34 @@ Table HloModulesTable(const std::vector<HloModuleSummary>& modules) {
 }
 
 Table HloCategoryTable(const std::vector<HloCategoryRow>& rows) {
-  Table t;
-  t.id = "hlo_categories";
-  t.title = "HLO ops that run, by category (one execution of each loop body)";
-  t.AddColumn("category", false).AddColumn("xla_category", false).AddColumn("ops", true);
-  t.AddColumn("gflop", true).AddColumn("gb_accessed", true).AddColumn("flop_per_byte", true);
+  Table t("hlo_categories", "HLO ops that run, by category (one execution of each loop body)");
+  t.Add(Key("category", Unit::kText, "mlprof's op category"))
+      .Add(Key("xla_category", Unit::kText, "the profiler's category"))
+      .Add(Count("ops", "instructions"))
+      .Add(Gflop("flops", "FLOPs"))
+      .Add(Measure("bytes_accessed", Unit::kBytes, "bytes read and written").Show("gb_accessed", 1e9, 3))
+      .Add(Measure("intensity", Unit::kIntensity, "flops / bytes_accessed").Show("flop_per_byte", 1, 2));
   for (const auto& a : rows)
     t.rows.push_back({Cell::Text(OpCategoryName(a.group)), Cell::Text(a.xla_category), Cell::Int(a.count),
-                      Cell::Real(a.flops / 1e9, 3), Cell::Real(a.bytes / 1e9, 3),
-                      a.bytes > 0 ? Cell::Real(a.flops / a.bytes, 2) : Cell::Null()});
+                      Cell::Real(a.flops), Cell::Real(a.bytes),
+                      a.bytes > 0 ? Cell::Real(a.flops / a.bytes) : Cell::Null()});
   return t;
 }
 
 Table HloCollectivesTable(const std::vector<HloCollective>& collectives) {
-  Table t;
-  t.id = "hlo_collectives";
-  t.title = "Collectives: replica groups read as parallelism";
-  t.AddColumn("module", false).AddColumn("instruction", false).AddColumn("opcode", false);
-  t.AddColumn("groups", true).AddColumn("group_size", true).AddColumn("stride", true).AddColumn("axis", false);
-  t.AddColumn("per_shard_shape", false).AddColumn("global_shape", false).AddColumn("mb", true);
-  t.AddColumn("network_mb", true).AddColumn("replica_groups", false);
+  Table t("hlo_collectives", "Collectives: replica groups read as parallelism");
+  t.Add(Key("module", Unit::kText, "module name"))
+      .Add(Key("instruction", Unit::kText, "instruction name"))
+      .Add(Text("opcode", "HLO opcode"))
+      .Add(Count("groups", "replica groups"))
+      .Add(Count("group_size", "devices per group: the parallelism degree"))
+      .Add(Measure("stride", Unit::kCount, "device id step between neighbours in a group (0: irregular)"))
+      .Add(Text("axis", "the mesh axis the groups read as"))
+      .Add(Text("per_shard_shape", "the result shape on one device"))
+      .Add(Text("global_shape", "the result shape over the group"))
+      .Add(Measure("result_bytes", Unit::kBytes, "bytes of the result on one device").Show("mb", 1e6, 3))
+      .Add(Measure("network_bytes", Unit::kBytes, "bytes each device sends (ring)").Show("network_mb", 1e6, 3))
+      .Add(Text("replica_groups", "replica_groups as written"));
   for (const HloCollective& k : collectives) {
     const HloGroups& g = k.groups;
     std::string axis = g.size <= 1     ? "-"
@@ -171,7 +217,7 @@ Table HloCollectivesTable(const std::vector<HloCollective>& collectives) {
                       g.count ? Cell::Int(g.count) : Cell::Null(), g.size ? Cell::Int(g.size) : Cell::Null(),
                       g.size > 1 ? Cell::Int(g.stride) : Cell::Null(), Cell::Text(axis),
                       Cell::Text(k.per_shard->ToString()), Cell::Text(k.global->ToString()),
-                      Cell::Real(static_cast<double>(k.result_bytes) / 1e6, 3), Cell::Real(k.network_bytes / 1e6, 3),
+                      Cell::Int(static_cast<int64_t>(k.result_bytes)), Cell::Real(k.network_bytes),
                       Cell::Text(std::string(g.text))});
   }
   if (collectives.empty()) t.notes.push_back("No collectives in these modules.");
@@ -187,10 +233,8 @@ Table HloExplainTable(const HloInstructionFacts& f) {
   const hlo::Computation& c = *f.computation;
   const hlo::Instruction* in = f.instruction;
   const hlo::Cost& k = f.cost;
-  Table t;
-  t.id = "hlo_op";
-  t.title = fmt::format("HLO instruction %{}", in->name);
-  t.AddColumn("field", false).AddColumn("value", false);
+  Table t("hlo_op", fmt::format("HLO instruction %{}", in->name));
+  t.Add(Key("field", Unit::kText, "what is described")).Add(Text("value", "its value"));
   auto add = [&](std::string field, std::string_view v) {
     t.rows.push_back({Cell::Text(std::move(field)), Cell::Text(std::string(v))});
   };

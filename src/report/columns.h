@@ -1,0 +1,20 @@
+// Columns and cells several tables share, declared once.
+#pragma once
+
+#include <cmath>
+
+#include "base/time.h"
+#include "report/table.h"
+
+namespace mlprof {
+
+inline Column RankKey() { return Key("rank", Unit::kId, "the rank (distributedInfo.rank; else the file's position)"); }
+
+// A time in ps from a fractional figure (a mean, a median): rounded to the
+// ps, null when not a number.
+inline Cell TimeCell(double ps) { return std::isnan(ps) ? Cell::Null() : Cell::Int(std::llround(ps)); }
+inline Cell UsCell(double us) { return TimeCell(us * static_cast<double>(kPsPerUs)); }
+// A figure that may be unknown (negative or NaN): null then.
+inline Cell Known(double v) { return std::isnan(v) || v < 0 ? Cell::Null() : Cell::Real(v); }
+
+}  // namespace mlprof
