@@ -45,9 +45,17 @@ for cmd in summary info kernels ops idle overlap steps launches; do
     check "$cmd --format $fmt has output" test -s "$TMP/out"
     if [ "$fmt" = json ] && command -v python3 >/dev/null; then
       check "$cmd json parses" python3 -c "import json,sys; json.load(open('$TMP/out'))"
+      check "$cmd json fits its schema" python3 "$SRC/tests/check_json_schema.py" "$TMP/out"
     fi
   done
 done
+
+# Every JSON output the diff tests pin (every command) fits its own schema block.
+if command -v python3 >/dev/null; then
+  for f in "$SRC"/tests/diff/expected/*json*.out; do
+    check "$(basename "$f") fits its schema" python3 "$SRC/tests/check_json_schema.py" "$f"
+  done
+fi
 
 check "summary --rank 1" run 0 "$BIN" summary "$EX" --rank 1 --format csv
 check "only rank 1 in temporal" bash -c "sed -n '/# temporal/,/^\$/p' '$TMP/out' | grep -c '^[01],' | grep -qx 1"
