@@ -81,6 +81,46 @@ TEST_F(HandTrace, Overlap) {
   EXPECT_NEAR(o[0].pct(), 100.0 * 5 / 37, 1e-9);
 }
 
+// With HTA's rounding a sub-microsecond op ends before it starts
+// ([10.2, 10.7] -> ts ceil 11, end floor 10): it covers no time and must not
+// turn the sweep's running mask negative (which printed every class as
+// overlapping on a trace with no communication kernel at all). By hand:
+// gemm [12,20) = 8 us of COMPUTATION, the copy [14.5,16.5] -> [15,16) = 1 us
+// of COMPUTATION overlapping MEMORY, so COMPUTATION alone is 7 us.
+TEST(KernelTypes, RoundedNegativeOpsCoverNoTime) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+   {"ph":"X","cat":"kernel","name":"tiny","pid":0,"tid":7,"ts":10.2,"dur":0.5,"args":{"stream":7}},
+   {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":12,"dur":8,"args":{"stream":7}},
+   {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":8,"ts":14.5,"dur":2,"args":{"stream":8}}]})");
+  AnalysisOptions o;
+  o.hta_rounding = true;
+  KernelBreakdown k = ComputeKernelBreakdown(BuildProfileView(p, o), {});
+  std::map<std::string, Ps> got;
+  for (const auto& s : k.types) got[KernelTypeLabel(s.mask)] = s.time;
+  EXPECT_EQ(got.size(), 2u);
+  EXPECT_EQ(got["COMPUTATION"], 7 * US);
+  EXPECT_EQ(got["COMPUTATION overlapping MEMORY"], 1 * US);
+}
+
+// A GPU category without a stream (MTIA's dma_request on its DMA_REQUEST
+// thread) is not GPU work: HTA keeps only ops with a stream. The kernel span
+// is the one real kernel's [0,10), not [0,40) with the DMA event.
+TEST(GpuOps, WithoutAStreamAreNotGpuWork) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+   {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":0,"dur":10,"args":{"stream":7}},
+   {"ph":"X","cat":"mtia_ccp_events","name":"dma_request","pid":0,"tid":801,"ts":30,"dur":10}]})");
+  const RankProfile& r = p.ranks[0];
+  EXPECT_EQ(r.ops.size(), 2u);  // kept
+  EXPECT_EQ(r.stats.count[static_cast<size_t>(ImportStat::gpu_op_without_stream)], 1u);
+  int gpu_streams = 0;
+  for (const auto& t : r.tracks) gpu_streams += t.kind == TrackKind::kGpuStream;
+  EXPECT_EQ(gpu_streams, 1);
+  auto t = ComputeTemporalBreakdown(BuildProfileView(p, {}));
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].kernel_time, 10 * US);
+  EXPECT_EQ(t[0].idle, 0);
+}
+
 TEST_F(HandTrace, KernelTypeSweep) {
   KernelBreakdown k = ComputeKernelBreakdown(view_, {});
   std::map<std::string, Ps> got;

@@ -76,6 +76,9 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
     for (int b = 0; b < 3; ++b) {
       if (b == 2 && !opt.include_memory) continue;
       for (const Interval& iv : u.by_class[classes[b]]) {
+        // An op that ends before it starts (HTA's rounding of a sub-us op)
+        // covers no time; its edges would leave the running mask negative.
+        if (iv.end <= iv.start) continue;
         edges.push_back({iv.start, 1 << b});
         edges.push_back({iv.end, -(1 << b)});
       }

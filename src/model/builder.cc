@@ -129,12 +129,20 @@ void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps du
   if (lagging_ || lean_open_) CatchUp(true);
   if (kind == OpKind::kCudaSync && e.stream < 0) kind = OpKind::kDeviceSync;
   if (IsGpuOp(kind)) {
-    any_gpu_ = true;
     Track& t = out_->tracks[track];
-    if (t.kind != TrackKind::kGpuStream) {
-      t.kind = TrackKind::kGpuStream;
-      t.device = static_cast<int32_t>(e.device >= 0 ? e.device : (e.pid < kStringIdBase ? e.pid : -1));
-      t.stream = e.stream >= 0 ? e.stream : e.tid;
+    if (e.stream < 0 && t.kind != TrackKind::kGpuStream) {
+      // GPU ops are ops on a stream (as in HTA): an event of a GPU category
+      // with no stream (MTIA's dma_request on its DMA_REQUEST thread) is
+      // kept, but not as GPU work on a stream made up from its thread id.
+      kind = OpKind::kOther;
+      Warn(ImportStat::gpu_op_without_stream, e.offset);
+    } else {
+      any_gpu_ = true;
+      if (t.kind != TrackKind::kGpuStream) {
+        t.kind = TrackKind::kGpuStream;
+        t.device = static_cast<int32_t>(e.device >= 0 ? e.device : (e.pid < kStringIdBase ? e.pid : -1));
+        t.stream = e.stream >= 0 ? e.stream : e.tid;
+      }
     }
   }
   NoteOrder(track, ts, dur);
