@@ -16,6 +16,7 @@
 #include "hlo/proto_reader.h"
 #include "hlo/text_parser.h"
 #include "hw/chip.h"
+#include "report/plan_explain.h"
 
 namespace {
 void Exercise(const mlprof::hlo::Module& m) {
@@ -48,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     t.seq = model->seq_len > 0 && model->seq_len <= (1 << 20) ? model->seq_len : 2048;
     if (!mlprof::plan::CheckRun(*model, c, t, {})) {
       auto s = mlprof::plan::SearchPlans(*model, c, t, {}, {});
-      if (!s.plans.empty()) (void)mlprof::plan::Explain(*model, c, t, {}, s.plans[0]);
+      if (!s.plans.empty())
+        (void)mlprof::PlanExplainTable(1, *model, c, t, {}, mlprof::plan::Explain(*model, c, t, {}, s.plans[0]));
     }
   }
   if (auto text = mlprof::hlo::ParseHloText(bytes, "fuzz.hlo"); text.ok()) {

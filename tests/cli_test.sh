@@ -175,6 +175,23 @@ check "unknown chip" run 1 "$BIN" mfu --chip tpu-v9 --devices 2 --step-time 1 --
 check "unknown chip lists known" has "known chips: a100-40gb" err
 check "mfu without flops" run 1 "$BIN" mfu --chip h200 --devices 8 --tokens-per-day 1e12
 check "mfu without flops message" has "give the model FLOPs" err
+# The calculator's other input problems (analysis says which, the app words it).
+mfu_err() {  # name, message, options...
+  local name=$1 msg=$2
+  shift 2
+  check "mfu $name" run 1 "$BIN" mfu "$@"
+  check "mfu $name message" has "$msg" err
+}
+mfu_err "without chip" "mfu: give --chip (or --peak-tflops)" --devices 8 --tokens-per-day 1e12 --params 1e9
+mfu_err "without devices" "mfu: give --devices (a number above 0)" --chip h200 --tokens-per-day 1e12 --params 1e9
+mfu_err "without dtype peak" "mfu: chip 'tpu-v7x' has no tf32 peak in its file; pick another --dtype or give" \
+  --chip tpu-v7x --dtype tf32 --devices 8 --tokens-per-day 1e12 --params 1e9
+mfu_err "without throughput" "mfu: give the throughput: --step-time with --tokens-per-step" --chip h200 --devices 8 \
+  --params 1e9
+mfu_err "flops per step without step" "mfu: --model-flops-per-step needs --step-time" --chip h200 --devices 8 \
+  --tokens-per-day 1e12 --model-flops-per-step 1e15
+mfu_err "flops per sample without tokens" "mfu: --flops-per-sample needs --tokens-per-sample (the sequence length)" \
+  --chip h200 --devices 8 --tokens-per-day 1e12 --flops-per-sample 1e12
 printf '{"id":"x","name":"x","peak_tflops":{"bf16":-1}}' >"$TMP/bad_chip.json"
 check "bad chip file" run 2 "$BIN" chips --chip-file "$TMP/bad_chip.json"
 check "bad chip file message" has "bad_chip.json: chip file, field 'peak_tflops.bf16'" err

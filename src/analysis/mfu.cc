@@ -1,7 +1,5 @@
 #include "analysis/mfu.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <map>
 
@@ -12,23 +10,50 @@
 namespace mlprof {
 
 namespace {
+
 bool Positive(const std::optional<double>& v) { return v && *v > 0; }
+
+// Where the throughput comes from, in the order the inputs are tried.
+std::optional<ThroughputSource> Throughput(const MfuInput& in) {
+  if (Positive(in.step_seconds) && Positive(in.tokens_per_step)) return ThroughputSource::kTokensPerStep;
+  if (Positive(in.tokens_per_day)) return ThroughputSource::kTokensPerDay;
+  if (Positive(in.step_seconds) && Positive(in.model_flops_per_step)) return ThroughputSource::kFlopsPerStep;
+  return std::nullopt;
+}
+
+// Where the model FLOPs come from, in the order the inputs are tried.
+std::optional<FlopsConvention> Convention(const MfuInput& in) {
+  if (Positive(in.model_flops_per_step)) return FlopsConvention::kPerStepGiven;
+  if (Positive(in.flops_per_token)) return FlopsConvention::kPerTokenGiven;
+  if (Positive(in.flops_per_sample)) return FlopsConvention::kPerSampleGiven;
+  if (Positive(in.params)) return FlopsConvention::kSixN;
+  return std::nullopt;
+}
+
 }  // namespace
 
-StatusOr<MfuResult> ComputeMfu(const MfuInput& in) {
-  if (!in.chip && !(in.peak_override > 0)) return InvalidArgument("mfu: give --chip (or --peak-tflops)");
-  if (!(in.devices > 0)) return InvalidArgument("mfu: give --devices (a number above 0)");
+std::optional<MfuProblem> CheckMfu(const MfuInput& in) {
+  const bool given_peak = in.peak_override > 0;
+  if (!in.chip && !given_peak) return MfuProblem::kNoPeak;
+  if (!(in.devices > 0)) return MfuProblem::kNoDevices;
+  if (!given_peak && !(in.chip->peak(in.dtype) > 0)) return MfuProblem::kNoDTypePeak;
+  if (!Throughput(in)) return MfuProblem::kNoThroughput;
+  const std::optional<FlopsConvention> convention = Convention(in);
+  if (!convention) return MfuProblem::kNoModelFlops;
+  if (*convention == FlopsConvention::kPerStepGiven && !Positive(in.step_seconds))
+    return MfuProblem::kFlopsPerStepNoStepTime;
+  if (*convention == FlopsConvention::kPerSampleGiven && !Positive(in.tokens_per_sample))
+    return MfuProblem::kFlopsPerSampleNoTokens;
+  return std::nullopt;
+}
+
+MfuResult ComputeMfu(const MfuInput& in) {
   MfuResult r;
   // Peak per device.
   double peak = in.peak_override;
   r.dtype = in.dtype;
   if (!(peak > 0)) {
     peak = in.chip->peak(in.dtype);
-    if (!(peak > 0))
-      return InvalidArgument(
-          fmt::format("mfu: chip '{}' has no {} peak in its file; pick another --dtype or give "
-                      "--peak-tflops",
-                      in.chip->id, hw::DTypeName(in.dtype)));
     r.peak_source = PeakSource::kChip;
     r.chip = in.chip->id;
     if (in.per_core) {
@@ -39,51 +64,44 @@ StatusOr<MfuResult> ComputeMfu(const MfuInput& in) {
   r.peak_flops_per_device = peak;
 
   // Throughput.
-  if (Positive(in.step_seconds) && Positive(in.tokens_per_step)) {
-    r.tokens_per_s = *in.tokens_per_step / *in.step_seconds;
-    r.throughput = ThroughputSource::kTokensPerStep;
-  } else if (Positive(in.tokens_per_day)) {
-    r.tokens_per_s = *in.tokens_per_day / 86400.0;
-    r.throughput = ThroughputSource::kTokensPerDay;
-  } else if (Positive(in.step_seconds) && Positive(in.model_flops_per_step)) {
-    r.tokens_per_s = 0;  // not needed: FLOPs per step given
-    r.throughput = ThroughputSource::kFlopsPerStep;
-  } else {
-    return InvalidArgument(
-        "mfu: give the throughput: --step-time with --tokens-per-step (or --model-flops-per-step), or "
-        "--tokens-per-day");
+  r.throughput = *Throughput(in);
+  switch (r.throughput) {
+    case ThroughputSource::kTokensPerStep:
+      r.tokens_per_s = *in.tokens_per_step / *in.step_seconds;
+      break;
+    case ThroughputSource::kTokensPerDay:
+      r.tokens_per_s = *in.tokens_per_day / 86400.0;
+      break;
+    case ThroughputSource::kFlopsPerStep:
+      r.tokens_per_s = 0;  // not needed: FLOPs per step given
+      break;
   }
   const bool have_step = Positive(in.step_seconds);
   if (have_step) r.step_seconds = *in.step_seconds, r.step_from_profile = in.step_from_profile;
 
   // Model FLOPs.
-  if (Positive(in.model_flops_per_step)) {
-    if (!have_step) return InvalidArgument("mfu: --model-flops-per-step needs --step-time");
-    r.model_flops_per_step = *in.model_flops_per_step;
-    r.convention = FlopsConvention::kPerStepGiven;
-    if (Positive(in.tokens_per_step)) r.flops_per_token = r.model_flops_per_step / *in.tokens_per_step;
-  } else if (Positive(in.flops_per_token)) {
-    r.flops_per_token = *in.flops_per_token;
-    r.convention = FlopsConvention::kPerTokenGiven;
-  } else if (Positive(in.flops_per_sample)) {
-    if (!Positive(in.tokens_per_sample))
-      return InvalidArgument("mfu: --flops-per-sample needs --tokens-per-sample (the sequence length)");
-    r.flops_per_token = *in.flops_per_sample / *in.tokens_per_sample;
-    r.convention = FlopsConvention::kPerSampleGiven;
-    r.tokens_per_sample = *in.tokens_per_sample;
-  } else if (Positive(in.params)) {
-    r.flops_per_token = 6.0 * *in.params;
-    r.convention = FlopsConvention::kSixN;
-    if (Positive(in.layers) && Positive(in.context) && Positive(in.d_model)) {
-      const double attn = 12.0 * *in.layers * *in.context * *in.d_model * (in.causal ? 0.5 : 1.0);
-      r.flops_per_token += attn;
-      r.attention_counted = true;
-      r.causal = in.causal;
-    }
-  } else {
-    return InvalidArgument(
-        "mfu: give the model FLOPs: --model-flops-per-step, --flops-per-token, --flops-per-sample with "
-        "--tokens-per-sample, or --params (6 N per token)");
+  r.convention = *Convention(in);
+  switch (r.convention) {
+    case FlopsConvention::kPerStepGiven:
+      r.model_flops_per_step = *in.model_flops_per_step;
+      if (Positive(in.tokens_per_step)) r.flops_per_token = r.model_flops_per_step / *in.tokens_per_step;
+      break;
+    case FlopsConvention::kPerTokenGiven:
+      r.flops_per_token = *in.flops_per_token;
+      break;
+    case FlopsConvention::kPerSampleGiven:
+      r.flops_per_token = *in.flops_per_sample / *in.tokens_per_sample;
+      r.tokens_per_sample = *in.tokens_per_sample;
+      break;
+    case FlopsConvention::kSixN:
+      r.flops_per_token = 6.0 * *in.params;
+      if (Positive(in.layers) && Positive(in.context) && Positive(in.d_model)) {
+        const double attn = 12.0 * *in.layers * *in.context * *in.d_model * (in.causal ? 0.5 : 1.0);
+        r.flops_per_token += attn;
+        r.attention_counted = true;
+        r.causal = in.causal;
+      }
+      break;
   }
 
   // Rates.

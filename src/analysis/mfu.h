@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "analysis/view.h"
-#include "base/status.h"
 #include "hw/chip.h"
 
 namespace mlprof {
@@ -74,8 +73,21 @@ struct MfuResult {
   bool attention_counted = false, causal = false;
 };
 
-// Errors name the missing or inconsistent input (usage errors).
-StatusOr<MfuResult> ComputeMfu(const MfuInput& in);
+// What is missing from an MfuInput or inconsistent in it, as a value; the
+// caller words it (the CLI in its options' names, app/mfu.cc).
+enum class MfuProblem : uint8_t {
+  kNoPeak,                  // neither a chip nor a peak
+  kNoDevices,               // no devices (0 or fewer)
+  kNoDTypePeak,             // the chip has no peak for the dtype (and no peak is given)
+  kNoThroughput,            // no step time with tokens (or model FLOPs) per step, no tokens per day
+  kFlopsPerStepNoStepTime,  // model FLOPs per step without a step time
+  kFlopsPerSampleNoTokens,  // FLOPs per sample without tokens per sample
+  kNoModelFlops,            // no model FLOPs per step, token or sample, and no parameter count
+};
+// The first problem of the input, in the order above; nullopt: fine.
+std::optional<MfuProblem> CheckMfu(const MfuInput& in);
+// MFU for an input CheckMfu accepts.
+MfuResult ComputeMfu(const MfuInput& in);
 
 // What a profile says for MFU: the step time, the device count, the FLOPs
 // each device executed per step, and the device names (to detect the chip).

@@ -34,13 +34,13 @@ TEST(Mfu, TpuV7xSeed) {
   in.tokens_per_step = 20971520;
   in.flops_per_sample = 39.96e12;
   in.tokens_per_sample = 4096;
-  auto r = ComputeMfu(in);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_NEAR(r->flops_per_device_per_step / 1e12, 3196.8, 1e-6);
-  EXPECT_NEAR(r->achieved_flops_per_device / 1e12, 266.4, 1e-6);
-  EXPECT_NEAR(r->mfu * 100, 11.547, 0.001);  // 266.4 / 2307
-  EXPECT_NEAR(100 * r->mfu, 11.547, 0.001);
-  EXPECT_NEAR(r->tokens_per_device_per_s, 20971520.0 / 12 / 64, 1e-6);
+  ASSERT_EQ(CheckMfu(in), std::nullopt);
+  const MfuResult r = ComputeMfu(in);
+  EXPECT_NEAR(r.flops_per_device_per_step / 1e12, 3196.8, 1e-6);
+  EXPECT_NEAR(r.achieved_flops_per_device / 1e12, 266.4, 1e-6);
+  EXPECT_NEAR(r.mfu * 100, 11.547, 0.001);  // 266.4 / 2307
+  EXPECT_NEAR(100 * r.mfu, 11.547, 0.001);
+  EXPECT_NEAR(r.tokens_per_device_per_s, 20971520.0 / 12 / 64, 1e-6);
 }
 
 // 1280 H200 (989 TFLOP/s bf16) processing 1133 B tokens per day at 39.96
@@ -56,15 +56,15 @@ TEST(Mfu, H200TokensPerDaySeed) {
   in.tokens_per_day = 1133e9;
   in.flops_per_sample = 39.96e12;
   in.tokens_per_sample = 4096;
-  auto r = ComputeMfu(in);
-  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(CheckMfu(in), std::nullopt);
+  const MfuResult r = ComputeMfu(in);
   const double want = 1133e9 / 86400 / 4096 * 39.96e12 / 1280;
-  EXPECT_DOUBLE_EQ(r->achieved_flops_per_device, want);
-  EXPECT_NEAR(r->achieved_flops_per_device / 1e12, 99.95, 0.01);
-  EXPECT_NEAR(r->achieved_flops_per_device / 1e12, 100.5, 0.6);  // the seed's "about"
-  EXPECT_NEAR(r->mfu * 100, 10.106, 0.001);
-  EXPECT_NEAR(r->tokens_per_s, 1133e9 / 86400, 1e-3);
-  EXPECT_EQ(r->flops_per_device_per_step, 0);  // no step given
+  EXPECT_DOUBLE_EQ(r.achieved_flops_per_device, want);
+  EXPECT_NEAR(r.achieved_flops_per_device / 1e12, 99.95, 0.01);
+  EXPECT_NEAR(r.achieved_flops_per_device / 1e12, 100.5, 0.6);  // the seed's "about"
+  EXPECT_NEAR(r.mfu * 100, 10.106, 0.001);
+  EXPECT_NEAR(r.tokens_per_s, 1133e9 / 86400, 1e-3);
+  EXPECT_EQ(r.flops_per_device_per_step, 0);  // no step given
 }
 
 // 6 N per token plus 12 L s d for attention scores; causal halves the
@@ -80,22 +80,22 @@ TEST(Mfu, ParamsAndAttentionTerm) {
   in.layers = 32;
   in.context = 8192;
   in.d_model = 4096;
-  auto full = ComputeMfu(in);
-  ASSERT_TRUE(full.ok()) << full.status().message();
+  ASSERT_EQ(CheckMfu(in), std::nullopt);
+  const MfuResult full = ComputeMfu(in);
   const double per_token = 6 * 8e9 + 12.0 * 32 * 8192 * 4096;  // 48e9 + 12.88e9
-  EXPECT_DOUBLE_EQ(full->flops_per_token, per_token);
-  EXPECT_DOUBLE_EQ(full->model_flops_per_step, per_token * 4194304);
-  EXPECT_NEAR(full->mfu, per_token * 4194304 / 10 / 64 / 989.4e12, 1e-12);
+  EXPECT_DOUBLE_EQ(full.flops_per_token, per_token);
+  EXPECT_DOUBLE_EQ(full.model_flops_per_step, per_token * 4194304);
+  EXPECT_NEAR(full.mfu, per_token * 4194304 / 10 / 64 / 989.4e12, 1e-12);
   in.causal = true;
-  auto causal = ComputeMfu(in);
-  ASSERT_TRUE(causal.ok());
-  EXPECT_DOUBLE_EQ(causal->flops_per_token, 6 * 8e9 + 6.0 * 32 * 8192 * 4096);
-  EXPECT_TRUE(causal->attention_counted && causal->causal);
+  ASSERT_EQ(CheckMfu(in), std::nullopt);
+  const MfuResult causal = ComputeMfu(in);
+  EXPECT_DOUBLE_EQ(causal.flops_per_token, 6 * 8e9 + 6.0 * 32 * 8192 * 4096);
+  EXPECT_TRUE(causal.attention_counted && causal.causal);
   in.layers.reset();
-  auto no_attn = ComputeMfu(in);
-  ASSERT_TRUE(no_attn.ok());
-  EXPECT_DOUBLE_EQ(no_attn->flops_per_token, 48e9);
-  EXPECT_FALSE(no_attn->attention_counted);
+  ASSERT_EQ(CheckMfu(in), std::nullopt);
+  const MfuResult no_attn = ComputeMfu(in);
+  EXPECT_DOUBLE_EQ(no_attn.flops_per_token, 48e9);
+  EXPECT_FALSE(no_attn.attention_counted);
 }
 
 // Per core (TPU v4: 2 TensorCores per chip) halves the peak; a given model
@@ -107,39 +107,47 @@ TEST(Mfu, PerCoreAndFlopsPerStep) {
   in.per_core = true;
   in.step_seconds = 2;
   in.model_flops_per_step = 1.1e15;
-  auto r = ComputeMfu(in);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_DOUBLE_EQ(r->peak_flops_per_device, 137.5e12);
-  EXPECT_DOUBLE_EQ(r->mfu, 1.1e15 / 2 / 16 / 137.5e12);  // 25 %
-  EXPECT_DOUBLE_EQ(r->tokens_per_s, 0);
+  ASSERT_EQ(CheckMfu(in), std::nullopt);
+  const MfuResult r = ComputeMfu(in);
+  EXPECT_DOUBLE_EQ(r.peak_flops_per_device, 137.5e12);
+  EXPECT_DOUBLE_EQ(r.mfu, 1.1e15 / 2 / 16 / 137.5e12);  // 25 %
+  EXPECT_DOUBLE_EQ(r.tokens_per_s, 0);
 }
 
-TEST(Mfu, MissingInputsAreUsageErrors) {
+TEST(Mfu, MissingInputsAreProblems) {
   MfuInput in;
+  EXPECT_EQ(CheckMfu(in), MfuProblem::kNoPeak);
+  in.peak_override = 1e15;  // a peak without a chip is enough
+  EXPECT_EQ(CheckMfu(in), MfuProblem::kNoDevices);
+  in.peak_override = 0;
   in.chip = &ChipNamed("h200");
-  auto no_devices = ComputeMfu(in);
-  ASSERT_FALSE(no_devices.ok());
-  EXPECT_EQ(no_devices.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(no_devices.status().message().find("--devices"), std::string::npos);
+  EXPECT_EQ(CheckMfu(in), MfuProblem::kNoDevices);
   in.devices = 8;
-  auto no_rate = ComputeMfu(in);
-  ASSERT_FALSE(no_rate.ok());
-  EXPECT_NE(no_rate.status().message().find("--step-time"), std::string::npos);
+  EXPECT_EQ(CheckMfu(in), MfuProblem::kNoThroughput);
+  in.step_seconds = 2;  // a step time alone is no throughput
+  EXPECT_EQ(CheckMfu(in), MfuProblem::kNoThroughput);
+  in.step_seconds.reset();
   in.tokens_per_day = 1e9;
-  auto no_flops = ComputeMfu(in);
-  ASSERT_FALSE(no_flops.ok());
-  EXPECT_NE(no_flops.status().message().find("--params"), std::string::npos);
+  EXPECT_EQ(CheckMfu(in), MfuProblem::kNoModelFlops);
+  in.model_flops_per_step = 1e15;  // per step, but no step time
+  EXPECT_EQ(CheckMfu(in), MfuProblem::kFlopsPerStepNoStepTime);
+  in.model_flops_per_step.reset();
   in.flops_per_sample = 1e12;
-  auto no_len = ComputeMfu(in);
-  ASSERT_FALSE(no_len.ok());
-  EXPECT_NE(no_len.status().message().find("--tokens-per-sample"), std::string::npos);
+  EXPECT_EQ(CheckMfu(in), MfuProblem::kFlopsPerSampleNoTokens);
+  in.tokens_per_sample = 4096;
+  EXPECT_EQ(CheckMfu(in), std::nullopt);
   in.flops_per_sample.reset();
   in.flops_per_token = 1e9;
+  EXPECT_EQ(CheckMfu(in), std::nullopt);
   in.dtype = hw::DType::kTf32;
   in.chip = &ChipNamed("tpu-v7x");  // no tf32 figure
-  auto no_peak = ComputeMfu(in);
-  ASSERT_FALSE(no_peak.ok());
-  EXPECT_NE(no_peak.status().message().find("no tf32 peak"), std::string::npos);
+  EXPECT_EQ(CheckMfu(in), MfuProblem::kNoDTypePeak);
+  in.peak_override = 1e15;  // a given peak replaces the chip's
+  EXPECT_EQ(CheckMfu(in), std::nullopt);
+  // The first problem counts: no devices before no throughput.
+  in.devices = 0;
+  in.tokens_per_day.reset();
+  EXPECT_EQ(CheckMfu(in), MfuProblem::kNoDevices);
 }
 
 }  // namespace
@@ -235,9 +243,9 @@ TEST(Mfu, HardwareFlopsFromKinetoShapes) {
   EXPECT_EQ(f.flops_source, ProfileFigures::FlopsSource::kCostedShapes);
   MfuInput in = FromProfile(f, &ChipNamed("h100-sxm"));
   in.model_flops_per_step = 1e6;
-  auto m = ComputeMfu(in);
-  ASSERT_TRUE(m.ok()) << m.status().message();
-  EXPECT_NEAR(m->hfu, 786432 / 250e-6 / 989.4e12, 1e-15);
+  ASSERT_EQ(CheckMfu(in), std::nullopt);
+  const MfuResult m = ComputeMfu(in);
+  EXPECT_NEAR(m.hfu, 786432 / 250e-6 / 989.4e12, 1e-15);
 }
 
 // The bundled example's generator (4 layers, h 4096, FFN 16384, 8 x 1024
@@ -269,12 +277,12 @@ TEST(Mfu, ShapesAgreeWithTheClosedFormOnTheExample) {
   in.params = 4 * (4096.0 * 12288 + 4096.0 * 4096 + 2 * 4096.0 * 16384);
   in.tokens_per_step = 2 * 8192;
   in.layers = 4, in.context = 1024, in.d_model = 4096;
-  auto m = ComputeMfu(in);
-  ASSERT_TRUE(m.ok()) << m.status().message();
-  EXPECT_NEAR(m->flops_per_device_per_step, hardware - 4 * 0.5 * attn_fwd, 1e-12 * hardware);
-  EXPECT_GT(m->hfu, m->mfu);
-  EXPECT_NEAR(m->hfu / m->mfu, hardware / (hardware - 2 * attn_fwd), 1e-4);
-  EXPECT_LT(m->hfu, 1.0);  // physically possible
+  ASSERT_EQ(CheckMfu(in), std::nullopt);
+  const MfuResult m = ComputeMfu(in);
+  EXPECT_NEAR(m.flops_per_device_per_step, hardware - 4 * 0.5 * attn_fwd, 1e-12 * hardware);
+  EXPECT_GT(m.hfu, m.mfu);
+  EXPECT_NEAR(m.hfu / m.mfu, hardware / (hardware - 2 * attn_fwd), 1e-4);
+  EXPECT_LT(m.hfu, 1.0);  // physically possible
 }
 
 // The synthetic TPU profile: step time = mean execution of the busiest
@@ -308,9 +316,9 @@ TEST(Mfu, StepTimeDevicesAndHardwareFlopsFromAnXSpace) {
   // HFU from those figures.
   MfuInput in = FromProfile(f, hw::ChipDb::BuiltIn().Detect(f.device_names[0]));
   in.model_flops_per_step = 1e12;
-  auto m = ComputeMfu(in);
-  ASSERT_TRUE(m.ok()) << m.status().message();
-  EXPECT_NEAR(m->hfu, f.hardware_flops_per_device_per_step / f.step_seconds / 918e12, 1e-12);
+  ASSERT_EQ(CheckMfu(in), std::nullopt);
+  const MfuResult m = ComputeMfu(in);
+  EXPECT_NEAR(m.hfu, f.hardware_flops_per_device_per_step / f.step_seconds / 918e12, 1e-12);
 }
 
 }  // namespace

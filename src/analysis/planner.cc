@@ -1,7 +1,5 @@
 #include "analysis/planner.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -148,7 +146,8 @@ Cluster MakeCluster(const hw::Chip& chip, int64_t chips, int64_t node_size, std:
   return c;
 }
 
-double GemmEfficiency(const hw::Chip& chip, std::string* source) {
+GemmFigure GemmEfficiency(const Knobs& k, const hw::Chip& chip) {
+  if (k.gemm > 0) return {k.gemm, GemmSource::kGiven};
   // Fitted by scripts/calibrate_planner.sh on the calibration half of
   // MaxText's published MFU table (docs/PLANNER.md).
   struct Fit {
@@ -159,13 +158,32 @@ double GemmEfficiency(const hw::Chip& chip, std::string* source) {
   double sum = 0;
   for (const Fit& f : kFits) {
     sum += f.gemm;
-    if (chip.id == f.chip) {
-      if (source) *source = "calibrated for " + chip.id;
-      return f.gemm;
-    }
+    if (chip.id == f.chip) return {f.gemm, GemmSource::kCalibrated};
   }
-  if (source) *source = "mean of the calibrated chips (no published figures for " + chip.id + ")";
-  return sum / static_cast<double>(std::size(kFits));
+  return {sum / static_cast<double>(std::size(kFits)), GemmSource::kMeanOfCalibrated};
+}
+
+const char* BottleneckName(Bottleneck b) {
+  switch (b) {
+    case Bottleneck::kCompute:
+      return "compute";
+    case Bottleneck::kTp:
+      return "TP";
+    case Bottleneck::kEp:
+      return "EP";
+    case Bottleneck::kFsdpDp:
+      return "FSDP+DP";
+    case Bottleneck::kCp:
+      return "CP";
+    case Bottleneck::kPpBubble:
+      return "PP+bubble";
+    case Bottleneck::kOptimizer:
+      return "optimizer";
+    case Bottleneck::kMemory:
+      return "memory";
+    default:
+      return "?";
+  }
 }
 
 // ---- one plan -----------------------------------------------------------------------
@@ -320,21 +338,12 @@ double GroupBw(const Cluster& c, int64_t inner, int64_t size) {
   return c.fast_bw * static_cast<double>(std::max<int64_t>(1, k));
 }
 
-struct Terms {
-  Plan plan;
-  std::vector<std::string> lines;  // filled when explaining
-};
-
 int64_t Lcm(int64_t a, int64_t b) { return a / std::gcd(a, b) * b; }
 
+// One plan's memory and time into *pl; with `why`, the figures behind them
+// too (the search calls Compute ~10^5 times a second without).
 void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Derived& d, Plan* pl,
-             std::vector<std::string>* why) {
-// Formats only when explaining: the search calls Compute ~10^5 times a second.
-#define MLPROF_SAY(...)                                \
-  do {                                                 \
-    if (why) why->push_back(fmt::format(__VA_ARGS__)); \
-  } while (0)
-  const double GB = 1e9;
+             Explanation* why) {
   const double peak = c.chip.peak(hw::DType::kBf16);
   const double N = static_cast<double>(c.chips);
   const double tp = static_cast<double>(pl->tp), pp = static_cast<double>(pl->pp), cp = static_cast<double>(pl->cp),
@@ -359,21 +368,11 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double opt_shard = pl->zero >= 1 ? dp : 1, grad_shard = pl->zero >= 2 ? dp : 1;
   pl->grads /= grad_shard;
   pl->optimizer = local * t.memory.optimizer / opt_shard;
-  MLPROF_SAY(
-      "parameters on the largest stage: dense {:.3f} B / (TP {} x FSDP {}) + experts {:.3f} B / (TP {} x "
-      "lcm(EP {}, FSDP {})) = {:.3f} B per chip",
-      dense_stage / 1e9, pl->tp, pl->fsdp, expert_stage / 1e9, pl->tp, pl->ep, pl->fsdp, local / 1e9);
-  MLPROF_SAY(
-      "W = {:.3f} B x {} B = {:.2f} GB; G = x {} B / {} = {:.2f} GB; O = x {} B / {} = {:.2f} GB ({}, ZeRO-{} "
-      "over DP {})",
-      local / 1e9, t.memory.weight, pl->weights / GB, t.memory.grad, grad_shard, pl->grads / GB, t.memory.optimizer,
-      opt_shard, pl->optimizer / GB, t.memory.name, pl->zero, pl->dp);
   pl->fsdp_buffers = 0;
   if (pl->fsdp > 1) {
     const double layer = std::max(d.dense_layer, d.moe_layer_nonexpert + d.expert_per_layer / ep);
     pl->fsdp_buffers = 2 * 2 * layer / tp;  // this layer and the prefetched next, gathered, bf16
-    MLPROF_SAY("FBuf = 2 layers gathered in bf16: 2 x 2 B x {:.3f} B / TP {} = {:.2f} GB", layer / 1e9, pl->tp,
-               pl->fsdp_buffers / GB);
+    if (why) why->fsdp_layer = layer;
   }
   const double tokens_mb = mb * seq / cp;  // tokens of one micro-batch on this chip
   const double inflight = pl->pp > 1 ? std::min(ga, pp) * (v > 1 ? 1 + (pp - 1) / (pp * v) : 1.0) : 1.0;
@@ -384,32 +383,26 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   // The first stage holds the most micro-batches, the last one the logits
   // (with one stage, both are the same and inflight is 1).
   pl->activations = transient + std::max(per_mb * inflight, per_mb + logits);
-  MLPROF_SAY(
-      "Act = one layer recomputed {:.2f} GB + max(first stage {:.2f} GB x {:.2f} in flight, last stage {:.2f} "
-      "GB + logits {:.2f} GB) = {:.2f} GB; a micro-batch: {:.1f} B per token per layer ({}) x {:.0f} tokens / "
-      "TP {} x {:.0f} layers",
-      transient / GB, per_mb / GB, inflight, per_mb / GB, logits / GB, pl->activations / GB, saved,
-      RematName(pl->remat), tokens_mb, pl->tp, stage_layers);
   pl->reserve = t.reserve * c.chip.hbm_bytes;
   pl->total = pl->weights + pl->grads + pl->optimizer + pl->fsdp_buffers + pl->activations + pl->reserve;
   pl->fits = pl->total <= c.chip.hbm_bytes;
-  MLPROF_SAY("Tot = W + G + O + FBuf + Act + Rsv ({:.0f} % of HBM) = {:.2f} GB of {:.2f} GB: {}", t.reserve * 100,
-             pl->total / GB, c.chip.hbm_bytes / GB, pl->fits ? "fits" : "does not fit");
+  if (why) {
+    why->stage_layers = stage_layers, why->dense_stage = dense_stage, why->expert_stage = expert_stage;
+    why->local = local, why->grad_shard = grad_shard, why->opt_shard = opt_shard;
+    why->saved = saved, why->tokens_mb = tokens_mb, why->per_mb = per_mb, why->inflight = inflight;
+    why->transient = transient, why->logits = logits;
+  }
 
   // ---- time ----
   pl->model_flops = d.flops_per_token * d.tokens;
   pl->remat_flops = RematFlopsPerToken(d, pl->remat) * d.tokens;
-  const double gemm = k.gemm > 0 ? k.gemm : GemmEfficiency(c.chip);
+  const double gemm = GemmEfficiency(k, c.chip).efficiency;
   const double rate = N * peak * gemm;
   pl->imbalance_flops = (k.moe_imbalance - 1) * d.expert_train_per_token * d.tokens;
   pl->t_compute = (pl->model_flops + pl->remat_flops + pl->imbalance_flops) / rate * imbalance;
-  MLPROF_SAY(
-      "Comp = ({:.3f} + remat {:.3f} + busiest expert {:.3f}) PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) "
-      "x stage imbalance {:.3f} = {:.4f} s",
-      pl->model_flops / 1e15, pl->remat_flops / 1e15, pl->imbalance_flops / 1e15, c.chips, peak / 1e12, gemm, imbalance,
-      pl->t_compute);
   const double m_steps = ga;               // micro-batches per step per pipeline
   const double A = mb * seq / cp * h * 2;  // one micro-batch's activation, bytes, before TP
+  if (why) why->peak = peak, why->gemm = gemm, why->stage_imbalance = imbalance, why->micro_batches = m_steps;
   // TP (sequence parallel: all-gather + reduce-scatter, the bytes of an all-reduce).
   pl->t_tp = 0;
   if (pl->tp > 1) {
@@ -418,10 +411,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     pl->t_tp = stage_layers * m_steps * n *
                (RingWireFactor(CollectiveKind::kAllReduce, pl->tp) * A / bw +
                 static_cast<double>(RingSteps(CollectiveKind::kAllReduce, pl->tp)) * k.latency);
-    MLPROF_SAY(
-        "TP = {:.0f} layers x {:.0f} micro-batches x {:.0f} all-reduces x (2({}-1)/{} x {:.3f} GB / {:.0f} "
-        "GB/s + 2({}-1) x {:.1f} us) = {:.4f} s (exposed)",
-        stage_layers, m_steps, n, pl->tp, pl->tp, A / GB, bw / GB, pl->tp, k.latency * 1e6, pl->t_tp);
+    if (why) why->tp_collectives = n, why->activation = A, why->tp_bw = bw;
   }
   // EP: dispatch + combine all-to-all, forward and backward (+ forward again under full remat).
   pl->t_ep = 0;
@@ -432,10 +422,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double moe_stage = std::ceil(static_cast<double>(d.moe_layers) / pp);
     pl->t_ep = moe_stage * m_steps * n *
                (bytes / bw + static_cast<double>(RingSteps(CollectiveKind::kAllToAll, pl->ep)) * k.latency);
-    MLPROF_SAY(
-        "EP = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x ({:.3f} GB / {:.0f} GB/s + ({}-1) "
-        "x {:.1f} us) = {:.4f} s (exposed)",
-        moe_stage, m_steps, n, bytes / GB, bw / GB, pl->ep, k.latency * 1e6, pl->t_ep);
+    if (why) why->moe_stage_layers = moe_stage, why->ep_collectives = n, why->ep_bytes = bytes, why->ep_bw = bw;
   }
   // FSDP: gather weights forward and backward, reduce-scatter grads, per micro-batch (DP below).
   double t_fsdp = 0, t_dp = 0;
@@ -447,10 +434,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     t_fsdp = m_steps * 3 *
              (RingWireFactor(CollectiveKind::kAllGather, pl->fsdp) * stage_params * 2 / bw +
               static_cast<double>(RingSteps(CollectiveKind::kAllGather, pl->fsdp)) * k.latency);
-    MLPROF_SAY(
-        "FSDP = {:.0f} micro-batches x 3 (gather forward, gather backward, reduce-scatter) x (({}-1)/{} x "
-        "{:.3f} B parameters x 2 B / {:.0f} GB/s + ({}-1) x {:.1f} us) = {:.4f} s",
-        m_steps, pl->fsdp, pl->fsdp, stage_params / 1e9, bw / GB, pl->fsdp, k.latency * 1e6, t_fsdp);
+    if (why) why->fsdp_params = stage_params, why->fsdp_bw = bw;
   }
   // DP: the gradients' reduce-scatter and the parameters' all-gather (the
   // bytes of one all-reduce), once per step; ZeRO-2 cannot keep unreduced
@@ -460,10 +444,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp, pl->dp) * k.collective;
     rs = RingWireFactor(CollectiveKind::kReduceScatter, pl->dp) * local * std::min(t.memory.grad, 4.0) / bw +
          static_cast<double>(RingSteps(CollectiveKind::kReduceScatter, pl->dp)) * k.latency;
-    MLPROF_SAY(
-        "DP reduce-scatter = ({}-1)/{} x {:.3f} B parameters x {:g} B / {:.0f} GB/s + ({}-1) x {:.1f} us = "
-        "{:.4f} s; the all-gather the same",
-        pl->dp, pl->dp, local / 1e9, std::min(t.memory.grad, 4.0), bw / GB, pl->dp, k.latency * 1e6, rs);
+    if (why) why->dp_grad_bytes = std::min(t.memory.grad, 4.0), why->dp_bw = bw;
   }
   const double rs_count = pl->zero >= 2 ? m_steps : 1;
   t_dp = (rs_count + 1) * rs;
@@ -476,12 +457,10 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double hide_dp = k.overlap * pl->t_compute / m_steps * 2 / 3;
   const double exposed_dp = (rs_count - 1) * std::max(0.0, rs - hide_dp) + std::max(0.0, 2 * rs - hide_dp);
   pl->t_fsdp_dp = exposed_fsdp + exposed_dp;
-  if (pl->fsdp > 1 || pl->dp > 1)
-    MLPROF_SAY(
-        "FSDP+DP = max(0, FSDP {:.4f} s - {:.2f} x Comp) + DP {:.0f} x max(0, reduce-scatter {:.4f} s - {:.2f} "
-        "x backward of one micro-batch {:.4f} s) + max(0, reduce-scatter + all-gather {:.4f} s - the same) = "
-        "{:.4f} s exposed (DP {:.4f} s in all)",
-        t_fsdp, k.overlap, rs_count - 1, rs, k.overlap, pl->t_compute / m_steps * 2 / 3, 2 * rs, pl->t_fsdp_dp, t_dp);
+  if (why) {
+    why->t_fsdp = t_fsdp, why->dp_reduce_scatter = rs, why->dp_reduce_scatters = rs_count, why->t_dp = t_dp;
+    why->mb_backward = pl->t_compute / m_steps * 2 / 3;
+  }
   // CP: ring attention, K and V chunks around the ring (backward twice),
   // hidden under the attention-score compute.
   pl->t_cp = 0;
@@ -493,10 +472,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double t = stage_layers * m_steps * 3 * (cp - 1) * (chunk / bw + k.latency);
     const double attn = d.score_fwd_per_token * 3 * d.tokens / rate * imbalance;
     pl->t_cp = std::max(0.0, t - attn);
-    MLPROF_SAY(
-        "CP = max(0, ring {:.0f} layers x {:.0f} micro-batches x 3({}-1) x ({:.3f} GB / {:.0f} GB/s + {:.1f} "
-        "us) {:.4f} s - attention compute {:.4f} s) = {:.4f} s",
-        stage_layers, m_steps, pl->cp, chunk / GB, bw / GB, k.latency * 1e6, t, attn, pl->t_cp);
+    if (why) why->cp_chunk = chunk, why->cp_bw = bw, why->t_cp_ring = t, why->t_attention = attn;
   }
   // PP: bubble (p-1)/(v m) of the pipelined work, and the fill/drain p2p.
   pl->t_pp = 0;
@@ -505,30 +481,23 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp * pl->dp, pl->pp) * k.collective;
     const double p2p = 2 * v * (pp - 1) * ((A / tp) / bw + k.latency);
     pl->t_pp = bubble + p2p;
-    MLPROF_SAY(
-        "PP+Bubble = ({}-1)/({} x {:.0f}) x (Comp + TP + EP) {:.4f} s + p2p 2 x {} x ({}-1) x ({:.3f} GB / "
-        "{:.0f} GB/s + {:.1f} us) {:.4f} s = {:.4f} s",
-        pl->pp, pl->vpp, m_steps, bubble, pl->vpp, pl->pp, A / tp / GB, bw / GB, k.latency * 1e6, p2p, pl->t_pp);
+    if (why) why->bubble = bubble, why->pp_bytes = A / tp, why->pp_bw = bw, why->t_p2p = p2p;
   }
   // Optimizer: AdamW touches ~34 bytes per parameter it updates (HBM-bound).
   pl->t_opt = 34 * local / opt_shard / (c.chip.hbm_bytes_per_s * k.hbm);
-  MLPROF_SAY("Opt = 34 B x {:.3f} B parameters / {:.0f} GB/s x HBM {:.2f} = {:.4f} s", local / opt_shard / 1e9,
-             c.chip.hbm_bytes_per_s / GB, k.hbm, pl->t_opt);
+  if (why) why->opt_params = local / opt_shard;
   pl->t_step = pl->t_compute + pl->t_tp + pl->t_ep + pl->t_fsdp_dp + pl->t_cp + pl->t_pp + pl->t_opt;
   pl->mfu = pl->model_flops / (pl->t_step * N * peak);
-  const std::pair<double, const char*> terms[] = {{pl->t_compute, "compute"}, {pl->t_tp, "TP"}, {pl->t_ep, "EP"},
-                                                  {pl->t_fsdp_dp, "FSDP+DP"}, {pl->t_cp, "CP"}, {pl->t_pp, "PP+bubble"},
-                                                  {pl->t_opt, "optimizer"}};
-  pl->bottleneck = "compute";
+  using B = Bottleneck;
+  const std::pair<double, B> terms[] = {{pl->t_compute, B::kCompute}, {pl->t_tp, B::kTp}, {pl->t_ep, B::kEp},
+                                        {pl->t_fsdp_dp, B::kFsdpDp},  {pl->t_cp, B::kCp}, {pl->t_pp, B::kPpBubble},
+                                        {pl->t_opt, B::kOptimizer}};
+  pl->bottleneck = B::kCompute;
   double worst = -1;
-  for (const auto& [tm, name] : terms)
-    if (tm > worst) worst = tm, pl->bottleneck = name;
-  if (!pl->fits) pl->bottleneck = "memory";
-  MLPROF_SAY("Step = {:.4f} s; MFU = {:.3f} PFLOP / ({:.4f} s x {} x {:.0f} TFLOP/s) = {:.2f} %; bottleneck: {}",
-             pl->t_step, pl->model_flops / 1e15, pl->t_step, c.chips, peak / 1e12, pl->mfu * 100, pl->bottleneck);
+  for (const auto& [tm, b] : terms)
+    if (tm > worst) worst = tm, pl->bottleneck = b;
+  if (!pl->fits) pl->bottleneck = B::kMemory;
 }
-
-#undef MLPROF_SAY
 
 std::vector<int64_t> Divisors(int64_t n) {
   std::vector<int64_t> out;
@@ -604,22 +573,14 @@ Plan Evaluate(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kn
   return p;
 }
 
-std::vector<std::string> Explain(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k,
-                                 const Plan& split) {
-  Plan p = split;
+Explanation Explain(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Plan& split) {
+  Explanation e;
+  e.plan = split;
   const Derived d = Derive(m, t);
-  std::vector<std::string> lines;
-  lines.push_back(
-      fmt::format("{}: {:.3f} B parameters ({:.3f} B active), {:.3f} GFLOP per token trained ({} "
-                  "attention), {} sequences x {} tokens per step",
-                  m.name, d.p.total / 1e9, d.p.active / 1e9, d.flops_per_token / 1e9,
-                  t.causal_half ? "causal-halved" : "full s x s", t.global_batch, t.seq));
-  lines.push_back(
-      fmt::format("TP {} x DP {} x PP {} (v {}) x FSDP {} x CP {} = {} chips; EP {} inside DP x FSDP; "
-                  "micro-batch {}, {} micro-batches per step; remat {}; ZeRO-{} over DP",
-                  p.tp, p.dp, p.pp, p.vpp, p.fsdp, p.cp, c.chips, p.ep, p.mb, p.ga, RematName(p.remat), p.zero));
-  Compute(m, c, t, k, d, &p, &lines);
-  return lines;
+  e.params = d.p;
+  e.flops_per_token = d.flops_per_token;
+  Compute(m, c, t, k, d, &e.plan, &e);
+  return e;
 }
 
 PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const PlanFilter& f) {
@@ -686,7 +647,8 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
                     p.zero = zeros[zi];
                     Compute(m, c, t, k, d, &p, nullptr);
                     ++out.evaluated;
-                    if (f.max_mem_bytes > 0 && p.total > f.max_mem_bytes) p.fits = false, p.bottleneck = "memory";
+                    if (f.max_mem_bytes > 0 && p.total > f.max_mem_bytes)
+                      p.fits = false, p.bottleneck = Bottleneck::kMemory;
                     if (p.activations >= kept_act && !f.include_dominated && remat != Remat::kNone) {
                       ++out.dominated;  // more recompute for no memory saved
                       continue;

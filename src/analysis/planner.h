@@ -88,11 +88,22 @@ struct Knobs {
   double latency = 1e-6;  // α: seconds per step of a ring collective (a ring over n ranks takes n-1 steps per pass)
 };
 
-// The GEMM efficiency calibrated for a chip (docs/PLANNER.md) and where it
-// comes from; chips without published data get the mean of those with.
-double GemmEfficiency(const hw::Chip& chip, std::string* source = nullptr);
+// The GEMM efficiency a plan is computed with and where it comes from:
+// Knobs::gemm where given, else the figure calibrated for the chip
+// (docs/PLANNER.md); chips without published data get the mean of those with.
+enum class GemmSource : uint8_t { kGiven, kCalibrated, kMeanOfCalibrated };
+struct GemmFigure {
+  double efficiency = 0;
+  GemmSource source = GemmSource::kGiven;
+};
+GemmFigure GemmEfficiency(const Knobs& k, const hw::Chip& chip);
 
 // ---- plans -------------------------------------------------------------------
+// The term that takes the longest in a plan's step, or memory where the plan
+// does not fit.
+enum class Bottleneck : uint8_t { kCompute, kTp, kEp, kFsdpDp, kCp, kPpBubble, kOptimizer, kMemory, kCount };
+const char* BottleneckName(Bottleneck b);
+
 struct Plan {
   int64_t tp = 1, dp = 1, pp = 1, vpp = 1, ep = 1, fsdp = 1, cp = 1, mb = 1, ga = 1;
   Remat remat = Remat::kNone;
@@ -110,7 +121,7 @@ struct Plan {
   double imbalance_flops = 0;  // the busiest expert's extra work (MoE), per step
   double t_compute = 0, t_tp = 0, t_ep = 0, t_fsdp_dp = 0, t_cp = 0, t_pp = 0, t_opt = 0, t_step = 0;
   double mfu = 0;  // model FLOPs / (step · chips · peak)
-  std::string bottleneck;
+  Bottleneck bottleneck = Bottleneck::kCompute;
 };
 
 // Restrict the search (0 / empty: any).
@@ -119,7 +130,7 @@ struct PlanFilter {
   std::string remat;
   int zero = -1;  // ZeRO stage over DP; -1: 1, and 2 where 1 does not fit
   double max_mem_bytes = 0;
-  bool include_oom = false;        // keep plans that do not fit (bottleneck "memory")
+  bool include_oom = false;        // keep plans that do not fit (bottleneck memory)
   bool include_dominated = false;  // keep remat policies a cheaper one that fits makes pointless
 };
 
@@ -167,9 +178,55 @@ std::optional<RunProblem> CheckRun(const ModelSpec& m, const Cluster& c, const T
 
 // One plan's memory and time (the split must be valid).
 Plan Evaluate(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Plan& split);
-// The arithmetic behind Evaluate, one line per term.
-std::vector<std::string> Explain(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k,
-                                 const Plan& split);
+
+// The figures behind Evaluate, term by term (the report words them,
+// report/plan_explain.h). Bytes, parameters, seconds and B/s unless said;
+// a term's figures stay 0 where the plan has no such term (its degree is 1).
+struct Explanation {
+  Plan plan;  // as Evaluate returns it
+  ParamCounts params;
+  double flops_per_token = 0;  // trained (TrainFlopsPerToken)
+  // Memory.
+  double stage_layers = 0;               // layers on the largest pipeline stage
+  double dense_stage = 0;                // dense parameters of that stage (with the embedding or the output)
+  double expert_stage = 0;               // routed-expert parameters of that stage
+  double local = 0;                      // parameters per chip
+  double grad_shard = 1, opt_shard = 1;  // what ZeRO divides the gradients and the optimizer state by
+  double fsdp_layer = 0;                 // FSDP: parameters of the largest layer gathered (its EP share of experts)
+  double saved = 0;                      // saved activation bytes per token per layer (the remat policy's)
+  double tokens_mb = 0;                  // tokens of one micro-batch on a chip (after CP)
+  double per_mb = 0;                     // one micro-batch's saved activations on the stage
+  double inflight = 1;                   // micro-batches in flight on the first stage
+  double transient = 0;                  // one layer recomputed (remat)
+  double logits = 0;                     // the last stage's logits
+  // Compute.
+  double peak = 0;             // bf16 FLOP/s per chip
+  double gemm = 0;             // GEMM efficiency (GemmEfficiency)
+  double stage_imbalance = 1;  // the largest stage's layers x stages / layers
+  double micro_batches = 0;    // per step per pipeline
+  // TP: all-reduces per layer and micro-batch, of one micro-batch's
+  // activation (before TP; also what PP sends, / TP).
+  double tp_collectives = 0, activation = 0, tp_bw = 0;
+  // EP: MoE layers on the stage, all-to-alls per layer and micro-batch, and
+  // the bytes of each.
+  double moe_stage_layers = 0, ep_collectives = 0, ep_bytes = 0, ep_bw = 0;
+  // FSDP: the parameters a gather rebuilds on a rank; the gathers' and
+  // reduce-scatters' time before overlap.
+  double fsdp_params = 0, fsdp_bw = 0, t_fsdp = 0;
+  // DP: bytes per gradient on the wire, one reduce-scatter (or all-gather)
+  // of the chip's gradients, reduce-scatters per step, all of DP before
+  // overlap; one micro-batch's backward (what hides DP).
+  double dp_grad_bytes = 0, dp_bw = 0, dp_reduce_scatter = 0, dp_reduce_scatters = 0, t_dp = 0;
+  double mb_backward = 0;
+  // CP: one K/V chunk, the ring's time and the attention compute it hides
+  // under.
+  double cp_chunk = 0, cp_bw = 0, t_cp_ring = 0, t_attention = 0;
+  // PP: the bubble, the fill/drain point-to-point bytes and time.
+  double bubble = 0, pp_bytes = 0, pp_bw = 0, t_p2p = 0;
+  // The optimizer step: the parameters each chip updates.
+  double opt_params = 0;
+};
+Explanation Explain(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Plan& split);
 
 PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const PlanFilter& f);
 

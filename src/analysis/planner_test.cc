@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 namespace mlprof::plan {
 namespace {
@@ -174,6 +176,13 @@ TEST(Planner, ZeroStagesOverDp) {
   EXPECT_DOUBLE_EQ(z2.grads, 2 * psi / 8);
   EXPECT_DOUBLE_EQ(z2.optimizer, 12 * psi / 8);
   EXPECT_DOUBLE_EQ(z2.weights, z1.weights);
+  const Explanation x2 = Explain(m, cl, t, k, p);
+  EXPECT_EQ(x2.grad_shard, 8);
+  EXPECT_EQ(x2.opt_shard, 8);
+  EXPECT_EQ(x2.dp_reduce_scatters, 4);  // after each micro-batch
+  EXPECT_NEAR(x2.dp_reduce_scatter, rs, 1e-12);
+  EXPECT_NEAR(x2.t_dp, 5 * rs, 1e-12);
+  EXPECT_DOUBLE_EQ(x2.opt_params, psi / 8);
   // Time: ZeRO-0/1 move one all-reduce's bytes per step (reduce-scatter +
   // all-gather); ZeRO-2 reduce-scatters after each of the 4 micro-batches,
   // then gathers once: 5 x rs.
@@ -219,7 +228,9 @@ TEST(Planner, ZeroStagesOverDp) {
       if (pl.zero == 2) {
         Plan one = pl;
         one.zero = 1;
-        EXPECT_FALSE(Evaluate(m, small, t, Knobs{}, one).fits) << hbm << " mb " << pl.mb;
+        const Plan z1 = Evaluate(m, small, t, Knobs{}, one);
+        EXPECT_FALSE(z1.fits) << hbm << " mb " << pl.mb;
+        EXPECT_EQ(z1.bottleneck, Bottleneck::kMemory);
       }
     }
     const std::set<int> want = hbm == 32 ? std::set<int>{2} : hbm == 44 ? std::set<int>{1, 2} : std::set<int>{1};
@@ -267,6 +278,106 @@ TEST(Planner, CommunicationAndBubble) {
   EXPECT_NEAR(v.t_pp - 2 * 2 * 3 * ((A / 8) / cl.slow_bw + 2e-6), bubble / 2, 1e-12);
 }
 
+TEST(Planner, ExplainGivesTheFiguresOfEachTerm) {
+  // The plan of CommunicationAndBubble: Llama 3 8B, TP 8 x PP 4 x DP 2 on
+  // 64 GPUs, 32 micro-batches of one 4096-token sequence, no remat.
+  const ModelSpec m = Preset("llama3-8b");
+  Cluster cl = MakeCluster(Chip(1000, 1000, 1, 400), 64, 8, {});
+  TrainSpec t;
+  t.global_batch = 64, t.seq = 4096;
+  Knobs k;
+  k.gemm = 0.5, k.collective = 1.0, k.overlap = 0, k.latency = 2e-6;
+  Plan p;
+  p.tp = 8, p.pp = 4, p.dp = 2, p.mb = 1, p.ga = 32;
+  const Explanation e = Explain(m, cl, t, k, p);
+  const Plan ev = Evaluate(m, cl, t, k, p);
+  // The plan is Evaluate's.
+  EXPECT_DOUBLE_EQ(e.plan.total, ev.total);
+  EXPECT_DOUBLE_EQ(e.plan.t_step, ev.t_step);
+  EXPECT_EQ(e.plan.bottleneck, ev.bottleneck);
+  const ParamCounts pc = CountParams(m);
+  EXPECT_DOUBLE_EQ(e.params.total, pc.total);
+  EXPECT_DOUBLE_EQ(e.flops_per_token, TrainFlopsPerToken(m, 4096, false));
+  // Memory: 8 of the 32 layers per stage; the largest stage also holds the
+  // untied output projection and the final norm (larger than the
+  // embedding); no experts. Each chip holds a TP eighth of it.
+  EXPECT_EQ(e.stage_layers, 8);
+  EXPECT_DOUBLE_EQ(e.dense_stage, pc.layers * 8 / 32 + pc.output + 4096);
+  EXPECT_EQ(e.expert_stage, 0);
+  EXPECT_DOUBLE_EQ(e.local, e.dense_stage / 8);
+  EXPECT_DOUBLE_EQ(e.plan.weights, e.local * 2);
+  EXPECT_EQ(e.grad_shard, 1);  // ZeRO-1 over DP 2: the optimizer state halved
+  EXPECT_EQ(e.opt_shard, 2);
+  EXPECT_EQ(e.fsdp_layer, 0);
+  // Saved per token per layer, no remat, bf16: the layer input, the norm,
+  // Q (32 x 128), K and V (2 x 8 x 128), the context, the fp32
+  // log-sum-exp (2 x 32) and the SwiGLU MLP's (2 x 4096 + 3 x 14336).
+  EXPECT_DOUBLE_EQ(e.saved, 2 * (4096.0 + 4096 + 4096 + 2048 + 4096 + 64 + 2 * 4096 + 3 * 14336));
+  EXPECT_EQ(e.tokens_mb, 4096);
+  EXPECT_DOUBLE_EQ(e.per_mb, e.saved * 4096 / 8 * 8);
+  EXPECT_EQ(e.inflight, 4);  // min(32 micro-batches, 4 stages)
+  EXPECT_EQ(e.transient, 0);
+  EXPECT_DOUBLE_EQ(e.logits, 6 * 4096.0 * 128256 / 8);
+  EXPECT_DOUBLE_EQ(e.plan.activations, std::max(4 * e.per_mb, e.per_mb + e.logits));
+  // Compute.
+  EXPECT_EQ(e.peak, 1e15);
+  EXPECT_EQ(e.gemm, 0.5);
+  EXPECT_EQ(e.stage_imbalance, 1);
+  EXPECT_EQ(e.micro_batches, 32);
+  // TP: 4 all-reduces of a micro-batch's activation over NVLink.
+  const double A = 4096.0 * 4096 * 2;
+  EXPECT_EQ(e.tp_collectives, 4);
+  EXPECT_DOUBLE_EQ(e.activation, A);
+  EXPECT_EQ(e.tp_bw, 400e9);
+  // PP: the bubble and the p2p of A / TP over the node egress.
+  EXPECT_NEAR(e.bubble, 3.0 / 32 * (e.plan.t_compute + e.plan.t_tp), 1e-12);
+  EXPECT_DOUBLE_EQ(e.pp_bytes, A / 8);
+  EXPECT_EQ(e.pp_bw, cl.slow_bw);
+  EXPECT_NEAR(e.t_p2p, 2 * 3 * ((A / 8) / cl.slow_bw + 2e-6), 1e-12);
+  // DP: one reduce-scatter of 4-byte gradients across nodes, once per step,
+  // and the all-gather; hidden under a micro-batch's backward.
+  EXPECT_EQ(e.dp_grad_bytes, 4);
+  EXPECT_EQ(e.dp_bw, cl.slow_bw);
+  EXPECT_NEAR(e.dp_reduce_scatter, 0.5 * e.local * 4 / cl.slow_bw + 2e-6, 1e-12);
+  EXPECT_EQ(e.dp_reduce_scatters, 1);
+  EXPECT_DOUBLE_EQ(e.t_dp, 2 * e.dp_reduce_scatter);
+  EXPECT_DOUBLE_EQ(e.mb_backward, e.plan.t_compute / 32 * 2 / 3);
+  // No FSDP, EP or CP term.
+  EXPECT_EQ(e.fsdp_params, 0);
+  EXPECT_EQ(e.t_fsdp, 0);
+  EXPECT_EQ(e.moe_stage_layers, 0);
+  EXPECT_EQ(e.ep_collectives, 0);
+  EXPECT_EQ(e.cp_chunk, 0);
+  EXPECT_EQ(e.t_cp_ring, 0);
+  // The optimizer updates half the chip's parameters.
+  EXPECT_DOUBLE_EQ(e.opt_params, e.local / 2);
+}
+
+TEST(Planner, GemmEfficiencyAndItsSource) {
+  const hw::ChipDb& db = hw::ChipDb::BuiltIn();
+  Knobs k;
+  GemmFigure h100 = GemmEfficiency(k, **db.Find("h100-sxm"));
+  EXPECT_EQ(h100.efficiency, 0.73);
+  EXPECT_EQ(h100.source, GemmSource::kCalibrated);
+  // No published figures: the mean of the calibrated chips'.
+  GemmFigure a100 = GemmEfficiency(k, **db.Find("a100-80gb"));
+  EXPECT_DOUBLE_EQ(a100.efficiency, (0.45 + 0.65 + 0.73) / 3);
+  EXPECT_EQ(a100.source, GemmSource::kMeanOfCalibrated);
+  // Given: used as is.
+  k.gemm = 0.5;
+  GemmFigure given = GemmEfficiency(k, **db.Find("h100-sxm"));
+  EXPECT_EQ(given.efficiency, 0.5);
+  EXPECT_EQ(given.source, GemmSource::kGiven);
+}
+
+TEST(Planner, BottleneckNames) {
+  const std::pair<Bottleneck, const char*> names[] = {
+      {Bottleneck::kCompute, "compute"},     {Bottleneck::kTp, "TP"},        {Bottleneck::kEp, "EP"},
+      {Bottleneck::kFsdpDp, "FSDP+DP"},      {Bottleneck::kCp, "CP"},        {Bottleneck::kPpBubble, "PP+bubble"},
+      {Bottleneck::kOptimizer, "optimizer"}, {Bottleneck::kMemory, "memory"}};
+  for (const auto& [b, name] : names) EXPECT_STREQ(BottleneckName(b), name);
+}
+
 TEST(Planner, FsdpGathersOnlyTheEpShardOfTheExperts) {
   // Mixtral on 64 GPUs, FSDP 64 and EP 8, one micro-batch: each rank gathers
   // the dense weights and an eighth of the experts, forward and backward,
@@ -286,6 +397,16 @@ TEST(Planner, FsdpGathersOnlyTheEpShardOfTheExperts) {
   EXPECT_NEAR(e.t_fsdp_dp, 3 * (63.0 / 64 * ((pc.total - pc.experts) + pc.experts / 8) * 2 / 5e10 + 63 * 2e-6), 1e-9);
   // Weights on each rank: dense / 64 and experts / lcm(8, 64).
   EXPECT_NEAR(e.weights, ((pc.total - pc.experts) / 64 + pc.experts / 64) * 2, 1e-3);
+  // Explained: what a gather rebuilds, and the layer the gather buffers
+  // hold (attention, norms, router and an eighth of the 8 experts).
+  const Explanation x = Explain(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(x.fsdp_params, (pc.total - pc.experts) + pc.experts / 8);
+  EXPECT_EQ(x.fsdp_bw, 5e10);
+  EXPECT_NEAR(x.t_fsdp, 3 * (63.0 / 64 * x.fsdp_params * 2 / 5e10 + 63 * 2e-6), 1e-9);
+  const double experts = 8 * 3 * 4096.0 * 14336;
+  EXPECT_DOUBLE_EQ(x.fsdp_layer, AttentionParams(m) + NormParams(m) + MoeParams(m, false) - experts + experts / 8);
+  EXPECT_DOUBLE_EQ(x.plan.fsdp_buffers, 2 * 2 * x.fsdp_layer);
+  EXPECT_EQ(x.dp_reduce_scatter, 0);  // DP 1
 }
 
 TEST(Planner, RematOptimizerEpAndCpTerms) {
@@ -321,6 +442,16 @@ TEST(Planner, RematOptimizerEpAndCpTerms) {
   const double ring = 32 * 2 * 3 * ((2048.0 * 2048 * 2) / 1e9 + 2e-6);
   const double attention = 3 * 32 * scores * tokens / (8 * 1e15 * 0.5);
   EXPECT_NEAR(cp.t_cp, ring - attention, 1e-12);
+  const Explanation x = Explain(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(x.cp_chunk, 2048.0 * 2048 * 2);
+  EXPECT_EQ(x.cp_bw, 1e9);
+  EXPECT_NEAR(x.t_cp_ring, ring, 1e-12);
+  EXPECT_NEAR(x.t_attention, attention, 1e-12);
+  EXPECT_EQ(x.tokens_mb, 2048);
+  // Over the 1 GB/s link DP's gradients (3/4 x 8 B parameters x 4 B: 24 s)
+  // take the longest, more than the ring's 1.6 s.
+  EXPECT_GT(cp.t_fsdp_dp, 24);
+  EXPECT_EQ(cp.bottleneck, Bottleneck::kFsdpDp);
 }
 
 TEST(Planner, ExpertAllToAll) {
@@ -335,6 +466,14 @@ TEST(Planner, ExpertAllToAll) {
   Plan p;
   p.fsdp = 64, p.ep = 8, p.mb = 1, p.ga = 1;
   EXPECT_NEAR(Evaluate(m, cl, t, k, p).t_ep, 32 * 4 * ((4096.0 * 2 * 4096 * 2 * 7 / 8) / 450e9 + 7 * 2e-6), 1e-12);
+  const Explanation x = Explain(m, cl, t, k, p);
+  EXPECT_EQ(x.moe_stage_layers, 32);
+  EXPECT_EQ(x.ep_collectives, 4);
+  EXPECT_DOUBLE_EQ(x.ep_bytes, 4096.0 * 2 * 4096 * 2 * 7 / 8);
+  EXPECT_EQ(x.ep_bw, 450e9);
+  // Full remat runs the forward's two all-to-alls again.
+  p.remat = Remat::kFull;
+  EXPECT_EQ(Explain(m, cl, t, k, p).ep_collectives, 6);
 }
 
 TEST(Planner, SearchIsConsistent) {

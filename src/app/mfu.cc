@@ -34,6 +34,33 @@ std::string FlopsSourceText(const ProfileFigures& f) {
       f.costed_groups, f.steady_ranks, 100 * f.costed_gpu_fraction);
 }
 
+// The calculator's input problems, in the CLI's words (its options).
+Status MfuProblemStatus(MfuProblem p, const MfuInput& in) {
+  switch (p) {
+    case MfuProblem::kNoPeak:
+      return InvalidArgument("mfu: give --chip (or --peak-tflops)");
+    case MfuProblem::kNoDevices:
+      return InvalidArgument("mfu: give --devices (a number above 0)");
+    case MfuProblem::kNoDTypePeak:
+      return InvalidArgument(
+          fmt::format("mfu: chip '{}' has no {} peak in its file; pick another --dtype or give --peak-tflops",
+                      in.chip->id, hw::DTypeName(in.dtype)));
+    case MfuProblem::kNoThroughput:
+      return InvalidArgument(
+          "mfu: give the throughput: --step-time with --tokens-per-step (or --model-flops-per-step), or "
+          "--tokens-per-day");
+    case MfuProblem::kFlopsPerStepNoStepTime:
+      return InvalidArgument("mfu: --model-flops-per-step needs --step-time");
+    case MfuProblem::kFlopsPerSampleNoTokens:
+      return InvalidArgument("mfu: --flops-per-sample needs --tokens-per-sample (the sequence length)");
+    case MfuProblem::kNoModelFlops:
+      return InvalidArgument(
+          "mfu: give the model FLOPs: --model-flops-per-step, --flops-per-token, --flops-per-sample with "
+          "--tokens-per-sample, or --params (6 N per token)");
+  }
+  return Internal("unknown mfu problem");
+}
+
 }  // namespace
 
 StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
@@ -69,7 +96,8 @@ StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
   }
   ASSIGN_OR_RETURN(mfu.dtype, ParseDTypeOption(o.dtype));
   mfu.peak_override = o.peak_tflops * 1e12;
-  ASSIGN_OR_RETURN(MfuResult res, ComputeMfu(mfu));
+  if (std::optional<MfuProblem> problem = CheckMfu(mfu)) return MfuProblemStatus(*problem, mfu);
+  const MfuResult res = ComputeMfu(mfu);
   Report r;
   r.tables.push_back(MfuTable(res));
   if (!from_profile.empty()) r.tables.back().notes.push_back("From the profile: " + from_profile + ".");

@@ -4,6 +4,7 @@
 #include "analysis/planner.h"
 #include "app/chip.h"
 #include "app/commands.h"
+#include "report/plan_explain.h"
 #include "report/plan_tables.h"
 
 namespace mlprof::app {
@@ -120,8 +121,8 @@ StatusOr<Report> Plan(PlanOptions o) {
     if (static_cast<size_t>(o.explain) > search.plans.size())
       return InvalidArgument(fmt::format("--explain {}: there are {} plans", o.explain, search.plans.size()));
     r.tables.push_back(PlansTable({search.plans[o.explain - 1]}, 0, o.explain));
-    r.tables.push_back(
-        PlanExplainTable(o.explain, plan::Explain(model, cluster, t, o.knobs, search.plans[o.explain - 1])));
+    r.tables.push_back(PlanExplainTable(o.explain, model, cluster, t, o.knobs,
+                                        plan::Explain(model, cluster, t, o.knobs, search.plans[o.explain - 1])));
   } else {
     r.tables.push_back(PlansTable(search.plans, o.top));
   }

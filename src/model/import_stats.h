@@ -36,7 +36,8 @@ enum class Severity : uint8_t { kInfo, kWarning, kError };
     "probably dropped (TF_PROFILER_TRACE_VIEWER_MAX_EVENTS); read the .xplane.pb for the whole profile")            \
   X(flow_without_id, kInfo, "flow event (s/t/f) without an id; skipped")                                            \
   X(gpu_op_without_launch, kInfo, "GPU op whose correlation matches no launch on the host")                         \
-  X(gpu_op_without_stream, kInfo, "event of a GPU category (kernel, memcpy, ...) with no stream; kept, not as GPU work") \
+  X(gpu_op_without_stream, kInfo,                                                                                   \
+    "event of a GPU category (kernel, memcpy, ...) with no stream; kept, not as GPU work")                          \
   X(duplicate_correlation, kInfo, "several host launches share one correlation id; first kept")
 
 enum class ImportStat : uint8_t {

@@ -6,6 +6,22 @@
 
 namespace mlprof {
 
+namespace {
+
+std::string GemmSourceText(plan::GemmSource s, const std::string& chip) {
+  switch (s) {
+    case plan::GemmSource::kGiven:
+      return "--gemm-eff";
+    case plan::GemmSource::kCalibrated:
+      return "calibrated for " + chip;
+    case plan::GemmSource::kMeanOfCalibrated:
+      return "mean of the calibrated chips (no published figures for " + chip + ")";
+  }
+  return "?";
+}
+
+}  // namespace
+
 Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t, const plan::Knobs& k,
                        const plan::PlanFilter& f, const plan::PlanSearch& s) {
   Table tb("plan_setting", "What was planned");
@@ -32,11 +48,11 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
                   t.global_batch, t.seq, t.memory.name, t.memory.weight, t.memory.grad, t.memory.optimizer,
                   t.reserve * 100,
                   f.zero < 0 ? "ZeRO-1, or ZeRO-2 where ZeRO-1 does not fit" : fmt::format("ZeRO-{}", f.zero)));
-  std::string gemm_source = "--gemm-eff";
-  const double gemm = k.gemm > 0 ? k.gemm : plan::GemmEfficiency(c.chip, &gemm_source);
+  const plan::GemmFigure gemm = plan::GemmEfficiency(k, c.chip);
   row("efficiency", fmt::format("GEMM {:.2f} ({}), collectives {:.2f} (+ {:g} us per ring step), overlap {:.2f}, HBM "
                                 "{:.2f}, busiest expert x{:.2f}",
-                                gemm, gemm_source, k.collective, k.latency * 1e6, k.overlap, k.hbm, k.moe_imbalance));
+                                gemm.efficiency, GemmSourceText(gemm.source, c.chip.id), k.collective, k.latency * 1e6,
+                                k.overlap, k.hbm, k.moe_imbalance));
   int64_t fit = 0;
   for (const auto& p : s.plans) fit += p.fits;
   row("search", fmt::format("{} layouts, {} plans evaluated: {} fit, {} do not fit; {} remat or ZeRO choices skipped "
@@ -122,7 +138,7 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
                       secs(p.t_opt),
                       secs(p.t_step),
                       Cell::Real(p.mfu * 100),
-                      Cell::Text(p.bottleneck)});
+                      Cell::Text(plan::BottleneckName(p.bottleneck))});
   }
   t.notes.push_back(
       "TP x DP x PP x FSDP x CP = chips; V = interleaved stages per PP rank; EP splits the experts over data-parallel "
@@ -131,14 +147,6 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
       "FBuf = FSDP gather buffers; Rsv = the reserve. Times are exposed (not hidden under compute). `--explain N` "
       "shows the arithmetic of row N.");
   if (plans.empty()) t.notes.push_back("No plan fits: try more chips, a smaller batch, or --all to see the closest.");
-  return t;
-}
-
-Table PlanExplainTable(int row, const std::vector<std::string>& lines) {
-  Table t("plan_explain", fmt::format("Plan {}: the arithmetic", row));
-  t.Add(Key("step", Unit::kId, "the line's number")).Add(Measure("computation", Unit::kText, "one term's arithmetic"));
-  int i = 0;
-  for (const auto& l : lines) t.rows.push_back({Cell::Int(++i), Cell::Text(l)});
   return t;
 }
 

@@ -1,5 +1,5 @@
-// Tables for `mlprof plan`: the ranked plans, the setting they were
-// computed for, and one plan's arithmetic (--explain).
+// Tables for `mlprof plan`: the ranked plans and the setting they were
+// computed for (one plan's arithmetic, --explain: report/plan_explain.h).
 #pragma once
 
 #include <string>
@@ -16,7 +16,5 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
 // One row per plan (best MFU first), `top` of them (0: all), numbered from
 // `first`.
 Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first = 1);
-// The lines of plan::Explain as a one-column table.
-Table PlanExplainTable(int row, const std::vector<std::string>& lines);
 
 }  // namespace mlprof
