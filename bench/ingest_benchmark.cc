@@ -217,11 +217,11 @@ static void PlanSearchBench(benchmark::State& state, const char* model, const ch
   auto db = mlprof::hw::ChipDb::WithFiles({});
   auto c = db->Find(chip);
   auto m = mlprof::plan::BuiltInModel(model);
-  if (!db.ok() || !c.ok() || !m.ok()) {
+  if (!db.ok() || !c || !m.ok()) {
     state.SkipWithError("no chip or model");
     return;
   }
-  mlprof::plan::Cluster cl = mlprof::plan::MakeCluster(**c, chips, 0, {});
+  mlprof::plan::Cluster cl = mlprof::plan::MakeCluster(*c, chips, 0, {});
   mlprof::plan::TrainSpec t;
   t.global_batch = batch;
   t.seq = m->seq_len;

@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   p.ranks.push_back(std::move(r).value());
   // XLA profiles (XPlane bytes reach here too): the roofline and its plot.
   if (!p.ranks[0].xla_ops.empty()) {
-    const mlprof::hw::Chip* chip = *mlprof::hw::ChipDb::BuiltIn().Find("tpu-v6e");
+    const mlprof::hw::Chip* chip = mlprof::hw::ChipDb::BuiltIn().Find("tpu-v6e");
     mlprof::XlaOps x = mlprof::ResolveXlaOps(p.ranks[0]);
     mlprof::RooflineResult rr = mlprof::RooflineXla(p.ranks[0], x, *chip, mlprof::hw::DType::kBf16);
     (void)mlprof::RooflineSvg(rr, "fuzz");
@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rep.tables.push_back(mlprof::OpsTable(ops, 10));
     // The PyTorch roofline (costs from shapes) and MFU's profile figures
     // (steady-state steps, HFU from the costed ops).
-    const mlprof::hw::Chip* h100 = *mlprof::hw::ChipDb::BuiltIn().Find("h100-sxm");
+    const mlprof::hw::Chip* h100 = mlprof::hw::ChipDb::BuiltIn().Find("h100-sxm");
     mlprof::RooflineResult fr = mlprof::RooflineFrameworkOps(ops, 0, *h100, mlprof::hw::DType::kBf16, true);
     (void)mlprof::RooflineSvg(fr, "fuzz");
     rep.tables.push_back(mlprof::RooflineOpsTable(0, fr, 0));

@@ -13,7 +13,7 @@
 namespace mlprof {
 namespace {
 
-const hw::Chip& ChipNamed(const char* id) { return **hw::ChipDb::BuiltIn().Find(id); }
+const hw::Chip& ChipNamed(const char* id) { return *hw::ChipDb::BuiltIn().Find(id); }
 
 // 2*32*1024*8192*32768 FLOPs on 8 TPU v2 cores at 23 TFLOP/s each: 95.6 ms.
 TEST(Roofline, ComputeBoundSeed) {

@@ -356,16 +356,16 @@ TEST(Planner, ExplainGivesTheFiguresOfEachTerm) {
 TEST(Planner, GemmEfficiencyAndItsSource) {
   const hw::ChipDb& db = hw::ChipDb::BuiltIn();
   Knobs k;
-  GemmFigure h100 = GemmEfficiency(k, **db.Find("h100-sxm"));
+  GemmFigure h100 = GemmEfficiency(k, *db.Find("h100-sxm"));
   EXPECT_EQ(h100.efficiency, 0.73);
   EXPECT_EQ(h100.source, GemmSource::kCalibrated);
   // No published figures: the mean of the calibrated chips'.
-  GemmFigure a100 = GemmEfficiency(k, **db.Find("a100-80gb"));
+  GemmFigure a100 = GemmEfficiency(k, *db.Find("a100-80gb"));
   EXPECT_DOUBLE_EQ(a100.efficiency, (0.45 + 0.65 + 0.73) / 3);
   EXPECT_EQ(a100.source, GemmSource::kMeanOfCalibrated);
   // Given: used as is.
   k.gemm = 0.5;
-  GemmFigure given = GemmEfficiency(k, **db.Find("h100-sxm"));
+  GemmFigure given = GemmEfficiency(k, *db.Find("h100-sxm"));
   EXPECT_EQ(given.efficiency, 0.5);
   EXPECT_EQ(given.source, GemmSource::kGiven);
 }
@@ -610,7 +610,7 @@ TEST(Planner, CalibratedDefaultsReproduceTheirPoints) {
   // PP 16 (Meta: 430 TFLOP/s of 989, 43.5 %).
   const hw::ChipDb& db = hw::ChipDb::BuiltIn();
   {
-    Cluster c = MakeCluster(**db.Find("tpu-v5p"), 256, 0, {4, 8, 8});
+    Cluster c = MakeCluster(*db.Find("tpu-v5p"), 256, 0, {4, 8, 8});
     TrainSpec t;
     t.global_batch = 1024, t.seq = 4096, t.causal_half = true;
     ASSERT_TRUE(ParseMemoryConvention("maxtext", &t.memory));
@@ -619,7 +619,7 @@ TEST(Planner, CalibratedDefaultsReproduceTheirPoints) {
     EXPECT_NEAR(s.plans[0].mfu * 100, 65.4, 1.0);
   }
   {
-    Cluster c = MakeCluster(**db.Find("h100-sxm"), 8192, 8, {});
+    Cluster c = MakeCluster(*db.Find("h100-sxm"), 8192, 8, {});
     TrainSpec t;
     t.global_batch = 2048, t.seq = 8192;
     PlanFilter f;

@@ -24,11 +24,20 @@ DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<DeviceProperties
   return DetectChip(db, names);
 }
 
+StatusOr<const hw::Chip*> FindChip(const hw::ChipDb& db, const std::string& id) {
+  if (const hw::Chip* c = db.Find(id)) return c;
+  std::string ids;
+  for (const hw::Chip& c : db.chips()) ids += (ids.empty() ? "" : ", ") + c.id;
+  return InvalidArgument(
+      fmt::format("unknown chip '{}'; known chips: {} (or describe yours in a JSON file and pass "
+                  "--chip-file; `mlprof chips` lists them)",
+                  id, ids));
+}
+
 StatusOr<const hw::Chip*> FindChipOrDevice(const hw::ChipDb& db, const std::string& id_or_device) {
-  auto c = db.Find(id_or_device);
-  if (c.ok()) return c;
+  if (const hw::Chip* c = db.Find(id_or_device)) return c;
   if (const hw::Chip* d = db.Detect(id_or_device)) return d;  // a device name as a profile writes it
-  return c.status();
+  return FindChip(db, id_or_device);
 }
 
 StatusOr<hw::DType> ParseDTypeOption(const std::string& name) {

@@ -23,6 +23,8 @@ DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<std::string>& de
 
 // A chip by id or name, or else by a device name as profiles write it
 // ("NVIDIA H200"); the error of the id lookup when neither matches.
+// By id or name; the error lists the known ids.
+StatusOr<const hw::Chip*> FindChip(const hw::ChipDb& db, const std::string& id);
 StatusOr<const hw::Chip*> FindChipOrDevice(const hw::ChipDb& db, const std::string& id_or_device);
 
 // "bf16" -> DType; a usage error naming the option otherwise.

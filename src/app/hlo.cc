@@ -59,7 +59,7 @@ StatusOr<Report> Chips(const ChipsOptions& o) {
   if (o.chip.empty()) {
     r.tables.push_back(ChipsTable(db));
   } else {
-    ASSIGN_OR_RETURN(const hw::Chip* c, db.Find(o.chip));
+    ASSIGN_OR_RETURN(const hw::Chip* c, FindChip(db, o.chip));
     r.tables.push_back(ChipDetailTable(*c));
   }
   return r;

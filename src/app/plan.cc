@@ -88,7 +88,7 @@ Status RunProblemStatus(const plan::RunProblem& p, const plan::Cluster& c) {
 
 StatusOr<Report> Plan(PlanOptions o) {
   ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles(o.chip_files));
-  ASSIGN_OR_RETURN(const hw::Chip* chip, db.Find(o.chip));
+  ASSIGN_OR_RETURN(const hw::Chip* chip, FindChip(db, o.chip));
   const bool is_file =
       o.model.find('/') != std::string::npos || (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".toml");
   ASSIGN_OR_RETURN(plan::ModelSpec model, is_file ? plan::LoadModelFile(o.model) : plan::BuiltInModel(o.model));

@@ -74,9 +74,8 @@ class ChipDb {
   static StatusOr<ChipDb> WithFiles(const std::vector<std::string>& files);
 
   const std::vector<Chip>& chips() const { return chips_; }
-  // By id, name or a `match` string, case-insensitively; the error lists
-  // the known ids.
-  StatusOr<const Chip*> Find(std::string_view key) const;
+  // By id, name or a `match` string, case-insensitively; null if none.
+  const Chip* Find(std::string_view key) const;
   // The chip a profile's device name describes ("NVIDIA H100 80GB HBM3",
   // "TPU v6 Lite"): the longest `match` string contained in it; null if
   // none.

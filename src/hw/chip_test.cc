@@ -35,22 +35,22 @@ TEST(Chips, BuiltInFilesLoadWithSources) {
 // [src], and the seed examples of issue 4.
 TEST(Chips, FiguresTheSeedsUse) {
   const ChipDb& db = ChipDb::BuiltIn();
-  const Chip* v7x = *db.Find("tpu-v7x");
+  const Chip* v7x = db.Find("tpu-v7x");
   EXPECT_DOUBLE_EQ(v7x->peak(DType::kBf16), 2307e12);
   EXPECT_DOUBLE_EQ(v7x->peak(DType::kFp8), 4614e12);
   EXPECT_NEAR(v7x->ridge(DType::kBf16), 313.0, 0.05);  // 2307e12 / 7.37e12 = 313.03
-  const Chip* h200 = *db.Find("H200");
+  const Chip* h200 = db.Find("H200");
   EXPECT_DOUBLE_EQ(h200->peak(DType::kBf16), 989e12);
   EXPECT_DOUBLE_EQ(h200->hbm_bytes_per_s, 4.8e12);
-  const Chip* v2 = *db.Find("tpu-v2");
+  const Chip* v2 = db.Find("tpu-v2");
   EXPECT_DOUBLE_EQ(v2->peak(DType::kBf16) / v2->cores_per_chip, 23e12);  // 23 TFLOP/s per core
-  const Chip* h100 = *db.Find("h100-sxm");
+  const Chip* h100 = db.Find("h100-sxm");
   EXPECT_DOUBLE_EQ(h100->peak(DType::kBf16), 989.4e12);
   EXPECT_NEAR(h100->ridge(DType::kBf16), 295.3, 0.05);  // 989.4e12 / 3.35e12
   // NVLink4: 18 links x 25 GB/s per direction = 450 GB/s per direction.
   ASSERT_FALSE(h100->interconnect.empty());
   EXPECT_DOUBLE_EQ(h100->interconnect[0].bytes_per_s_per_dir(), 450e9);
-  const Chip* v5p = *db.Find("tpu-v5p");
+  const Chip* v5p = db.Find("tpu-v5p");
   EXPECT_DOUBLE_EQ(v5p->interconnect[0].bytes_per_s_per_dir_per_axis, 1.8e11);
   // Only a per-chip bidirectional total is published for TPU7x ICI.
   EXPECT_DOUBLE_EQ(v7x->interconnect[0].bytes_per_s_per_dir(), 0.6e12);
@@ -76,13 +76,9 @@ TEST(Chips, DetectedFromProfileDeviceNames) {
   EXPECT_EQ(id("Tesla V100-SXM2-16GB"), "none");
 }
 
-TEST(Chips, UnknownChipListsTheKnownOnes) {
-  auto c = ChipDb::BuiltIn().Find("tpu-v9");
-  ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(c.status().message().find("unknown chip 'tpu-v9'"), std::string::npos);
-  EXPECT_NE(c.status().message().find("h200"), std::string::npos);
-  EXPECT_NE(c.status().message().find("--chip-file"), std::string::npos);
+TEST(Chips, UnknownChipIsNull) {
+  EXPECT_EQ(ChipDb::BuiltIn().Find("tpu-v9"), nullptr);
+  EXPECT_NE(ChipDb::BuiltIn().Find("H200"), nullptr);  // names too, case-insensitively
 }
 
 TEST(Chips, BadChipFilesNameTheFieldAndWhatWasExpected) {
@@ -117,11 +113,12 @@ TEST(Chips, UserFilesAddAndReplace) {
   auto db = ChipDb::WithFiles({mine, h200});
   ASSERT_TRUE(db.ok()) << db.status().message();
   EXPECT_EQ(db->chips().size(), ChipDb::BuiltIn().chips().size() + 1);
-  const Chip* n = *db->Find("my-npu");
+  const Chip* n = db->Find("my-npu");
+  ASSERT_NE(n, nullptr);
   EXPECT_DOUBLE_EQ(n->ridge(DType::kBf16), 500.0);
   EXPECT_EQ(n->origin, mine);
   EXPECT_EQ(db->Detect("MyNPU rev 2"), n);
-  EXPECT_DOUBLE_EQ((*db->Find("h200"))->peak(DType::kBf16), 700e12);
+  EXPECT_DOUBLE_EQ(db->Find("h200")->peak(DType::kBf16), 700e12);
   auto missing = ChipDb::WithFiles({dir + "/no_such_chip.json"});
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("cannot open the chip file"), std::string::npos);
