@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace mlprof::testing {
@@ -34,6 +36,14 @@ inline std::string CorpusDir() {
     if (ci && std::string(ci) == "true") FAIL() << "corpus file missing under CI: " << var;            \
     GTEST_SKIP() << "SKIPPED: corpus not found (" << var << "); set MLPROF_CORPUS or clone ../shared"; \
   }
+
+// A whole file's bytes ("" when it cannot be read).
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
 
 inline constexpr double kUs = 1e6;  // ps per us, as double
 

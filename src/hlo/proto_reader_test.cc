@@ -116,12 +116,7 @@ TEST(HloProto, BadInputIsAnErrorWithTheOffset) {
   EXPECT_NE(m.status().message().find("a known element type"), std::string::npos) << m.status().message();
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using testing::ReadFile;
 
 // The Pax FSDP after-optimisation dump: counts from corpus/hlo/SOURCE.md.
 TEST(HloProtoCorpus, PaxFsdpAfterOptimizations) {

@@ -220,12 +220,7 @@ TEST(HloText, SingleInstructionLikeXprofExpressions) {
   EXPECT_FALSE(ParseHloInstruction("%x = f32[] add(%a, %b) trailing", &arena).ok());
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using testing::ReadFile;
 
 std::map<std::string, int> CountOpcodes(const std::vector<Module>& ms) {
   std::map<std::string, int> n;
