@@ -32,7 +32,7 @@ void Exercise(const mlprof::hlo::Module& m) {
 void Summarize(const std::vector<mlprof::hlo::Module>& modules) {
   (void)mlprof::SummarizeHloModules(modules);
   (void)mlprof::HloOpsByCategory(modules);
-  (void)mlprof::FindHloCollectives(modules, 0);
+  (void)mlprof::FindHloCollectives(modules);
   for (const auto& m : modules)
     for (const auto& c : m.computations)
       if (!c.instructions.empty()) (void)mlprof::FindHloInstruction(modules, c.instructions.back().name);

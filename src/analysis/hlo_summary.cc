@@ -102,7 +102,7 @@ HloGroups ReadHloGroups(const hlo::Module& m, const hlo::Instruction& in) {
   return g;
 }
 
-std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& modules, size_t limit) {
+std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& modules) {
   std::vector<HloCollective> out;
   for (const auto& m : modules) {
     hlo::CostModel cm(m);
@@ -111,7 +111,6 @@ std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& mo
         const std::optional<HloCollectiveOpcode> coll = CollectiveFromHloOpcode(in.opcode);
         if (!coll || coll->part == AsyncPart::kDone) continue;
         const CollectiveKind kind = coll->kind;
-        if (limit > 0 && out.size() >= limit) return out;
         HloCollective k;
         k.module = &m;
         k.instruction = &in;

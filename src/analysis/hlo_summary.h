@@ -55,7 +55,7 @@ struct HloCollective {
   double network_bytes = 0;  // bytes each device sends (cost model's ring rule)
 };
 // In module and instruction order; at most `limit` (0: all).
-std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& modules, size_t limit);
+std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& modules);
 
 struct HloOutputFacts {
   const hlo::Shape* shape = nullptr;

@@ -24,7 +24,8 @@ struct TableOptions {
 
 // --- commands over a loaded profile -------------------------------------------
 struct SummaryOptions : TableOptions {
-  int warmup = -1;  // warm-up steps left out of medians (-1: default rule)
+  int warmup = -1;   // warm-up steps left out of medians (-1: default rule)
+  int top_ops = 10;  // the heaviest XLA ops listed (0 = all); `top` is kernel names per class
 };
 Report Summary(const Session& s, const SummaryOptions& o);
 // What is in the files (the session needs no view).

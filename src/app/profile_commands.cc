@@ -24,21 +24,6 @@ Report WithImportWarnings(const Session& s) {
   return r;
 }
 
-// Keeps the first `top` rows per (rank, class) group of a kernels table.
-Table FirstRowsPerClass(Table t, int top) {
-  if (top <= 0) return t;
-  std::vector<std::vector<Cell>> rows;
-  std::string key;
-  int n = 0;
-  for (auto& row : t.rows) {
-    std::string k = fmt::format("{}/{}", std::get<int64_t>(row[0].value), std::get<std::string>(row[1].value));
-    if (k != key) key = k, n = 0;
-    if (n++ < top) rows.push_back(std::move(row));
-  }
-  t.rows = std::move(rows);
-  return t;
-}
-
 }  // namespace
 
 Report Summary(const Session& s, const SummaryOptions& o) {
@@ -54,7 +39,7 @@ Report Summary(const Session& s, const SummaryOptions& o) {
     XlaBreakdown b = BreakdownXla(rank, x);
     r.tables.push_back(XlaSummaryTable(rank.rank_or(0), b));
     r.tables.push_back(XlaAttributionTable(rank.rank_or(0), b));
-    r.tables.push_back(XlaTopOpsTable(rank.rank_or(0), x, XlaOpsByTime(rank, x), std::min(o.top, 10)));
+    r.tables.push_back(XlaTopOpsTable(rank.rank_or(0), x, XlaOpsByTime(rank, x), o.top_ops));
     for (const auto& problem : x.problems) r.warnings.push_back(problem);
   }
   bool any_gpu = false;
@@ -68,9 +53,13 @@ Report Summary(const Session& s, const SummaryOptions& o) {
   }
   r.tables.push_back(TemporalTable(ComputeTemporalBreakdown(v)));
   r.tables.push_back(OverlapTable(ComputeOverlap(v)));
-  KernelBreakdown kb = ComputeKernelBreakdown(v, {});
+  // The top names per class and the rest folded into "others": every class's
+  // rows add up to its total.
+  KernelBreakdownOptions ko;
+  ko.top = o.top > 0 ? o.top : 1 << 30;
+  KernelBreakdown kb = ComputeKernelBreakdown(v, ko);
   r.tables.push_back(KernelTypeTable(kb));
-  r.tables.push_back(FirstRowsPerClass(KernelStatTable(kb, o.width), std::min(o.top, 5)));
+  r.tables.push_back(KernelStatTable(kb, o.width));
   StepReport steps = ComputeSteps(v, {o.warmup});
   if (!steps.summary.empty()) r.tables.push_back(StepSummaryTable(steps));
   if (v.multi_step && !s.inputs.all_steps)

@@ -13,14 +13,15 @@ class HloCommand : public Command {
     app->add_option("paths", o_.paths, "HLO text (.hlo/.txt), HloProto (.hlo.pb) or XPlane files")->required();
     app->add_option("--op", o_.op, "explain this instruction (name with or without %)");
     AddFormatOption(app, out_.format);
-    AddTopOption(app, o_.top, "collectives listed (0 = all)");
+    AddTopOption(app, top_, "collectives listed");
     AddWidthOption(app, out_.width);
   }
   StatusOr<Report> Run() override {
-    o_.width = out_.width;
+    o_.width = out_.width, o_.top = top_.For(out_.format);
     return app::Hlo(o_);
   }
   app::HloOptions o_;
+  TopOption top_{-1, 20};
 };
 
 }  // namespace

@@ -10,7 +10,8 @@ namespace {
 class IdleCommand : public ProfileCommand {
   void AddOwnOptions(CLI::App* app) override {
     app->add_option("--kernel-wait-us", o_.kernel_wait_us, "gaps shorter than this are kernel_wait")
-        ->check(CLI::NonNegativeNumber);
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     app->add_flag("--intervals", o_.intervals, "also print interval statistics per category");
   }
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Idle(s, o_); }

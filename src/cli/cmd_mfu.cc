@@ -14,7 +14,8 @@ class MfuCommand : public Command {
     AddFormatOption(app, out_.format);
     AddWidthOption(app, out_.width);
     app->add_option("--chip", o_.chip, "chip id, name or device name (`mlprof chips` lists them)");
-    app->add_option("--dtype", o_.dtype, "peak of this data type: fp32, tf32, bf16, fp16, fp8, int8");
+    app->add_option("--dtype", o_.dtype, "peak of this data type: fp32, tf32, bf16, fp16, fp8, int8")
+        ->capture_default_str();
     app->add_option("paths", in_.paths,
                     "profiles (optional): step time, device count, chip and op FLOPs (HFU) come from them");
     app->add_option("--devices", in.devices, "devices (chips; cores with --per-core)")->check(CLI::PositiveNumber);

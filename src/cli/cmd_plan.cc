@@ -41,9 +41,11 @@ class PlanCommand : public Command {
     p->add_option("--moe-imbalance", o_.knobs.moe_imbalance, "the busiest expert's load / the mean (default 1.25)")
         ->check(CLI::Range(1.0, 8.0));
     p->add_option("--collective-eff", o_.knobs.collective, "fraction of link bandwidth collectives reach")
-        ->check(CLI::Range(0.01, 1.0));
+        ->check(CLI::Range(0.01, 1.0))
+        ->capture_default_str();
     p->add_option("--overlap", o_.knobs.overlap, "fraction of FSDP/DP communication hidden under compute")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
     p->add_option("--latency", o_.latency_us, "microseconds per step of a ring collective (default 1)")
         ->check(CLI::Range(0.0, 1000.0));
     plan::PlanFilter& f = o_.filter;
@@ -62,15 +64,16 @@ class PlanCommand : public Command {
         ->check(CLI::PositiveNumber);
     p->add_flag("--all", f.include_oom, "also list plans that do not fit (bottleneck: memory)");
     p->add_option("--explain", o_.explain, "show the arithmetic of this row")->check(CLI::PositiveNumber);
-    AddTopOption(p, o_.top, "plans listed (0 = all)");
+    AddTopOption(p, top_, "plans listed");
     AddFormatOption(p, out_.format);
     AddWidthOption(p, out_.width);
   }
   StatusOr<Report> Run() override {
-    o_.width = out_.width;
+    o_.width = out_.width, o_.top = top_.For(out_.format);
     return app::Plan(o_);
   }
   app::PlanOptions o_;
+  TopOption top_{-1, 10};
 };
 
 }  // namespace

@@ -9,10 +9,10 @@ namespace {
 
 class ScopesCommand : public ProfileCommand {
   void AddOwnOptions(CLI::App* app) override {
-    app->add_option("--depth", o_.depth, "scope levels to show")->check(CLI::Range(1, 64));
+    app->add_option("--depth", o_.depth, "scope levels to show")->check(CLI::Range(1, 64))->capture_default_str();
   }
   StatusOr<Report> Analyse(const app::Session& s) override {
-    o_.top = top_, o_.width = out_.width;
+    o_.top = top(), o_.width = out_.width;
     return app::Scopes(s, o_);
   }
   app::ScopesOptions o_;

@@ -9,12 +9,18 @@ namespace mlprof::cli {
 namespace {
 
 class SummaryCommand : public ProfileCommand {
+ public:
+  SummaryCommand() : ProfileCommand(true, 5) {}
+
+ private:
   void AddOwnOptions(CLI::App* app) override {
     app->add_option("--warmup", o_.warmup, "warm-up steps left out of medians (default 1 if >= 3 steps)")
         ->check(CLI::NonNegativeNumber);
   }
   StatusOr<Report> Analyse(const app::Session& s) override {
-    o_.top = top_, o_.width = out_.width;
+    // --top: kernel names per class; the heaviest XLA ops: 10 in text.
+    o_.top = top(), o_.width = out_.width;
+    o_.top_ops = top_.given >= 0 ? top_.given : out_.format == "text" ? 10 : 0;
     return app::Summary(s, o_);
   }
   app::SummaryOptions o_;

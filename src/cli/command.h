@@ -48,10 +48,19 @@ struct CommandInfo {
   std::unique_ptr<Command> (*make)();
 };
 
+// --top: how many rows ranked tables keep. Machine output is never cut
+// unless asked: without --top, text keeps the command's default and JSON and
+// CSV keep every row (0 = all).
+struct TopOption {
+  int given = -1;    // -1: not given
+  int text_default;  // rows kept in text output when not given
+  int For(const std::string& format) const { return given >= 0 ? given : format == "text" ? text_default : 0; }
+};
+
 // --- shared options --------------------------------------------------------------
 void AddFormatOption(CLI::App* app, std::string& format);
 void AddWidthOption(CLI::App* app, int& width);
-void AddTopOption(CLI::App* app, int& top, const char* help);
+void AddTopOption(CLI::App* app, TopOption& top, const char* what);
 
 // A command over loaded profiles (summary, kernels, ...): paths and the
 // common options, a session opened with a progress bar, --stats.
@@ -62,11 +71,12 @@ class ProfileCommand : public Command {
   void AfterOutput() final;
 
  protected:
-  explicit ProfileCommand(bool with_view = true) : with_view_(with_view) {}
+  explicit ProfileCommand(bool with_view = true, int top_in_text = 10) : top_{-1, top_in_text}, with_view_(with_view) {}
   virtual void AddOwnOptions(CLI::App*) {}
   virtual StatusOr<Report> Analyse(const app::Session& s) = 0;
+  int top() const { return top_.For(out_.format); }
   app::InputOptions in_;
-  int top_ = 10;
+  TopOption top_;
 
  private:
   bool with_view_;

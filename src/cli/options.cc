@@ -42,15 +42,19 @@ class ProgressBar {
 }  // namespace
 
 void AddFormatOption(CLI::App* app, std::string& format) {
-  app->add_option("--format", format, "output format")->check(CLI::IsMember(RendererNames()));
+  app->add_option("--format", format, "output format")->check(CLI::IsMember(RendererNames()))->capture_default_str();
 }
 
 void AddWidthOption(CLI::App* app, int& width) {
-  app->add_option("--width", width, "cut text cells to this many characters")->check(CLI::Range(8, 100000));
+  app->add_option("--width", width, "cut text cells to this many characters")
+      ->check(CLI::Range(8, 100000))
+      ->capture_default_str();
 }
 
-void AddTopOption(CLI::App* app, int& top, const char* help) {
-  app->add_option("--top", top, help)->check(CLI::NonNegativeNumber);
+void AddTopOption(CLI::App* app, TopOption& top, const char* what) {
+  app->add_option("--top", top.given,
+                  fmt::format("{} (0 = all; default {} in text, all in json and csv)", what, top.text_default))
+      ->check(CLI::NonNegativeNumber);
 }
 
 StatusOr<app::Session> OpenWithProgress(const app::InputOptions& in, bool with_view) {
@@ -62,7 +66,7 @@ StatusOr<app::Session> OpenWithProgress(const app::InputOptions& in, bool with_v
 void ProfileCommand::AddOptions(CLI::App* app) {
   app->add_option("paths", in_.paths, "trace files or directories of per-rank traces")->required();
   AddFormatOption(app, out_.format);
-  AddTopOption(app, top_, "rows per rank/class in ranked tables (0 = all)");
+  AddTopOption(app, top_, "rows per rank/class in ranked tables");
   app->add_option("--rank", in_.rank, "only this rank");
   app->add_flag("--hta-rounding", in_.hta_rounding,
                 "round fractional-us timestamps as HTA does (ceil start, floor end) to reproduce its numbers");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <string>
 
 #include "base/time.h"
 #include "report/table.h"
@@ -16,5 +17,12 @@ inline Cell TimeCell(double ps) { return std::isnan(ps) ? Cell::Null() : Cell::I
 inline Cell UsCell(double us) { return TimeCell(us * static_cast<double>(kPsPerUs)); }
 // A figure that may be unknown (negative or NaN): null then.
 inline Cell Known(double v) { return std::isnan(v) || v < 0 ? Cell::Null() : Cell::Real(v); }
+
+// Says under a table that `hidden` rows were left out by --top (nothing when
+// none were).
+inline void NoteHiddenRows(Table& t, size_t hidden) {
+  if (hidden > 0)
+    t.notes.push_back(std::to_string(hidden) + (hidden == 1 ? " more row" : " more rows") + " (--top 0 for all).");
+}
 
 }  // namespace mlprof

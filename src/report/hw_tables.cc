@@ -306,8 +306,7 @@ Table RooflineOpsTable(int64_t rank, const RooflineResult& r, int top) {
                       Known(o.ceiling_pct), Seconds(o.expected_s), Seconds(o.measured_s), Known(o.efficiency),
                       Known(o.achieved_flops_per_s), Cell::Text(RoofBoundName(o.bound))});
   }
-  if (top > 0 && r.ops.size() > static_cast<size_t>(top))
-    t.notes.push_back(fmt::format("{} more ops (--top 0 lists all).", r.ops.size() - static_cast<size_t>(top)));
+  NoteHiddenRows(t, r.ops.size() - t.rows.size());
   return t;
 }
 

@@ -66,7 +66,7 @@ TEST(HwTables, RooflineTablesCarryTheNumbers) {
   EXPECT_EQ(std::get<int64_t>(ops.rows[0][10].value), 20000 * kPsPerUs);  // expected: 20000 us, in ps
   EXPECT_EQ(std::get<std::string>(ops.rows[0][14].value), "compute");
   ASSERT_EQ(ops.notes.size(), 1u);
-  EXPECT_NE(ops.notes[0].find("1 more ops"), std::string::npos);
+  EXPECT_NE(ops.notes[0].find("1 more row (--top 0 for all)."), std::string::npos);
 }
 
 }  // namespace

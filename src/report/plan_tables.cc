@@ -140,6 +140,7 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
                       Cell::Real(p.mfu * 100),
                       Cell::Text(plan::BottleneckName(p.bottleneck))});
   }
+  NoteHiddenRows(t, plans.size() - t.rows.size());
   t.notes.push_back(
       "TP x DP x PP x FSDP x CP = chips; V = interleaved stages per PP rank; EP splits the experts over data-parallel "
       "ranks; ZeRO = the stage over DP (1: optimizer state sharded, 2: gradients too; FSDP is ZeRO-3); MB = "

@@ -6,6 +6,7 @@
 
 #include "../../tests/test_util.h"
 #include "report/tables.h"
+#include "report/xla_tables.h"
 
 namespace mlprof {
 namespace {
@@ -96,6 +97,20 @@ TEST(Cells, ShownOverridesTextOnly) {
   r.tables.push_back(t);
   EXPECT_NE(RenderText(r).find("989.000  TFLOP/s"), std::string::npos) << RenderText(r);
   EXPECT_NE(RenderCsv(r).find("989000000000000,flop/s"), std::string::npos) << RenderCsv(r);
+}
+
+// --top N keeps N children per scope; a hidden scope's children go with it,
+// and the note counts every hidden row. Tree: a (a/x, a/y), b (b/z).
+TEST(Scopes, TopHidesWholeSubtrees) {
+  std::vector<ScopeRow> rows = {
+      {"a", 0, 60, 3, 0}, {"a/x", 1, 40, 2, 0}, {"a/y", 1, 20, 1, 0}, {"b", 0, 30, 1, 0}, {"b/z", 1, 30, 1, 0}};
+  Table t = XlaScopesTable(0, rows, 90, 1);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(t.rows[0][1].value), "a");
+  EXPECT_EQ(std::get<std::string>(t.rows[1][1].value), "  x");
+  ASSERT_EQ(t.notes.size(), 2u);
+  EXPECT_EQ(t.notes[0], "3 more rows (--top 0 for all).");
+  EXPECT_EQ(XlaScopesTable(0, rows, 90, 0).rows.size(), 5u);
 }
 
 }  // namespace

@@ -235,6 +235,7 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
                       Known(r.bytes_per_s()), Cell::Text(r.cost_kind), Cell::Text(r.name), Cell::Text(r.input_dims),
                       Cell::Text(r.input_types), Cell::Text(r.concrete_inputs)});
   }
+  NoteHiddenRows(t, ops.size() - t.rows.size());
   return t;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "report/columns.h"
 
@@ -100,15 +101,21 @@ Table XlaScopesTable(int64_t rank, const std::vector<ScopeRow>& rows, Ps total, 
       .Add(PctCol("pct", "time / all device op time"))
       .Add(Count("ops", "op executions"))
       .Add(Gflop("flops", "FLOPs of the scope's executions (null when none are known)"));
-  // --top limits the children listed per parent.
+  // --top limits the children listed per parent; a hidden scope's children
+  // are hidden with it (rows come parents first).
   std::map<std::string, int> shown;
+  std::set<std::string> hidden;
   for (const auto& r : rows) {
     std::string parent = r.path.substr(0, r.path.rfind('/') == std::string::npos ? 0 : r.path.rfind('/'));
-    if (top > 0 && shown[parent]++ >= top) continue;
+    if (hidden.count(parent) || (top > 0 && shown[parent]++ >= top)) {
+      hidden.insert(r.path);
+      continue;
+    }
     std::string leaf = r.path.substr(r.path.rfind('/') == std::string::npos ? 0 : r.path.rfind('/') + 1);
     t.rows.push_back({Cell::Int(rank), Cell::Text(std::string(2 * r.depth, ' ') + leaf), Cell::Int(r.depth),
                       Cell::Int(r.time), Cell::Real(Pct(r.time, total)), Cell::Int(r.count), Flops(r.flops)});
   }
+  NoteHiddenRows(t, rows.size() - t.rows.size());
   t.notes.push_back(
       "Scopes are the JAX name stack (op_name metadata / tf_op) without jit wrappers, transforms and the primitive; "
       "each row includes its children. --top N limits children per scope, --depth the levels.");
@@ -146,6 +153,7 @@ Table XlaTopOpsTable(int64_t rank, const XlaOps& x, const XlaOpTimes& times, int
                                  : info.cost_from_model           ? "mlprof HLO cost model"
                                                                   : "recorded by the runtime")});
   }
+  NoteHiddenRows(t, v.size() - t.rows.size());
   return t;
 }
 
@@ -192,7 +200,7 @@ Table HloCategoryTable(const std::vector<HloCategoryRow>& rows) {
   return t;
 }
 
-Table HloCollectivesTable(const std::vector<HloCollective>& collectives) {
+Table HloCollectivesTable(const std::vector<HloCollective>& collectives, int top) {
   Table t("hlo_collectives", "Collectives: replica groups read as parallelism");
   t.Add(Key("module", Unit::kText, "module name"))
       .Add(Key("instruction", Unit::kText, "instruction name"))
@@ -207,6 +215,7 @@ Table HloCollectivesTable(const std::vector<HloCollective>& collectives) {
       .Add(Measure("network_bytes", Unit::kBytes, "bytes each device sends (ring)").Show("network_mb", 1e6, 3))
       .Add(Text("replica_groups", "replica_groups as written"));
   for (const HloCollective& k : collectives) {
+    if (top > 0 && t.rows.size() >= static_cast<size_t>(top)) break;
     const HloGroups& g = k.groups;
     std::string axis = g.size <= 1     ? "-"
                        : g.stride == 1 ? fmt::format("innermost ({}-way, contiguous devices)", g.size)
@@ -220,6 +229,7 @@ Table HloCollectivesTable(const std::vector<HloCollective>& collectives) {
                       Cell::Int(static_cast<int64_t>(k.result_bytes)), Cell::Real(k.network_bytes),
                       Cell::Text(std::string(g.text))});
   }
+  NoteHiddenRows(t, collectives.size() - t.rows.size());
   if (collectives.empty()) t.notes.push_back("No collectives in these modules.");
   t.notes.push_back(
       "group_size = the parallelism degree of the mesh axis the collective runs over; stride 1 = the innermost "

@@ -26,7 +26,7 @@ Table XlaTopOpsTable(int64_t rank, const XlaOps& x, const XlaOpTimes& times, int
 // parallelism degree; and one instruction explained field by field.
 Table HloModulesTable(const std::vector<HloModuleSummary>& modules);
 Table HloCategoryTable(const std::vector<HloCategoryRow>& rows);
-Table HloCollectivesTable(const std::vector<HloCollective>& collectives);
+Table HloCollectivesTable(const std::vector<HloCollective>& collectives, int top);
 Table HloExplainTable(const HloInstructionFacts& facts);
 
 }  // namespace mlprof
