@@ -138,6 +138,7 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
     if (b.step_time <= 0 || b.devices <= 0) continue;
     f.step_seconds = static_cast<double>(b.step_time) / 1e12;
     f.devices = b.devices;
+    f.devices_source = ProfileFigures::DevicesSource::kXlaDevices;
     double flops = 0;
     for (const auto& row : b.rows) flops += row.flops;
     if (flops > 0) {
@@ -157,7 +158,15 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
     f.step_source = ProfileFigures::StepSource::kProfilerStep;
     f.ranks = static_cast<int64_t>(s.summary.size());
   }
+  f.ranks_read = static_cast<int64_t>(p.ranks.size());
   f.devices = static_cast<double>(p.ranks.size());
+  f.devices_source = ProfileFigures::DevicesSource::kRanksRead;
+  int64_t world = 0;
+  for (const auto& rank : p.ranks) world = std::max<int64_t>(world, rank.meta.world_size);
+  if (static_cast<double>(world) > f.devices) {
+    f.devices = static_cast<double>(world);
+    f.devices_source = ProfileFigures::DevicesSource::kWorldSize;
+  }
   // Hardware FLOPs: the costed ops of the steady-state steps.
   std::map<int64_t, int64_t> steady;  // rank -> steady-state steps whose GPU work the view keeps
   for (const RankView& rv : v.ranks) {

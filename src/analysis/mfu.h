@@ -104,6 +104,16 @@ MfuResult ComputeMfu(const MfuInput& in);
 struct ProfileFigures {
   double step_seconds = 0;  // 0: unknown
   double devices = 0;
+  // Where the device count came from: the XLA profile's devices, the ranks
+  // read, or distributedInfo.world_size when it says more ranks ran than
+  // were read (one rank's trace of a 16-rank job).
+  enum class DevicesSource : uint8_t {
+    kNone,
+    kXlaDevices,
+    kRanksRead,
+    kWorldSize
+  } devices_source = DevicesSource::kNone;
+  int64_t ranks_read = 0;
   double hardware_flops_per_device_per_step = 0;  // 0: unknown
   double costed_gpu_fraction = -1;  // Kineto: GPU time of ops with a FLOP count / all op GPU time (-1: n/a)
   // How the step time was found: the mean execution of the busiest XLA

@@ -159,7 +159,7 @@ namespace {
 // Two ranks with ProfilerStep#1..#4 of known wall times: warm-up leaves out
 // step 1 (4 steps >= 3), so the medians are 30 ms and 35 ms; the slowest
 // rank sets the step time. One device per rank; no FLOPs.
-std::string RankJson(int rank, const int (&walls_ms)[4]) {
+std::string RankJson(int rank, const int (&walls_ms)[4], int world_size = 2) {
   std::string ev;
   long long ts = 0;
   for (int i = 0; i < 4; ++i) {
@@ -169,7 +169,8 @@ std::string RankJson(int rank, const int (&walls_ms)[4]) {
         i ? "," : "", i + 1, ts, walls_ms[i] * 1000);
     ts += walls_ms[i] * 1000 + 100;
   }
-  return fmt::format("{{\"distributedInfo\":{{\"rank\":{},\"world_size\":2}},\"traceEvents\":[{}]}}", rank, ev);
+  return fmt::format("{{\"distributedInfo\":{{\"rank\":{},\"world_size\":{}}},\"traceEvents\":[{}]}}", rank, world_size,
+                     ev);
 }
 
 TEST(Mfu, StepTimeAndDevicesFromKinetoTraces) {
@@ -182,6 +183,18 @@ TEST(Mfu, StepTimeAndDevicesFromKinetoTraces) {
   EXPECT_DOUBLE_EQ(f.hardware_flops_per_device_per_step, 0);
   EXPECT_EQ(f.step_source, ProfileFigures::StepSource::kProfilerStep);
   EXPECT_EQ(f.ranks, 2);
+  EXPECT_EQ(f.devices_source, ProfileFigures::DevicesSource::kRanksRead);
+}
+
+// One rank's trace of a 16-rank job: the devices are the job's 16 (its
+// distributedInfo.world_size), not the one trace read (which gave 16x the
+// MFU: 583 % on the corpus's ws16 trace).
+TEST(Mfu, DevicesFromTheWorldSizeWhenOneRankIsRead) {
+  Profile p = testing::ProfileFromJson(RankJson(0, {10, 20, 30, 40}, 16), "r0.json");
+  ProfileFigures f = MeasureProfile(p, BuildProfileView(p, {}));
+  EXPECT_DOUBLE_EQ(f.devices, 16);
+  EXPECT_EQ(f.devices_source, ProfileFigures::DevicesSource::kWorldSize);
+  EXPECT_EQ(f.ranks_read, 1);
 }
 
 // The calculator's inputs as `mlprof mfu PROFILE` fills them.

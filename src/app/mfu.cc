@@ -80,7 +80,10 @@ StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
     }
     if (!(mfu.devices > 0) && f.devices > 0) {
       mfu.devices = f.devices;
-      say(fmt::format("devices {:g}", f.devices));
+      say(fmt::format("devices {:g}{}", f.devices,
+                      f.devices_source == ProfileFigures::DevicesSource::kWorldSize
+                          ? fmt::format(" (distributedInfo world_size; {} rank trace(s) read)", f.ranks_read)
+                          : ""));
     }
     if (!mfu.chip) {
       DetectedChip d = DetectChip(db, f.device_names);
