@@ -126,11 +126,6 @@ MfuResult ComputeMfu(const MfuInput& in) {
 
 ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
   ProfileFigures f;
-  for (const auto& rank : p.ranks)
-    for (const auto& d : rank.meta.devices)
-      for (const std::string* n : {&d.device_type, &d.name})
-        if (!n->empty() && std::find(f.device_names.begin(), f.device_names.end(), *n) == f.device_names.end())
-          f.device_names.push_back(*n);
   for (const auto& rank : p.ranks) {
     if (rank.xla_ops.empty()) continue;
     XlaOps x = ResolveXlaOps(rank);

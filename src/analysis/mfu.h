@@ -127,7 +127,6 @@ struct ProfileFigures {
   // model), or the PyTorch ops costed from their shapes (groups, ranks).
   enum class FlopsSource : uint8_t { kNone, kXlaOps, kCostedShapes } flops_source = FlopsSource::kNone;
   int64_t costed_groups = 0, steady_ranks = 0;  // kCostedShapes
-  std::vector<std::string> device_names;
 };
 ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v);
 

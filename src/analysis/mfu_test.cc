@@ -324,10 +324,12 @@ TEST(Mfu, StepTimeDevicesAndHardwareFlopsFromAnXSpace) {
   EXPECT_DOUBLE_EQ(f.devices, 2);
   EXPECT_NEAR(f.step_seconds, static_cast<double>(module_time / executions) / 1e12, 1e-15);
   EXPECT_NEAR(f.hardware_flops_per_device_per_step, flops / 2 / st.steps, flops * 1e-12);
-  ASSERT_FALSE(f.device_names.empty());
-  EXPECT_EQ(hw::ChipDb::BuiltIn().Detect(f.device_names[0])->id, "tpu-v6e");
+  ASSERT_FALSE(p.AllDevices().empty());
+  const hw::Chip* chip = hw::ChipDb::BuiltIn().Detect(p.AllDevices()[0].device_type);
+  ASSERT_NE(chip, nullptr);
+  EXPECT_EQ(chip->id, "tpu-v6e");
   // HFU from those figures.
-  MfuInput in = FromProfile(f, hw::ChipDb::BuiltIn().Detect(f.device_names[0]));
+  MfuInput in = FromProfile(f, chip);
   in.model_flops_per_step = 1e12;
   ASSERT_EQ(CheckMfu(in), std::nullopt);
   const MfuResult m = ComputeMfu(in);

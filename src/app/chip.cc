@@ -15,7 +15,8 @@ DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<std::string>& de
   return d;
 }
 
-DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<DeviceProperties>& devices) {
+namespace {
+DetectedChip DetectByNames(const hw::ChipDb& db, const std::vector<DeviceProperties>& devices) {
   std::vector<std::string> names;
   for (const auto& dev : devices) {
     names.push_back(dev.device_type);
@@ -23,9 +24,39 @@ DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<DeviceProperties
   }
   return DetectChip(db, names);
 }
+}  // namespace
 
-StatusOr<const hw::Chip*> FindChip(const hw::ChipDb& db, const std::string& id) {
+DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<DeviceProperties>& devices) {
+  DetectedChip d = DetectByNames(db, devices);
+  if (d.chip) return d;
+  // Devices with no name the database knows (XPlane GPU planes): by vendor,
+  // compute capability, cores and clock.
+  for (const auto& dev : devices) {
+    if (dev.vendor.empty() || dev.compute_major < 0) continue;
+    if (const hw::Chip* c =
+            db.DetectSignature(dev.vendor, static_cast<int>(dev.compute_major), static_cast<int>(dev.compute_minor),
+                               static_cast<int>(dev.num_sms), dev.clock_khz)) {
+      d.chip = c;
+      d.device_name = fmt::format("{} compute capability {}.{}, {} cores", dev.vendor, dev.compute_major,
+                                  dev.compute_minor, dev.num_sms);
+      return d;
+    }
+  }
+  return d;
+}
+
+StatusOr<const hw::Chip*> FindChip(const hw::ChipDb& db, const std::string& id,
+                                   const std::vector<DeviceProperties>& profile_devices) {
   if (const hw::Chip* c = db.Find(id)) return c;
+  // A family name ("H100"): the member the profile ran on, else the
+  // family's default (the SXM part).
+  const std::vector<const hw::Chip*> family = db.Family(id);
+  if (!family.empty()) {
+    const hw::Chip* seen = DetectChip(db, profile_devices).chip;
+    for (const hw::Chip* c : family)
+      if (c == seen) return c;
+    return family.front();
+  }
   std::string ids;
   for (const hw::Chip& c : db.chips()) ids += (ids.empty() ? "" : ", ") + c.id;
   return InvalidArgument(
@@ -34,10 +65,12 @@ StatusOr<const hw::Chip*> FindChip(const hw::ChipDb& db, const std::string& id) 
                   id, ids));
 }
 
-StatusOr<const hw::Chip*> FindChipOrDevice(const hw::ChipDb& db, const std::string& id_or_device) {
+StatusOr<const hw::Chip*> FindChipOrDevice(const hw::ChipDb& db, const std::string& id_or_device,
+                                           const std::vector<DeviceProperties>& profile_devices) {
   if (const hw::Chip* c = db.Find(id_or_device)) return c;
-  if (const hw::Chip* d = db.Detect(id_or_device)) return d;  // a device name as a profile writes it
-  return FindChip(db, id_or_device);
+  if (db.Family(id_or_device).empty())
+    if (const hw::Chip* d = db.Detect(id_or_device)) return d;  // a device name as a profile writes it
+  return FindChip(db, id_or_device, profile_devices);
 }
 
 StatusOr<hw::DType> ParseDTypeOption(const std::string& name) {

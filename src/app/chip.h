@@ -17,15 +17,20 @@ struct DetectedChip {
   std::vector<std::string> seen;   // every device name looked at, in order
 };
 // The first chip the database recognises among the devices' names (device
-// type, then name, device by device). The one detection rule of mlprof.
+// type, then name, device by device), else the first device whose vendor,
+// compute capability, cores and clock fit a chip's signature (XPlane GPU
+// planes carry no name). The one detection rule of mlprof.
 DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<DeviceProperties>& devices);
 DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<std::string>& device_names);
 
-// A chip by id or name, or else by a device name as profiles write it
-// ("NVIDIA H200"); the error of the id lookup when neither matches.
-// By id or name; the error lists the known ids.
-StatusOr<const hw::Chip*> FindChip(const hw::ChipDb& db, const std::string& id);
-StatusOr<const hw::Chip*> FindChipOrDevice(const hw::ChipDb& db, const std::string& id_or_device);
+// A chip by id or name, case-insensitively, or by a family name ("H100":
+// the family member the profile's devices are, else the family's default,
+// the SXM part); the error lists the known ids.
+StatusOr<const hw::Chip*> FindChip(const hw::ChipDb& db, const std::string& id,
+                                   const std::vector<DeviceProperties>& profile_devices = {});
+// FindChip, or else a device name as profiles write it ("NVIDIA H200").
+StatusOr<const hw::Chip*> FindChipOrDevice(const hw::ChipDb& db, const std::string& id_or_device,
+                                           const std::vector<DeviceProperties>& profile_devices = {});
 
 // "bf16" -> DType; a usage error naming the option otherwise.
 StatusOr<hw::DType> ParseDTypeOption(const std::string& name);

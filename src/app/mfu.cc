@@ -66,8 +66,10 @@ Status MfuProblemStatus(MfuProblem p, const MfuInput& in) {
 StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
   ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles(o.chip_files));
   MfuInput mfu = o.input;
+  const std::vector<DeviceProperties> devices =
+      profile ? profile->profile.AllDevices() : std::vector<DeviceProperties>{};
   if (!o.chip.empty()) {
-    ASSIGN_OR_RETURN(mfu.chip, FindChipOrDevice(db, o.chip));
+    ASSIGN_OR_RETURN(mfu.chip, FindChipOrDevice(db, o.chip, devices));
   }
   std::string from_profile;
   auto say = [&from_profile](const std::string& what) { from_profile += (from_profile.empty() ? "" : "; ") + what; };
@@ -86,7 +88,7 @@ StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
                           : ""));
     }
     if (!mfu.chip) {
-      DetectedChip d = DetectChip(db, f.device_names);
+      DetectedChip d = DetectChip(db, devices);
       if ((mfu.chip = d.chip)) say(fmt::format("chip {} (device '{}')", mfu.chip->id, d.device_name));
     }
     mfu.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;

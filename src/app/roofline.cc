@@ -20,7 +20,7 @@ StatusOr<RooflineOutput> Roofline(const Session& s, const RooflineOptions& o) {
   ASSIGN_OR_RETURN(hw::DType dtype, ParseDTypeOption(o.dtype));
   const hw::Chip* forced = nullptr;
   if (!o.chip.empty()) {
-    ASSIGN_OR_RETURN(forced, FindChip(db, o.chip));
+    ASSIGN_OR_RETURN(forced, FindChip(db, o.chip, s.profile.AllDevices()));
   }
   std::vector<int64_t> ici_axes;
   if (!o.ici_axes.empty()) {

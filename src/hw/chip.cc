@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -38,6 +39,34 @@ class ChipReader {
     RETURN_IF_ERROR(Str(o, "kind", &c.kind, false));
     RETURN_IF_ERROR(Str(o, "notes", &c.notes, false));
     RETURN_IF_ERROR(Strings(o, "match", &c.match));
+    RETURN_IF_ERROR(Str(o, "family", &c.family, false));
+    bool fam_default = false;
+    if (auto e = o["family_default"].get(fam_default); e && e != simdjson::NO_SUCH_FIELD)
+      return Err("family_default", "true or false");
+    c.family_default = fam_default;
+    simdjson::dom::array sigs;
+    if (auto e = o["signatures"].get(sigs); e && e != simdjson::NO_SUCH_FIELD)
+      return Err("signatures", "an array of {\"vendor\", \"compute_capability\": [major, minor], ...}");
+    else if (!e) {
+      for (auto x : sigs) {
+        simdjson::dom::object so;
+        if (x.get(so)) return Err("signatures", "objects {\"vendor\", \"compute_capability\", ...}");
+        DeviceSignature s;
+        const char* pre = "signatures[].";
+        RETURN_IF_ERROR(Str(so, "vendor", &s.vendor, true, pre));
+        simdjson::dom::array cc;
+        int64_t major = -1, minor = -1;
+        if (so["compute_capability"].get(cc) || cc.size() != 2 || cc.at(0).get(major) || cc.at(1).get(minor) ||
+            major < 0 || minor < 0 || major > 100 || minor > 100)
+          return Err("signatures[].compute_capability", "[major, minor]");
+        s.major = static_cast<int>(major), s.minor = static_cast<int>(minor);
+        double cores = -1, clock = -1;
+        RETURN_IF_ERROR(Num(so, "cores", &cores, false, 1, 1e6, pre));
+        RETURN_IF_ERROR(Num(so, "clock_mhz", &clock, false, 1, 1e5, pre));
+        s.cores = static_cast<int>(cores), s.clock_mhz = static_cast<int>(clock);
+        c.signatures.push_back(std::move(s));
+      }
+    }
     RETURN_IF_ERROR(Strings(o, "sources", &c.sources));
     double cores = 1;
     RETURN_IF_ERROR(Num(o, "cores_per_chip", &cores, false, 1, 1024));
@@ -219,6 +248,28 @@ const Chip* ChipDb::Find(std::string_view key) const {
   for (const Chip& c : chips_)
     for (const auto& m : c.match)
       if (Lower(m) == k) return &c;
+  return nullptr;
+}
+
+std::vector<const Chip*> ChipDb::Family(std::string_view key) const {
+  const std::string k = Lower(key);
+  std::vector<const Chip*> out;
+  for (const Chip& c : chips_)
+    if (!c.family.empty() && Lower(c.family) == k) out.insert(c.family_default ? out.begin() : out.end(), &c);
+  return out;
+}
+
+const Chip* ChipDb::DetectSignature(std::string_view vendor, int major, int minor, int cores, int64_t clock_khz) const {
+  const std::string v = Lower(vendor);
+  for (const Chip& c : chips_)
+    for (const DeviceSignature& s : c.signatures) {
+      if (Lower(s.vendor) != v || s.major != major || s.minor != minor) continue;
+      if (s.cores > 0 && s.cores != cores) continue;
+      if (s.clock_mhz > 0 &&
+          (clock_khz <= 0 || std::abs(static_cast<double>(clock_khz) / 1e3 - s.clock_mhz) > 0.02 * s.clock_mhz))
+        continue;
+      return &c;
+    }
   return nullptr;
 }
 

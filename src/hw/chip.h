@@ -40,12 +40,26 @@ struct Link {
   double bytes_per_s_per_dir() const;
 };
 
+// What a profile's device plane says of a chip when it gives no name (an
+// XPlane GPU plane: vendor, compute capability, core count, clock).
+struct DeviceSignature {
+  std::string vendor;  // "AMD", "NVIDIA"
+  int major = -1, minor = -1;
+  int cores = -1;      // -1: any
+  int clock_mhz = -1;  // -1: any; else within 2 %
+};
+
 struct Chip {
   std::string id;    // "h200"
   std::string name;  // "NVIDIA H200 SXM 141GB"
   std::string vendor;
-  std::string kind;                // "gpu", "tpu", "npu"
-  std::vector<std::string> match;  // substrings of device names in profiles
+  std::string kind;                         // "gpu", "tpu", "npu"
+  std::vector<std::string> match;           // substrings of device names in profiles
+  std::vector<DeviceSignature> signatures;  // unnamed devices this chip is
+  // What people call the chip and its siblings ("H100" for the SXM and
+  // PCIe parts); the family's default answers a bare family name.
+  std::string family;
+  bool family_default = false;
   int cores_per_chip = 1;
   double peak_flops[static_cast<int>(DType::kCount)] = {};  // FLOP/s, dense; 0 = none or unknown
   double hbm_bytes = 0;
@@ -76,6 +90,12 @@ class ChipDb {
   const std::vector<Chip>& chips() const { return chips_; }
   // By id, name or a `match` string, case-insensitively; null if none.
   const Chip* Find(std::string_view key) const;
+  // The chips of a family ("h100": h100-sxm, h100-pcie), case-insensitively,
+  // the family's default first; empty if `key` names no family.
+  std::vector<const Chip*> Family(std::string_view key) const;
+  // The chip whose signature a device's vendor, compute capability, core
+  // count and clock (kHz; <= 0 unknown) fit; null if none.
+  const Chip* DetectSignature(std::string_view vendor, int major, int minor, int cores, int64_t clock_khz) const;
   // The chip a profile's device name describes ("NVIDIA H100 80GB HBM3",
   // "TPU v6 Lite"): the longest `match` string contained in it; null if
   // none.

@@ -137,5 +137,46 @@ TEST(Chips, DTypeNames) {
   EXPECT_FALSE(ParseDType("bf17", &t));
 }
 
+// Devices with no name (XPlane GPU planes): the corpus's MI300X plane says
+// AMD, compute capability 9.4, 304 cores, 2,100,000 kHz; its gfx950 plane
+// 9.5, 256 cores, 2,400,000 kHz (an MI355X; an MI350X runs at 2.2 GHz).
+TEST(Chips, DetectBySignature) {
+  const ChipDb& db = ChipDb::BuiltIn();
+  const Chip* mi300x = db.DetectSignature("AMD", 9, 4, 304, 2100000);
+  ASSERT_NE(mi300x, nullptr);
+  EXPECT_EQ(mi300x->id, "mi300x");
+  const Chip* mi355x = db.DetectSignature("amd", 9, 5, 256, 2400000);
+  ASSERT_NE(mi355x, nullptr);
+  EXPECT_EQ(mi355x->id, "mi355x");
+  EXPECT_EQ(db.DetectSignature("AMD", 9, 5, 256, 2200000), nullptr);  // MI350X: not in the database
+  EXPECT_EQ(db.DetectSignature("AMD", 9, 5, 256, -1), nullptr);       // clock unknown: not sure enough
+  EXPECT_EQ(db.DetectSignature("NVIDIA", 9, 4, 304, 2100000), nullptr);
+  // MI355X's dense peaks from its architecture: 256 CUs x 2.4 GHz x 8192 FP8 FLOP/CU/clock.
+  EXPECT_NEAR(mi355x->peak(DType::kFp8), 256 * 2.4e9 * 8192, 1e11);
+  EXPECT_NEAR(mi355x->peak(DType::kBf16), 256 * 2.4e9 * 4096, 1e11);
+}
+
+TEST(Chips, FamiliesListTheirDefaultFirst) {
+  const ChipDb& db = ChipDb::BuiltIn();
+  std::vector<const Chip*> h100 = db.Family("h100");
+  ASSERT_EQ(h100.size(), 2u);
+  EXPECT_EQ(h100[0]->id, "h100-sxm");
+  EXPECT_EQ(h100[1]->id, "h100-pcie");
+  EXPECT_EQ(db.Family("A100")[0]->id, "a100-80gb");
+  EXPECT_TRUE(db.Family("h100-sxm").empty());
+  EXPECT_EQ(db.Find("H100"), nullptr);  // a family, not a chip: the app picks the member
+}
+
+TEST(Chips, BadSignaturesNameTheField) {
+  auto c = ParseChipJson(
+      R"({"id":"x","name":"x","peak_tflops":{"bf16":1},"signatures":[{"vendor":"AMD","compute_capability":[9]}]})",
+      "x.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("x.json: chip file, field 'signatures[].compute_capability': expected [major, "
+                                      "minor]"),
+            std::string::npos)
+      << c.status().message();
+}
+
 }  // namespace
 }  // namespace mlprof::hw

@@ -459,7 +459,8 @@ class XPlaneReader {
   struct StatIds {
     uint64_t hlo_op = 0, hlo_module = 0, program_id = 0, hlo_category = 0, flops = 0, model_flops = 0,
              bytes_accessed = 0, tf_op = 0, source = 0, hlo_proto = 0, device_type = 0, peak_tflops = 0, peak_hbm = 0,
-             memory_bandwidth = 0;
+             memory_bandwidth = 0, vendor = 0, cc_major = 0, cc_minor = 0, core_count = 0, clock_rate = 0,
+             memory_size = 0;
     void Note(uint64_t id, std::string_view n) {
       if (n == "hlo_op")
         hlo_op = id;
@@ -489,6 +490,18 @@ class XPlaneReader {
         peak_hbm = id;
       else if (n == "memory_bandwidth")
         memory_bandwidth = id;
+      else if (n == "device_vendor")
+        vendor = id;
+      else if (n == "compute_cap_major")
+        cc_major = id;
+      else if (n == "compute_cap_minor")
+        cc_minor = id;
+      else if (n == "core_count")
+        core_count = id;
+      else if (n == "clock_rate")
+        clock_rate = id;
+      else if (n == "memory_size")
+        memory_size = id;
     }
   };
 
@@ -575,6 +588,14 @@ class XPlaneReader {
       if (st.metadata_id == ids_.peak_tflops) d.peak_tflops = StatNumber(st), any = true;
       if (st.metadata_id == ids_.peak_hbm) d.peak_hbm_gbps = StatNumber(st), any = true;
       if (st.metadata_id == ids_.memory_bandwidth) d.memory_bandwidth_bps = StatNumber(st), any = true;
+      // A GPU plane's description of its device (no name): what chip
+      // detection by signature reads.
+      if (st.metadata_id == ids_.vendor) d.vendor = std::string(StatString(st)), any = true;
+      if (st.metadata_id == ids_.cc_major) d.compute_major = static_cast<int64_t>(StatNumber(st)), any = true;
+      if (st.metadata_id == ids_.cc_minor) d.compute_minor = static_cast<int64_t>(StatNumber(st)), any = true;
+      if (st.metadata_id == ids_.core_count) d.num_sms = static_cast<int64_t>(StatNumber(st)), any = true;
+      if (st.metadata_id == ids_.clock_rate) d.clock_khz = static_cast<int64_t>(StatNumber(st)), any = true;
+      if (st.metadata_id == ids_.memory_size) d.total_global_mem = static_cast<int64_t>(StatNumber(st)), any = true;
       auto name = stat_names_.find(st.metadata_id);
       if (name == stat_names_.end()) continue;
       const StringId key = b_.strings().Intern(name->second);

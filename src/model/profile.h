@@ -151,6 +151,8 @@ struct DeviceProperties {
   double peak_tflops = -1;           // peak_teraflops_per_second
   double peak_hbm_gbps = -1;         // peak_hbm_bw_gigabytes_per_second
   double memory_bandwidth_bps = -1;  // GPU plane memory_bandwidth (B/s)
+  std::string vendor;                // GPU plane device_vendor ("AMD")
+  int64_t clock_khz = -1;            // GPU plane clock_rate
 };
 
 // What an XLA device event executed, from XPlane stats (event metadata on
@@ -254,6 +256,13 @@ struct Profile {
   // Files found in a directory that are not traces (sidecar JSON and the
   // like): skipped, one message each.
   std::vector<std::string> skipped;
+
+  // Every rank's devices, in rank order.
+  std::vector<DeviceProperties> AllDevices() const {
+    std::vector<DeviceProperties> out;
+    for (const auto& r : ranks) out.insert(out.end(), r.meta.devices.begin(), r.meta.devices.end());
+    return out;
+  }
 };
 
 }  // namespace mlprof
