@@ -42,7 +42,7 @@ void Summarize(const std::vector<mlprof::hlo::Module>& modules) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   if (auto model = mlprof::plan::ParseModelToml(bytes, "fuzz.toml"); model.ok()) {
-    static const mlprof::hw::Chip* chip = *mlprof::hw::ChipDb::BuiltIn().Find("h100-sxm");
+    static const mlprof::hw::Chip* chip = mlprof::hw::ChipDb::BuiltIn().Find("h100-sxm");
     mlprof::plan::Cluster c = mlprof::plan::MakeCluster(*chip, 8, 8, {});
     mlprof::plan::TrainSpec t;
     t.global_batch = 8;
