@@ -57,6 +57,14 @@ if command -v python3 >/dev/null; then
   done
 fi
 
+# Command-line mistakes: one line, the nearest option, exit 1.
+check "option typo" run 1 "$BIN" summary "$EX" --fromat json
+check "option typo suggests" has "unknown option '--fromat' for 'summary'; did you mean '--format'?" err
+check "option typo is one line" test "$(wc -l <"$TMP/err")" -eq 1
+check "negative top" run 1 "$BIN" ops "$EX" --top -1
+check "negative top message" has "--top: expected a number of at least 0, got '-1'" err
+check "negative top is one line" test "$(wc -l <"$TMP/err")" -eq 1
+
 check "summary --rank 1" run 0 "$BIN" summary "$EX" --rank 1 --format csv
 check "only rank 1 in temporal" bash -c "sed -n '/# temporal/,/^\$/p' '$TMP/out' | grep -c '^[01],' | grep -qx 1"
 

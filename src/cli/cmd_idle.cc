@@ -3,6 +3,7 @@
 
 #include "app/commands.h"
 #include "cli/command.h"
+#include "cli/validators.h"
 
 namespace mlprof::cli {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 class IdleCommand : public ProfileCommand {
   void AddOwnOptions(CLI::App* app) override {
     app->add_option("--kernel-wait-us", o_.kernel_wait_us, "gaps shorter than this are kernel_wait")
-        ->check(CLI::NonNegativeNumber)
+        ->check(NumberAtLeastZero())
         ->capture_default_str();
     app->add_flag("--intervals", o_.intervals, "also print interval statistics per category");
   }

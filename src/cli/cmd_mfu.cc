@@ -3,6 +3,7 @@
 
 #include "app/commands.h"
 #include "cli/command.h"
+#include "cli/validators.h"
 
 namespace mlprof::cli {
 namespace {
@@ -18,14 +19,14 @@ class MfuCommand : public Command {
         ->capture_default_str();
     app->add_option("paths", in_.paths,
                     "profiles (optional): step time, device count, chip and op FLOPs (HFU) come from them");
-    app->add_option("--devices", in.devices, "devices (chips; cores with --per-core)")->check(CLI::PositiveNumber);
+    app->add_option("--devices", in.devices, "devices (chips; cores with --per-core)")->check(NumberAtLeastZero(true));
     app->add_flag("--per-core", in.per_core, "devices are cores (TPU TensorCores): peak per core");
     app->add_option("--peak-tflops", o_.peak_tflops, "peak TFLOP/s per device (instead of the chip's)")
-        ->check(CLI::PositiveNumber);
+        ->check(NumberAtLeastZero(true));
     auto opt = [app](const char* flag, std::optional<double>* v, const char* help) {
       app->add_option_function<double>(
              flag, [v](double x) { *v = x; }, help)
-          ->check(CLI::PositiveNumber);
+          ->check(NumberAtLeastZero(true));
     };
     opt("--step-time", &in.step_seconds, "seconds per step");
     opt("--tokens-per-step", &in.tokens_per_step, "tokens per step (global batch x sequence)");

@@ -3,6 +3,7 @@
 
 #include "app/commands.h"
 #include "cli/command.h"
+#include "cli/validators.h"
 
 namespace mlprof::cli {
 namespace {
@@ -61,9 +62,9 @@ class PlanCommand : public Command {
     p->add_option("--remat", f.remat,
                   "only this remat policy: none, save_dots, selective, minimal_with_context, save_out_proj, full");
     p->add_option("--max-mem", o_.max_mem_gb, "only plans needing at most this many GB per chip")
-        ->check(CLI::PositiveNumber);
+        ->check(NumberAtLeastZero(true));
     p->add_flag("--all", f.include_oom, "also list plans that do not fit (bottleneck: memory)");
-    p->add_option("--explain", o_.explain, "show the arithmetic of this row")->check(CLI::PositiveNumber);
+    p->add_option("--explain", o_.explain, "show the arithmetic of this row")->check(NumberAtLeastZero(true));
     AddTopOption(p, top_, "plans listed");
     AddFormatOption(p, out_.format);
     AddWidthOption(p, out_.width);

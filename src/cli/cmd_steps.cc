@@ -3,6 +3,7 @@
 
 #include "app/commands.h"
 #include "cli/command.h"
+#include "cli/validators.h"
 
 namespace mlprof::cli {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 class StepsCommand : public ProfileCommand {
   void AddOwnOptions(CLI::App* app) override {
     app->add_option("--warmup", o_.warmup, "warm-up steps left out of medians (default 1 if >= 3 steps)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(NumberAtLeastZero());
   }
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Steps(s, o_); }
   app::StepsOptions o_;

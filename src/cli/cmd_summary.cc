@@ -4,6 +4,7 @@
 
 #include "app/commands.h"
 #include "cli/command.h"
+#include "cli/validators.h"
 
 namespace mlprof::cli {
 namespace {
@@ -15,7 +16,7 @@ class SummaryCommand : public ProfileCommand {
  private:
   void AddOwnOptions(CLI::App* app) override {
     app->add_option("--warmup", o_.warmup, "warm-up steps left out of medians (default 1 if >= 3 steps)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(NumberAtLeastZero());
   }
   StatusOr<Report> Analyse(const app::Session& s) override {
     // --top: kernel names per class; the heaviest XLA ops: 10 in text.

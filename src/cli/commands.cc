@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -68,7 +69,9 @@ void Emit(const Report& r, const cli::OutputOptions& o) {
 
 const std::vector<cli::CommandInfo>& Commands() { return kCommands; }
 
-std::string SuggestCommand(const std::string& typo) {
+namespace {
+// The candidate nearest to `typo` (edit distance <= 2), or "".
+std::string Closest(const std::string& typo, const std::vector<std::string>& candidates) {
   auto dist = [](const std::string& a, const std::string& b) {
     std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
     for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -82,11 +85,47 @@ std::string SuggestCommand(const std::string& typo) {
   };
   std::string best;
   size_t best_d = 3;
-  for (const auto& c : kCommands) {
-    size_t d = dist(typo, c.name);
-    if (d < best_d) best_d = d, best = c.name;
+  for (const auto& c : candidates) {
+    size_t d = dist(typo, c);
+    if (d < best_d) best_d = d, best = c;
   }
   return best;
+}
+
+// One line for a command-line error: CLI11's message, for an unknown option
+// the nearest known one, and where the options are listed.
+int UsageError(const CLI::ParseError& e, const CLI::App& app, int argc, char** argv) {
+  const CLI::App* sub = nullptr;
+  if (argc >= 2) {
+    for (const CLI::App* s : app.get_subcommands({}))
+      if (s->get_name() == argv[1]) sub = s;
+  }
+  std::string what = e.what();
+  if (sub && dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    std::vector<std::string> names;
+    for (const CLI::Option* o : sub->get_options())
+      for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+    for (int i = 2; i < argc; ++i) {
+      std::string a = argv[i];
+      if (a.rfind("--", 0) != 0) continue;
+      a = a.substr(0, a.find('='));
+      if (std::find(names.begin(), names.end(), a) != names.end()) continue;
+      const std::string near = Closest(a, names);
+      what = fmt::format("unknown option '{}' for '{}'{}", a, sub->get_name(),
+                         near.empty() ? "" : fmt::format("; did you mean '{}'?", near));
+      break;
+    }
+  }
+  std::fprintf(stderr, "mlprof: error: %s (mlprof %s--help lists the options)\n", what.c_str(),
+               sub ? (sub->get_name() + " ").c_str() : "");
+  return kExitUsage;
+}
+}  // namespace
+
+std::string SuggestCommand(const std::string& typo) {
+  std::vector<std::string> names;
+  for (const auto& c : kCommands) names.push_back(c.name);
+  return Closest(typo, names);
 }
 
 int RunMain(int argc, char** argv) {
@@ -117,8 +156,8 @@ int RunMain(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help, --version
+    return UsageError(e, app, argc, argv);
   }
 
   try {

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/validators.h"
 #include "report/render.h"
 
 namespace mlprof::cli {
@@ -54,7 +55,7 @@ void AddWidthOption(CLI::App* app, int& width) {
 void AddTopOption(CLI::App* app, TopOption& top, const char* what) {
   app->add_option("--top", top.given,
                   fmt::format("{} (0 = all; default {} in text, all in json and csv)", what, top.text_default))
-      ->check(CLI::NonNegativeNumber);
+      ->check(NumberAtLeastZero());
 }
 
 StatusOr<app::Session> OpenWithProgress(const app::InputOptions& in, bool with_view) {
@@ -73,7 +74,7 @@ void ProfileCommand::AddOptions(CLI::App* app) {
   app->add_flag("--all-steps", in_.all_steps,
                 "keep the last ProfilerStep (HTA and mlprof drop it by default when there are >= 2 steps)");
   app->add_option("--threads", in_.threads, "threads for reading and analysing ranks (default: one per core)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NumberAtLeastZero());
   AddWidthOption(app, out_.width);
   app->add_flag("--stats", stats_, "print mlprof's own timing to stderr");
   app->add_flag("-q,--quiet", out_.quiet, "do not print import warnings");
