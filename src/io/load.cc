@@ -46,21 +46,78 @@ Status ReadOne(LoadedFile& f, const ReadOptions& ro, RankProfile* out) {
 
 }  // namespace
 
-StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::string>& paths) {
+namespace {
+
+StatusOr<std::vector<std::string>> TraceFilesIn(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (!entry.is_regular_file()) continue;
+    std::string name = entry.path().filename().string();
+    if (IsTraceFileName(name)) files.push_back(entry.path().string());
+  }
+  if (ec) return InvalidArgument(fmt::format("{}: cannot list directory: {}", dir.string(), ec.message()));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// A TensorBoard log directory keeps profiles in plugins/profile/<run>/, one
+// folder per capture named by its time: the latest run's files, an XSpace
+// preferred over the trace-viewer JSON of the same host (the JSON is an
+// export of it, and may be cut at the exporter's event cap).
+StatusOr<std::vector<std::string>> TensorBoardRunFiles(const fs::path& dir, std::vector<std::string>* notes) {
+  std::error_code ec;
+  fs::path profile_dir = dir / "plugins" / "profile";
+  if (!fs::is_directory(profile_dir, ec)) {
+    if (dir.filename() == "profile" && fs::is_directory(dir, ec))
+      profile_dir = dir;
+    else
+      return std::vector<std::string>{};
+  }
+  std::vector<fs::path> runs;
+  for (const auto& entry : fs::directory_iterator(profile_dir, ec))
+    if (entry.is_directory()) runs.push_back(entry.path());
+  std::sort(runs.begin(), runs.end());
+  for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
+    ASSIGN_OR_RETURN(std::vector<std::string> files, TraceFilesIn(*run));
+    std::set<std::string> xspace_hosts;
+    for (const auto& f : files)
+      if (f.ends_with(".xplane.pb")) xspace_hosts.insert(f.substr(0, f.size() - std::string_view(".xplane.pb").size()));
+    std::vector<std::string> kept;
+    for (const auto& f : files) {
+      const size_t json = f.rfind(".trace.json");
+      if (json != std::string::npos && xspace_hosts.count(f.substr(0, json))) continue;
+      kept.push_back(f);
+    }
+    if (kept.empty()) continue;
+    notes->push_back(fmt::format(
+        "TensorBoard log directory: reading run '{}'{} ({} file(s)); name a run's folder to "
+        "read another",
+        run->filename().string(), runs.size() > 1 ? fmt::format(", the latest of {}", runs.size()) : "", kept.size()));
+    return kept;
+  }
+  return std::vector<std::string>{};
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::string>& paths,
+                                                    std::vector<std::string>* notes) {
   std::vector<std::string> out;
+  std::vector<std::string> ignored;
+  if (!notes) notes = &ignored;
   for (const std::string& p : paths) {
     std::error_code ec;
     if (p != "-" && fs::is_directory(p, ec)) {
-      std::vector<std::string> files;
-      for (const auto& entry : fs::directory_iterator(p, ec)) {
-        if (!entry.is_regular_file()) continue;
-        std::string name = entry.path().filename().string();
-        if (IsTraceFileName(name)) files.push_back(entry.path().string());
+      ASSIGN_OR_RETURN(std::vector<std::string> files, TraceFilesIn(p));
+      if (files.empty()) {
+        ASSIGN_OR_RETURN(files, TensorBoardRunFiles(p, notes));
       }
-      if (ec) return InvalidArgument(fmt::format("{}: cannot list directory: {}", p, ec.message()));
-      std::sort(files.begin(), files.end());
       if (files.empty())
-        return NotFound(fmt::format("{}: no trace files (*.json, *.json.gz, *.zst) in this directory", p));
+        return NotFound(fmt::format(
+            "{}: no trace files (*.json, *.json.gz, *.zst, *.xplane.pb) in this directory, nor a TensorBoard "
+            "plugins/profile/<run>/ folder with some",
+            p));
       out.insert(out.end(), files.begin(), files.end());
     } else {
       if (p != "-" && !fs::exists(p, ec)) return NotFound(fmt::format("{}: no such file or directory", p));
@@ -72,11 +129,13 @@ StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::strin
 }
 
 StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadOptions& options) {
-  ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandTracePaths(paths));
+  std::vector<std::string> notes;
+  ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandTracePaths(paths, &notes));
   // Files named on the command line must be traces; files found in a
   // directory may be other JSON (configs, sidecars) and are then skipped.
   std::set<std::string> named(paths.begin(), paths.end());
   Profile profile;
+  profile.notes = std::move(notes);
   profile.ranks.resize(files.size());
   std::vector<Status> statuses(files.size());
 

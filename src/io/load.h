@@ -22,7 +22,10 @@ struct LoadOptions {
 
 // Expands directories into their trace files (*.json, *.json.gz, *.gz, *.zst,
 // *.pt.trace.json...), sorted by name; files are taken as given.
-StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::string>& paths);
+// A directory's trace files (or a TensorBoard log directory's latest run in
+// plugins/profile/, said in `notes`).
+StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::string>& paths,
+                                                    std::vector<std::string>* notes = nullptr);
 
 StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadOptions& options);
 

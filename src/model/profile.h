@@ -256,6 +256,8 @@ struct Profile {
   // Files found in a directory that are not traces (sidecar JSON and the
   // like): skipped, one message each.
   std::vector<std::string> skipped;
+  // How the inputs were found (a TensorBoard log directory's run).
+  std::vector<std::string> notes;
 
   // Every rank's devices, in rank order.
   std::vector<DeviceProperties> AllDevices() const {

@@ -401,6 +401,7 @@ Table ShapeTable(const std::vector<ShapeElement>& elements) {
 
 std::vector<std::string> ImportWarnings(const Profile& p) {
   std::vector<std::string> out;
+  for (const auto& s : p.notes) out.push_back(s);
   for (const auto& s : p.skipped) out.push_back("skipped: " + s);
   for (const auto& r : p.ranks)
     for (size_t k = 0; k < kImportStatCount; ++k) {

@@ -100,7 +100,7 @@ def main():
     # The event list key_averages() aggregates, after the profiler's own
     # parent/child build (_build_tree, incl. _remove_dup_nodes). Same order as
     # the Chrome trace's events.
-    evts = list(prof.function_events)
+    evts = list(prof.events())
     index = {id(e): i for i, e in enumerate(evts)}
     dump = []
     for i, e in enumerate(evts):
