@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rep.tables.push_back(mlprof::OverlapTable(mlprof::ComputeOverlap(v)));
     auto kb = mlprof::ComputeKernelBreakdown(v, {});
     rep.tables.push_back(mlprof::KernelTypeTable(kb));
-    rep.tables.push_back(mlprof::KernelStatTable(kb, 40));
+    rep.tables.push_back(mlprof::KernelStatTable(kb));
     auto idle = mlprof::ComputeIdleBreakdown(v, {});
     rep.tables.push_back(mlprof::IdleTable(idle));
     rep.tables.push_back(mlprof::IdleStatsTable(idle));

@@ -18,8 +18,7 @@ namespace mlprof::app {
 
 // Options every table-printing command has.
 struct TableOptions {
-  int top = 10;    // rows per rank/class in ranked tables (0 = all)
-  int width = 80;  // text cells are cut to this many characters
+  int top = 10;  // rows per rank/class in ranked tables (0 = all)
 };
 
 // --- commands over a loaded profile -------------------------------------------

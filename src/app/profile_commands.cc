@@ -59,7 +59,7 @@ Report Summary(const Session& s, const SummaryOptions& o) {
   ko.top = o.top > 0 ? o.top : 1 << 30;
   KernelBreakdown kb = ComputeKernelBreakdown(v, ko);
   r.tables.push_back(KernelTypeTable(kb));
-  r.tables.push_back(KernelStatTable(kb, o.width));
+  r.tables.push_back(KernelStatTable(kb));
   StepReport steps = ComputeSteps(v, {o.warmup});
   if (!steps.summary.empty()) r.tables.push_back(StepSummaryTable(steps));
   if (v.multi_step && !s.inputs.all_steps)
@@ -80,7 +80,7 @@ Report Kernels(const Session& s, const TableOptions& o) {
   ko.top = o.top > 0 ? o.top : 1 << 30;
   KernelBreakdown kb = ComputeKernelBreakdown(s.view, ko);
   r.tables.push_back(KernelTypeTable(kb));
-  r.tables.push_back(KernelStatTable(kb, o.width));
+  r.tables.push_back(KernelStatTable(kb));
   return r;
 }
 

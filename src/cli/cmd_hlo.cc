@@ -17,7 +17,7 @@ class HloCommand : public Command {
     AddWidthOption(app, out_.width);
   }
   StatusOr<Report> Run() override {
-    o_.width = out_.width, o_.top = top_.For(out_.format);
+    o_.top = top_.For(out_.format);
     return app::Hlo(o_);
   }
   app::HloOptions o_;

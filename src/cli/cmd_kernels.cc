@@ -8,7 +8,7 @@ namespace mlprof::cli {
 namespace {
 
 class KernelsCommand : public ProfileCommand {
-  StatusOr<Report> Analyse(const app::Session& s) override { return app::Kernels(s, {top(), out_.width}); }
+  StatusOr<Report> Analyse(const app::Session& s) override { return app::Kernels(s, {top()}); }
 };
 
 }  // namespace

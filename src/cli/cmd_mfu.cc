@@ -42,7 +42,6 @@ class MfuCommand : public Command {
     app->add_flag("--causal", in.causal, "halve the attention-score term (causal mask)");
   }
   StatusOr<Report> Run() override {
-    o_.width = out_.width;
     if (in_.paths.empty()) return app::Mfu(o_, nullptr);
     ASSIGN_OR_RETURN(app::Session s, OpenWithProgress(in_));
     return app::Mfu(o_, &s);

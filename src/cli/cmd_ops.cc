@@ -12,7 +12,7 @@ class OpsCommand : public ProfileCommand {
     app->add_flag("--by-name", o_.by_name, "group by op name only, not by input shapes");
   }
   StatusOr<Report> Analyse(const app::Session& s) override {
-    o_.top = top(), o_.width = out_.width;
+    o_.top = top();
     return app::Ops(s, o_);
   }
   app::OpsOptions o_;

@@ -70,7 +70,7 @@ class PlanCommand : public Command {
     AddWidthOption(p, out_.width);
   }
   StatusOr<Report> Run() override {
-    o_.width = out_.width, o_.top = top_.For(out_.format);
+    o_.top = top_.For(out_.format);
     return app::Plan(o_);
   }
   app::PlanOptions o_;

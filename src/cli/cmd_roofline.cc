@@ -23,7 +23,7 @@ class RooflineCommand : public ProfileCommand {
                     "and reduce-scatter axis by axis (default: a ring on one axis)");
   }
   StatusOr<Report> Analyse(const app::Session& s) override {
-    o_.top = top(), o_.width = out_.width;
+    o_.top = top();
     o_.dtype_given = dtype_->count() > 0;
     o_.want_svg = !svg_path_.empty();
     ASSIGN_OR_RETURN(app::RooflineOutput out, app::Roofline(s, o_));

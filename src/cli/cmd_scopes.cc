@@ -12,7 +12,7 @@ class ScopesCommand : public ProfileCommand {
     app->add_option("--depth", o_.depth, "scope levels to show")->check(CLI::Range(1, 64))->capture_default_str();
   }
   StatusOr<Report> Analyse(const app::Session& s) override {
-    o_.top = top(), o_.width = out_.width;
+    o_.top = top();
     return app::Scopes(s, o_);
   }
   app::ScopesOptions o_;

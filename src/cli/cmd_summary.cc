@@ -20,7 +20,7 @@ class SummaryCommand : public ProfileCommand {
   }
   StatusOr<Report> Analyse(const app::Session& s) override {
     // --top: kernel names per class; the heaviest XLA ops: 10 in text.
-    o_.top = top(), o_.width = out_.width;
+    o_.top = top();
     o_.top_ops = top_.given >= 0 ? top_.given : out_.format == "text" ? 10 : 0;
     return app::Summary(s, o_);
   }

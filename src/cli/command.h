@@ -24,7 +24,7 @@ namespace mlprof::cli {
 
 struct OutputOptions {
   std::string format = "text";
-  int width = 80;
+  int width = 120;
   bool quiet = false;  // no import warnings
 };
 

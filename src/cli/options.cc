@@ -47,8 +47,9 @@ void AddFormatOption(CLI::App* app, std::string& format) {
 }
 
 void AddWidthOption(CLI::App* app, int& width) {
-  app->add_option("--width", width, "cut text cells to this many characters")
-      ->check(CLI::Range(8, 100000))
+  app->add_option("--width", width,
+                  "fit text tables to this many columns, shortening long names in the middle (0 = no limit)")
+      ->check(CLI::Range(0, 100000))
       ->capture_default_str();
 }
 

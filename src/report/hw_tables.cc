@@ -75,7 +75,7 @@ Table ChipsTable(const hw::ChipDb& db) {
 
 Table ChipDetailTable(const hw::Chip& c) {
   Table t("chip", fmt::format("Chip {}: {}", c.id, c.name));
-  t.Add(Key("field", Unit::kText, "what is described")).Add(Measure("value", Unit::kText, "its value"));
+  t.Add(Key("field", Unit::kText, "what is described")).Add(Measure("value", Unit::kText, "its value").Whole());
   auto add = [&t](std::string f, std::string v) {
     t.rows.push_back({Cell::Text(std::move(f)), Cell::Text(std::move(v))});
   };
@@ -158,7 +158,8 @@ Table MfuTable(const MfuResult& r) {
                                                           : "");
     add("tokens_per_device_per_s", r.tokens_per_device_per_s, "tokens/s", "tokens/s", 1, "tokens per s / devices");
   }
-  if (r.flops_per_token > 0) add("model_flops_per_token", r.flops_per_token, "flop", "GFLOP", 1e9, convention);
+  if (r.flops_per_token > 0)
+    add("model_flops_per_token", r.flops_per_token, "flop", "GFLOP", 1e9, "the convention below");
   if (have_step) {
     add("step_time", r.step_seconds, "s", "s", 1, r.step_from_profile ? "from the profile" : "given");
     add("model_flops_per_step", r.model_flops_per_step, "flop", "PFLOP", 1e15,

@@ -104,7 +104,8 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
 Table PlanExplainTable(int row, const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t,
                        const plan::Knobs& k, const plan::Explanation& e) {
   Table tb("plan_explain", fmt::format("Plan {}: the arithmetic", row));
-  tb.Add(Key("step", Unit::kId, "the line's number")).Add(Measure("computation", Unit::kText, "one term's arithmetic"));
+  tb.Add(Key("step", Unit::kId, "the line's number"))
+      .Add(Measure("computation", Unit::kText, "one term's arithmetic").Whole());
   int i = 0;
   for (auto& l : ExplainLines(m, c, t, k, e)) tb.rows.push_back({Cell::Int(++i), Cell::Text(std::move(l))});
   return tb;

@@ -25,7 +25,7 @@ std::string GemmSourceText(plan::GemmSource s, const std::string& chip) {
 Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t, const plan::Knobs& k,
                        const plan::PlanFilter& f, const plan::PlanSearch& s) {
   Table tb("plan_setting", "What was planned");
-  tb.Add(Key("item", Unit::kText, "what is described")).Add(Measure("value", Unit::kText, "its value"));
+  tb.Add(Key("item", Unit::kText, "what is described")).Add(Measure("value", Unit::kText, "its value").Whole());
   auto row = [&](std::string a, std::string b) {
     tb.rows.push_back({Cell::Text(std::move(a)), Cell::Text(std::move(b))});
   };

@@ -11,7 +11,7 @@
 namespace mlprof {
 
 struct RenderOptions {
-  int width = 80;  // text: cells are cut to this many characters
+  int width = 120;  // text: tables fitted to this many columns
 };
 
 struct Renderer {

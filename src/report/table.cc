@@ -9,7 +9,7 @@ namespace mlprof {
 namespace {
 
 // Text: numbers scaled and rounded as the column says.
-std::string FormatText(const Cell& c, const Column& col) {
+std::string FormatText(const Cell& c, const Column& col, int precision) {
   if (!c.shown.empty()) return c.shown;
   return std::visit(
       [&](const auto& v) -> std::string {
@@ -17,11 +17,11 @@ std::string FormatText(const Cell& c, const Column& col) {
         if constexpr (std::is_same_v<T, std::monostate>) {
           return "-";
         } else if constexpr (std::is_same_v<T, int64_t>) {
-          if (col.scale == 1 && col.precision == 0) return fmt::format("{}", v);
-          return fmt::format("{:.{}f}", static_cast<double>(v) / col.scale, col.precision);
+          if (col.scale == 1 && precision == 0) return fmt::format("{}", v);
+          return fmt::format("{:.{}f}", static_cast<double>(v) / col.scale, precision);
         } else if constexpr (std::is_same_v<T, double>) {
           if (std::isnan(v)) return "NaN";
-          return fmt::format("{:.{}f}", v / col.scale, col.precision);
+          return fmt::format("{:.{}f}", v / col.scale, precision);
         } else {
           return v;
         }
@@ -56,19 +56,83 @@ size_t DisplayWidth(std::string_view s) {
   return w;
 }
 
-std::string Cut(const std::string& s, size_t max_width) {
-  if (DisplayWidth(s) <= max_width) return s;
-  std::string out;
-  size_t w = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto ch = static_cast<unsigned char>(s[i]);
-    if ((ch & 0xC0) != 0x80) {
-      if (w + 3 >= max_width) break;
+// The first `n` code points of `s`, and the last `n`.
+std::string HeadChars(const std::string& s, size_t n) {
+  size_t w = 0, i = 0;
+  for (; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+      if (w == n) break;
       ++w;
     }
-    out.push_back(s[i]);
   }
-  return out + "...";
+  return s.substr(0, i);
+}
+std::string TailChars(const std::string& s, size_t n) {
+  size_t w = 0, i = s.size();
+  while (i > 0 && w < n) {
+    --i;
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++w;
+  }
+  return s.substr(i);
+}
+
+// Shortened in the middle to `max_width`: the start and the end of a name
+// say the most (a template kernel's name and its last arguments).
+std::string CutMiddle(const std::string& s, size_t max_width) {
+  if (DisplayWidth(s) <= max_width) return s;
+  if (max_width <= 3) return HeadChars(s, max_width);
+  const size_t tail = (max_width - 3) / 2, head = max_width - 3 - tail;
+  return HeadChars(s, head) + "..." + TailChars(s, tail);
+}
+
+// A C++ symbol that must be shortened loses what says least first: a
+// leading "void " and the trailing parameter list ("(int, float*, ...)"),
+// then its middle.
+std::string CutSymbol(std::string s, size_t max_width) {
+  if (DisplayWidth(s) <= max_width) return s;
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  if (!s.empty() && s.back() == ')') {
+    int depth = 0;
+    for (size_t i = s.size(); i-- > 0;) {
+      depth += s[i] == ')' ? 1 : s[i] == '(' ? -1 : 0;
+      if (depth == 0) {
+        if (i > 0) s.erase(i);
+        break;
+      }
+    }
+  }
+  return CutMiddle(s, max_width);
+}
+
+// Words wrapped to `width` columns (a word longer than that stands alone).
+std::string Wrap(const std::string& text, size_t width) {
+  std::string out, line;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && DisplayWidth(line) + 1 + DisplayWidth(word) > width) out += line + "\n", line.clear();
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out + line + "\n";
+}
+
+// A column whose every value is a whole number of display units (times in
+// whole microseconds) is shown without decimals: no ".000" on integer data.
+int TextPrecision(const Table& t, size_t c) {
+  const Column& col = t.columns[c];
+  if (col.precision == 0 || col.scale < 1 || col.scale != std::floor(col.scale)) return col.precision;
+  const auto scale = static_cast<int64_t>(col.scale);
+  bool any = false;
+  for (const auto& row : t.rows) {
+    if (c >= row.size() || std::holds_alternative<std::monostate>(row[c].value)) continue;
+    const int64_t* v = std::get_if<int64_t>(&row[c].value);
+    if (!v || *v % scale != 0 || !row[c].shown.empty()) return col.precision;
+    any = true;
+  }
+  return any ? 0 : col.precision;
 }
 
 // Control characters in names would break a terminal table.
@@ -142,32 +206,67 @@ std::string CsvEscape(std::string_view s) {
 }
 
 std::string RenderText(const Report& r, int max_width) {
+  // 0 (or less): no limit.
+  const size_t W = max_width <= 0 ? SIZE_MAX / 4 : static_cast<size_t>(std::max(max_width, 20));
   std::string out;
   for (const Table& t : r.tables) {
     if (!out.empty()) out += "\n";
     if (!t.title.empty()) out += t.title + "\n";
+    const size_t n = t.columns.size();
     std::vector<std::vector<std::string>> cells;
-    std::vector<size_t> width(t.columns.size(), 0);
-    for (size_t c = 0; c < t.columns.size(); ++c) width[c] = DisplayWidth(t.columns[c].text_label());
+    std::vector<size_t> width(n, 0);
+    std::vector<int> precision(n);
+    for (size_t c = 0; c < n; ++c) {
+      width[c] = DisplayWidth(t.columns[c].text_label());
+      precision[c] = TextPrecision(t, c);
+    }
     for (const auto& row : t.rows) {
       std::vector<std::string> line;
-      for (size_t c = 0; c < t.columns.size(); ++c) {
-        std::string s = c < row.size() ? Printable(FormatText(row[c], t.columns[c])) : "";
-        s = Cut(s, static_cast<size_t>(max_width));
+      for (size_t c = 0; c < n; ++c) {
+        std::string s = c < row.size() ? Printable(FormatText(row[c], t.columns[c], precision[c])) : "";
         width[c] = std::max(width[c], DisplayWidth(s));
         line.push_back(std::move(s));
       }
       cells.push_back(std::move(line));
     }
+    // Fit the table to W columns: shorten the widest text column (not one
+    // that must stay whole) step by step, down to its header or 12 (measures
+    // before keys, which say what a row is).
+    size_t total = n ? 2 * (n - 1) : 0;
+    for (size_t w : width) total += w;
+    auto floor_of = [&](size_t c) { return std::max<size_t>(12, DisplayWidth(t.columns[c].text_label())); };
+    // A table that cannot fit even so (a whole column wider than the width)
+    // is left as it is: cutting its other columns would only lose words.
+    size_t least = n ? 2 * (n - 1) : 0;
+    for (size_t c = 0; c < n; ++c) {
+      const Column& col = t.columns[c];
+      least += col.numeric() || col.whole ? width[c] : std::min(width[c], floor_of(c));
+    }
+    for (Role pass : {Role::kMeasure, Role::kKey}) {
+      if (least > W) break;
+      while (total > W) {
+        size_t widest = n;
+        for (size_t c = 0; c < n; ++c) {
+          const Column& col = t.columns[c];
+          if (col.role != pass || col.numeric() || col.whole || width[c] <= floor_of(c)) continue;
+          if (widest == n || width[c] > width[widest]) widest = c;
+        }
+        if (widest == n) break;
+        --width[widest], --total;  // one at a time: the cuts spread over the widest columns
+      }
+    }
+    for (auto& line : cells)
+      for (size_t c = 0; c < n; ++c)
+        line[c] = t.columns[c].symbol ? CutSymbol(line[c], width[c]) : CutMiddle(line[c], width[c]);
     auto pad = [&](const std::string& s, size_t c) {
       size_t w = DisplayWidth(s);
       std::string fill(width[c] > w ? width[c] - w : 0, ' ');
       return t.columns[c].numeric() ? fill + s : s + fill;
     };
     std::string header, rule;
-    for (size_t c = 0; c < t.columns.size(); ++c) {
+    for (size_t c = 0; c < n; ++c) {
       if (c) header += "  ", rule += "  ";
-      header += pad(t.columns[c].text_label(), c);
+      header += pad(CutMiddle(t.columns[c].text_label(), width[c]), c);
       rule += std::string(width[c], '-');
     }
     while (!header.empty() && header.back() == ' ') header.pop_back();
@@ -182,7 +281,7 @@ std::string RenderText(const Report& r, int max_width) {
       out += s + "\n";
     }
     if (t.rows.empty()) out += "(no rows)\n";
-    for (const auto& n : t.notes) out += n + "\n";
+    for (const auto& note : t.notes) out += Wrap(note, W);
   }
   return out;
 }

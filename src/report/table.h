@@ -49,12 +49,22 @@ struct Column {
   std::string label;
   double scale = 1;
   int precision = 0;
+  bool whole = false;   // text: never shortened (arithmetic, sources)
+  bool symbol = false;  // text: a C++ symbol (kernel name), shortened by its parts first
 
   bool numeric() const { return unit != Unit::kText; }
   const std::string& text_label() const { return label.empty() ? name : label; }
   // Text display: header, divisor, decimals.
   Column& Show(std::string text_label, double divisor, int decimals) {
     label = std::move(text_label), scale = divisor, precision = decimals;
+    return *this;
+  }
+  Column& Symbol() {
+    symbol = true;
+    return *this;
+  }
+  Column& Whole() {
+    whole = true;
     return *this;
   }
   Column& Decimals(int decimals) {
@@ -110,9 +120,11 @@ struct Report {
   std::vector<std::string> warnings;  // import problems etc., printed to stderr in text mode
 };
 
-// Text: aligned columns, numbers scaled per column; long text cells are cut
-// to `max_width` with "...".
-std::string RenderText(const Report& r, int max_width = 80);
+// Text: aligned columns, numbers scaled per column (no decimals where every
+// value is a whole number of display units); each table fitted to
+// `max_width` columns by shortening its widest text columns in the middle
+// ("..."), except columns marked whole; notes wrapped to the same width.
+std::string RenderText(const Report& r, int max_width = 120);
 // JSON: {"tables": {id: [{col: raw value, ...}, ...]},
 //        "schema": {id: {"title", "columns": [{name, unit, role, description}], "notes"}},
 //        "warnings": [...]}.

@@ -66,14 +66,49 @@ TEST(Json, EscapesControlCharactersAndQuotes) {
   EXPECT_NE(j.find("\"a,\\\"b\\\"\\nc\""), std::string::npos) << j;
 }
 
-TEST(Text, AlignsAndCutsAndStripsControlCharacters) {
-  std::string t = RenderText(OneTable(), 10);
+// Width 21: name (18) + 2 + time_us (7) = 27 columns; the name is cut in
+// the middle down to its floor of 12 (5 + "..." + 4 characters).
+TEST(Text, FitsTheWidthCuttingInTheMiddle) {
+  std::string t = RenderText(OneTable(), 21);
+  // Width 20 cannot be reached (name floor 12 + 2 + 7 = 21): nothing is cut.
+  EXPECT_NE(RenderText(OneTable(), 20).find("=cmd|' /C calc'!A0"), std::string::npos);
   EXPECT_NE(t.find("Kernels\n"), std::string::npos);
-  EXPECT_NE(t.find("=cmd|' ..."), std::string::npos) << t;  // 7 characters + "..." = 10
-  EXPECT_NE(t.find("a,\"b\" c"), std::string::npos) << t;   // newline shown as a space
+  EXPECT_NE(t.find("=cmd|...'!A0"), std::string::npos) << t;
+  EXPECT_NE(t.find("a,\"b\" c"), std::string::npos) << t;  // newline shown as a space
   EXPECT_NE(t.find("   NaN"), std::string::npos) << t;
   EXPECT_NE(t.find("time_us"), std::string::npos) << t;    // the text label says the display unit
   EXPECT_NE(t.find("  1.500\n"), std::string::npos) << t;  // 1500000 ps shown as us, 3 decimals
+  // Width 0: no limit, nothing cut.
+  EXPECT_NE(RenderText(OneTable(), 0).find("=cmd|' /C calc'!A0"), std::string::npos);
+}
+
+// Columns marked whole are never cut; notes wrap at the width; a column of
+// whole microseconds shows no decimals; a C++ symbol loses "void " and its
+// parameter list before its middle.
+TEST(Text, WholeColumnsWrappedNotesIntegerTimesAndSymbols) {
+  Report r;
+  Table t("t", "T");
+  t.Add(Key("field", Unit::kText, ""))
+      .Add(Measure("value", Unit::kText, "").Whole())
+      .Add(Measure("time", Unit::kTime, "").Us());
+  const std::string arithmetic(60, 'x');
+  t.rows.push_back({Cell::Text("a"), Cell::Text(arithmetic), Cell::Int(3 * kPsPerUs)});
+  t.rows.push_back({Cell::Text("b"), Cell::Text("y"), Cell::Null()});
+  t.notes.push_back("one two three four five six seven eight nine ten eleven");
+  r.tables.push_back(t);
+  const std::string text = RenderText(r, 40);
+  EXPECT_NE(text.find(arithmetic), std::string::npos) << text;
+  EXPECT_NE(text.find(" 3\n"), std::string::npos) << text;  // 3 us, not 3.000
+  EXPECT_NE(text.find("one two three four five six seven eight\nnine ten eleven\n"), std::string::npos) << text;
+
+  Report k;
+  Table kt("k", "");
+  kt.Add(Key("name", Unit::kText, "").Symbol());
+  kt.rows.push_back({Cell::Text("void at::native::vectorized_elementwise_kernel<4, Functor>(int, float*, float*)")});
+  k.tables.push_back(kt);
+  EXPECT_NE(RenderText(k, 60).find("at::native::vectorized_elementwise_kernel<4, Functor>\n"), std::string::npos)
+      << RenderText(k, 60);
+  EXPECT_NE(RenderText(k, 30).find("at::native::ve...l<4, Functor>\n"), std::string::npos) << RenderText(k, 30);
 }
 
 TEST(Units, CsvHeadersSayTheUnitOnce) {

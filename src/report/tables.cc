@@ -72,7 +72,7 @@ Table KernelTypeTable(const KernelBreakdown& k) {
   return t;
 }
 
-Table KernelStatTable(const KernelBreakdown& k, int) {
+Table KernelStatTable(const KernelBreakdown& k) {
   Table t("kernels", "Kernels by class and name (top names per rank and class; us)");
   t.Add(RankKey())
       .Add(Key("class", Unit::kText, "HTA's kernel class: COMPUTATION, COMMUNICATION or MEMORY"))
@@ -83,7 +83,7 @@ Table KernelStatTable(const KernelBreakdown& k, int) {
       .Add(TimeUs("min", "shortest execution"))
       .Add(TimeUs("max", "longest execution"))
       .Add(TimeUs("std", "standard deviation of the duration (ddof 1)"))
-      .Add(Key("name", Unit::kText, "kernel name; 'others (N names)' folds the rest of the class"));
+      .Add(Key("name", Unit::kText, "kernel name; 'others (N names)' folds the rest of the class").Symbol());
   for (const auto& r : k.kernels)
     t.rows.push_back({Cell::Int(r.rank), Cell::Text(KernelClassName(r.cls)), Cell::Int(r.count), Time(r.sum),
                       Cell::Real(r.pct_of_class), TimeCell(r.mean), Time(r.min), Time(r.max), TimeCell(r.std),
@@ -217,7 +217,7 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
       .Add(Count("calls", "op instances that launched GPU work"))
       .Add(Count("gpu_ops", "GPU ops attributed"))
       .Add(TimeUs("cpu", "host time of the op instances"))
-      .Add(Measure("flops_per_call", Unit::kFlops, "FLOPs of one call, from its shapes").Show("gflop_per_call", 1e9, 6))
+      .Add(Measure("flops_per_call", Unit::kFlops, "FLOPs of one call, from its shapes").Show("gflop_per_call", 1e9, 3))
       .Add(Measure("flops_per_s", Unit::kFlopRate, "FLOPs x calls / GPU time").Show("tflops_s", 1e12, 3))
       .Add(Measure("bytes_per_s", Unit::kByteRate, "bytes x calls / GPU time").Show("tb_s", 1e12, 3))
       .Add(Text("cost", "the cost model used"))

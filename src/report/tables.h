@@ -19,7 +19,7 @@ namespace mlprof {
 Table TemporalTable(const std::vector<TemporalBreakdown>& t);
 Table OverlapTable(const std::vector<Overlap>& o);
 Table KernelTypeTable(const KernelBreakdown& k);
-Table KernelStatTable(const KernelBreakdown& k, int name_width);
+Table KernelStatTable(const KernelBreakdown& k);
 Table IdleTable(const std::vector<StreamIdle>& s);
 Table IdleStatsTable(const std::vector<StreamIdle>& s);
 Table LaunchSummaryTable(const std::vector<RankLaunchStats>& s);
