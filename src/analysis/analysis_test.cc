@@ -9,6 +9,7 @@
 
 #include "../../tests/test_util.h"
 #include "analysis/gpu_time.h"
+#include "analysis/host_ops.h"
 #include "analysis/idle.h"
 #include "analysis/kernel_class.h"
 #include "analysis/launches.h"
@@ -119,6 +120,49 @@ TEST(GpuOps, WithoutAStreamAreNotGpuWork) {
   ASSERT_EQ(t.size(), 1u);
   EXPECT_EQ(t[0].kernel_time, 10 * US);
   EXPECT_EQ(t[0].idle, 0);
+}
+
+// Host ops by hand. Thread 1: outer [0,100) { aten::div [10,60) { aten::div
+// [12,58) { cudaLaunchKernel [20,25) corr 1 } } aten::mul [70,80) {
+// cudaLaunchKernel [72,74) corr 2 } }. Kernels: 30 us (corr 1), 5 us (corr 2).
+// The inner aten::div is the only child of an aten::div: merged into it, as
+// torch does, so its launch is the outer div's child.
+//   outer: total 100, self 100 - 50 - 10 = 40, device total 35, self 0
+//   aten::div: 1 call, total 50, self 50 - 5 = 45, device self = total = 30
+//   aten::mul: total 10, self 8, device self = total = 5
+//   cudaLaunchKernel: 2 calls, total = self = 7, no device time
+TEST(HostOps, SelfTimeDuplicatesAndDeviceTime) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+   {"ph":"X","cat":"cpu_op","name":"outer","pid":1,"tid":1,"ts":0,"dur":100},
+   {"ph":"X","cat":"cpu_op","name":"aten::div","pid":1,"tid":1,"ts":10,"dur":50},
+   {"ph":"X","cat":"cpu_op","name":"aten::div","pid":1,"tid":1,"ts":12,"dur":46},
+   {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":5,"args":{"correlation":1}},
+   {"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":70,"dur":10},
+   {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":72,"dur":2,"args":{"correlation":2}},
+   {"ph":"X","cat":"kernel","name":"div_kernel","pid":0,"tid":7,"ts":30,"dur":30,"args":{"stream":7,"correlation":1}},
+   {"ph":"X","cat":"kernel","name":"mul_kernel","pid":0,"tid":7,"ts":80,"dur":5,"args":{"stream":7,"correlation":2}}]})");
+  std::map<std::string, HostOpRow> got;
+  for (const HostOpRow& r : ComputeHostOps(BuildProfileView(p, {}), {})) got[r.name] = r;
+  ASSERT_EQ(got.size(), 4u);
+  const HostOpRow &outer = got["outer"], &div = got["aten::div"], &mul = got["aten::mul"],
+                  &launch = got["cudaLaunchKernel"];
+  EXPECT_EQ(outer.calls, 1);
+  EXPECT_EQ(outer.host_total, 100 * US);
+  EXPECT_EQ(outer.host_self, 40 * US);
+  EXPECT_EQ(outer.device_total, 35 * US);
+  EXPECT_EQ(outer.device_self, 0);
+  EXPECT_EQ(div.calls, 1);
+  EXPECT_EQ(div.host_total, 50 * US);
+  EXPECT_EQ(div.host_self, 45 * US);
+  EXPECT_EQ(div.device_self, 30 * US);
+  EXPECT_EQ(div.device_total, 30 * US);
+  EXPECT_EQ(mul.host_self, 8 * US);
+  EXPECT_EQ(mul.device_self, 5 * US);
+  EXPECT_EQ(launch.calls, 2);
+  EXPECT_EQ(launch.host_total, 7 * US);
+  EXPECT_EQ(launch.host_self, 7 * US);
+  EXPECT_EQ(launch.device_total, 0);
+  EXPECT_EQ(launch.kind, OpKind::kRuntime);
 }
 
 TEST_F(HandTrace, KernelTypeSweep) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/gpu_time.h"
+#include "analysis/host_ops.h"
 #include "analysis/idle.h"
 #include "analysis/launches.h"
 #include "analysis/ops.h"
@@ -86,6 +87,13 @@ Report Kernels(const Session& s, const TableOptions& o) {
 
 Report Ops(const Session& s, const OpsOptions& o) {
   Report r = WithImportWarnings(s);
+  r.tables.push_back(HostOpsTable(ComputeHostOps(s.view, {!o.by_name}), !o.by_name, o.top));
+  bool any_gpu = false;
+  for (const auto& rv : s.view.ranks) any_gpu |= !rv.gpu.empty();
+  if (!any_gpu) {
+    r.tables.back().notes.push_back("No GPU work in these inputs: the GPU time per op is left out.");
+    return r;
+  }
   r.tables.push_back(OpsTable(ComputeOpGpuTime(s.view, {!o.by_name}), o.top));
   const std::string missing = CostableOpsWithoutShapesList(s.view);
   if (!missing.empty())

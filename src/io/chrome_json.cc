@@ -782,6 +782,11 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
     st.xla = XlaOp{};
     st.xla_any = st.xla_anchor = false;
   }
+  // torch 1.x's legacy exporter (a profiler built without Kineto) writes no
+  // "cat": its host ops are the events of the process "CPU functions".
+  if (!e.has_cat && e.pid >= kStringIdBase &&
+      st.b->strings().Get(static_cast<StringId>(e.pid - kStringIdBase)) == "CPU functions")
+    e.kind = OpKind::kCpuOp;
   e.args = st.kept_args.data();
   e.arg_count = static_cast<uint32_t>(st.kept_args.size());
   st.b->AddEvent(e);

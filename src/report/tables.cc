@@ -239,6 +239,51 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
   return t;
 }
 
+namespace {
+const char* HostKindName(OpKind k) {
+  switch (k) {
+    case OpKind::kCpuOp:
+      return "cpu_op";
+    case OpKind::kUserAnnotation:
+      return "user_annotation";
+    case OpKind::kRuntime:
+      return "runtime";
+    case OpKind::kDriver:
+      return "driver";
+    default:
+      return "other";
+  }
+}
+}  // namespace
+
+Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top) {
+  Table t("host_ops", "Host time per op (torch.profiler key_averages; us)");
+  t.Add(RankKey()).Add(Key("op", Unit::kText, "op name (ProfilerStep#N merged as ProfilerStep*)").Symbol());
+  if (by_shape) t.Add(Key("input_dims", Unit::kText, "Input Dims as recorded (compact JSON)"));
+  t.Add(Text("kind", "cpu_op, user_annotation (record_function), runtime or driver"))
+      .Add(Count("calls", "calls"))
+      .Add(TimeUs("host_total", "sum of the calls' durations"))
+      .Add(TimeUs("host_self", "host_total minus the direct children's durations (same thread)"))
+      .Add(TimeUs("host_mean", "host_total / calls"))
+      .Add(TimeUs("device_total", "GPU time of the work the op or any op under it launched"))
+      .Add(TimeUs("device_self", "GPU time of the work the op launched itself"));
+  int64_t cur_rank = INT64_MIN;
+  int shown = 0;
+  for (const HostOpRow& r : rows) {
+    if (r.rank != cur_rank) cur_rank = r.rank, shown = 0;
+    if (top > 0 && shown++ >= top) continue;
+    std::vector<Cell> row = {Cell::Int(r.rank), Cell::Text(r.name)};
+    if (by_shape) row.push_back(Cell::Text(r.input_dims));
+    for (Cell c : {Cell::Text(HostKindName(r.kind)), Cell::Int(r.calls), Time(r.host_total), Time(r.host_self),
+                   TimeCell(static_cast<double>(r.host_total) / static_cast<double>(r.calls)), Time(r.device_total),
+                   Time(r.device_self)})
+      row.push_back(std::move(c));
+    t.rows.push_back(std::move(row));
+  }
+  NoteHiddenRows(t, rows.size() - t.rows.size());
+  return t;
+}
+
 Table RanksTable(const Profile& p) {
   Table t("ranks", "Inputs");
   t.Add(RankKey())

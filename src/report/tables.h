@@ -5,6 +5,7 @@
 
 #include "analysis/gpu_time.h"
 #include "analysis/hlo_summary.h"
+#include "analysis/host_ops.h"
 #include "analysis/idle.h"
 #include "analysis/info.h"
 #include "analysis/launches.h"
@@ -26,6 +27,7 @@ Table LaunchSummaryTable(const std::vector<RankLaunchStats>& s);
 Table StepTable(const StepReport& s);
 Table StepSummaryTable(const StepReport& s);
 Table OpsTable(const std::vector<OpGpuTime>& ops, int top);
+Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top);
 Table RanksTable(const Profile& p);
 // Info: format, sizes, counts by phase and category, tracks, import problems.
 std::vector<Table> InfoTables(const std::vector<RankInfo>& infos);

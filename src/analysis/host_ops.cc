@@ -1,0 +1,92 @@
+#include "analysis/host_ops.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace mlprof {
+
+namespace {
+
+// The nearest enclosing host op on the same thread (-1 none).
+int32_t HostParent(const OpTable& o, int32_t i) {
+  for (int32_t p = o.parent[static_cast<size_t>(i)]; p >= 0; p = o.parent[static_cast<size_t>(p)])
+    if (IsHostOp(o.kind[static_cast<size_t>(p)])) return p;
+  return -1;
+}
+
+}  // namespace
+
+std::vector<HostOpRow> ComputeHostOps(const ProfileView& view, const HostOpsOptions& opt) {
+  std::vector<HostOpRow> out;
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& r = *rv.profile;
+    const OpTable& o = r.ops;
+    const size_t n = o.size();
+    // torch's _remove_dup_nodes (and so key_averages and the TensorBoard
+    // plugin): an op that is the only host child of an op of the same name
+    // (aten::div inside aten::div) is not an op of its own; its children
+    // belong to the outer one.
+    std::vector<int32_t> host_parent(n, -1), children(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      if (!IsHostOp(o.kind[i])) continue;
+      host_parent[i] = HostParent(o, static_cast<int32_t>(i));
+      if (host_parent[i] >= 0) ++children[static_cast<size_t>(host_parent[i])];
+    }
+    std::vector<uint8_t> dup(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      const int32_t p = host_parent[i];
+      dup[i] = p >= 0 && children[static_cast<size_t>(p)] == 1 && o.name[static_cast<size_t>(p)] == o.name[i];
+    }
+    auto up = [&](int32_t i) {  // the enclosing host op that stays
+      int32_t p = host_parent[static_cast<size_t>(i)];
+      while (p >= 0 && dup[static_cast<size_t>(p)]) p = host_parent[static_cast<size_t>(p)];
+      return p;
+    };
+    // Per op: self time and device times, then summed into rows.
+    std::vector<Ps> self(n, 0), dev_self(n, 0), dev_total(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      if (!IsHostOp(o.kind[i]) || dup[i]) continue;
+      self[i] += o.dur[i];
+      const int32_t p = up(static_cast<int32_t>(i));
+      if (p >= 0) self[static_cast<size_t>(p)] -= o.dur[i];
+    }
+    for (size_t g = 0; g < n; ++g) {
+      if (!OccupiesStream(o.kind[g]) || o.launch[g] < 0) continue;
+      // The launch call (cudaLaunchKernel) gets no device time: the op that
+      // made it does, and every op above that.
+      int32_t a = o.launch[g];
+      if (!IsHostOp(o.kind[static_cast<size_t>(a)])) continue;
+      while (a >= 0 && (dup[static_cast<size_t>(a)] || o.kind[static_cast<size_t>(a)] == OpKind::kRuntime ||
+                        o.kind[static_cast<size_t>(a)] == OpKind::kDriver))
+        a = up(a);
+      if (a < 0) continue;
+      dev_self[static_cast<size_t>(a)] += o.dur[g];
+      for (int32_t u = a; u >= 0; u = up(u)) dev_total[static_cast<size_t>(u)] += o.dur[g];
+    }
+    std::map<std::tuple<std::string, std::string>, HostOpRow> rows;
+    for (size_t i = 0; i < n; ++i) {
+      if (!IsHostOp(o.kind[i]) || dup[i]) continue;
+      std::string name(r.str(o.name[i]));
+      if (name.rfind("ProfilerStep#", 0) == 0) name = "ProfilerStep*";
+      std::string dims = opt.by_shape ? std::string(r.str(o.input_dims_of(i))) : std::string();
+      HostOpRow& row = rows[{name, dims}];
+      if (row.calls == 0) row.rank = rv.rank, row.name = name, row.input_dims = dims, row.kind = o.kind[i];
+      ++row.calls;
+      row.host_total += o.dur[i];
+      row.host_self += self[i];
+      row.device_self += dev_self[i];
+      row.device_total += dev_total[i];
+    }
+    const size_t first = out.size();
+    for (auto& [key, row] : rows) out.push_back(std::move(row));
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [](const HostOpRow& a, const HostOpRow& b) {
+      if (a.device_self != b.device_self) return a.device_self > b.device_self;
+      if (a.host_self != b.host_self) return a.host_self > b.host_self;
+      return std::tie(a.name, a.input_dims) < std::tie(b.name, b.input_dims);
+    });
+  }
+  return out;
+}
+
+}  // namespace mlprof
