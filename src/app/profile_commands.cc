@@ -88,6 +88,12 @@ Report Kernels(const Session& s, const TableOptions& o) {
 Report Ops(const Session& s, const OpsOptions& o) {
   Report r = WithImportWarnings(s);
   r.tables.push_back(HostOpsTable(ComputeHostOps(s.view, {!o.by_name}), !o.by_name, o.top));
+  const std::string missing = CostableOpsWithoutShapesList(s.view);
+  if (!missing.empty())
+    r.warnings.push_back(
+        fmt::format("no input shapes for {}: their FLOPs cannot be computed; record the trace with "
+                    "torch.profiler.profile(record_shapes=True)",
+                    missing));
   bool any_gpu = false;
   for (const auto& rv : s.view.ranks) any_gpu |= !rv.gpu.empty();
   if (!any_gpu) {
@@ -95,12 +101,6 @@ Report Ops(const Session& s, const OpsOptions& o) {
     return r;
   }
   r.tables.push_back(OpsTable(ComputeOpGpuTime(s.view, {!o.by_name}), o.top));
-  const std::string missing = CostableOpsWithoutShapesList(s.view);
-  if (!missing.empty())
-    r.warnings.push_back(
-        fmt::format("no input shapes for {}: their FLOPs cannot be computed; record the trace with "
-                    "torch.profiler.profile(record_shapes=True)",
-                    missing));
   return r;
 }
 
