@@ -54,6 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rep.tables.push_back(mlprof::StepTable(mlprof::ComputeSteps(v, {})));
     const auto ops = mlprof::ComputeOpGpuTime(v, {});
     rep.tables.push_back(mlprof::OpsTable(ops, 10));
+    rep.tables.push_back(mlprof::HostOpsTable(mlprof::ComputeHostOps(v, {rounding}), rounding, 10));
     // The PyTorch roofline (costs from shapes) and MFU's profile figures
     // (steady-state steps, HFU from the costed ops).
     const mlprof::hw::Chip* h100 = mlprof::hw::ChipDb::BuiltIn().Find("h100-sxm");
@@ -63,6 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)mlprof::MeasureProfile(p, v);
     for (auto& t : mlprof::InfoTables(mlprof::SummarizeRanks(p))) rep.tables.push_back(std::move(t));
     (void)mlprof::RenderText(rep);
+    (void)mlprof::RenderText(rep, 40);
     (void)mlprof::RenderJson(rep);
     (void)mlprof::RenderCsv(rep);
   }
