@@ -25,8 +25,8 @@ struct HostOpRow {
   std::string input_dims;  // with by_shape: the ops' Input Dims ("" when not recorded)
   OpKind kind = OpKind::kCpuOp;
   int64_t calls = 0;
-  Ps host_total = 0;  // sum of the calls' durations
-  Ps host_self = 0;   // minus their direct children's (can be negative, as torch's: see ANALYSES.md)
+  Ps host_total = 0;    // sum of the calls' durations
+  Ps host_self = 0;     // minus their direct children's (can be negative, as torch's: see ANALYSES.md)
   Ps device_self = 0;   // GPU ops launched by the op itself
   Ps device_total = 0;  // GPU ops launched by it or any op under it
 };

@@ -245,6 +245,10 @@ bool ConvShape(const Args& a, size_t first, ConvGeom* g) {
   const size_t at[4] = {first, first + 1, first + 2, first + 4};
   const int64_t dflt[4] = {1, 0, 1, 0};
   for (int k = 0; k < 4; ++k) {
+    // Stride, padding and dilation not recorded (torch 1.13 writes "", and a
+    // trace without Concrete Inputs has none): the geometry is unknown, and
+    // assuming stride 1 / padding 0 would be wrong by up to 4x.
+    if (k < 3 && a.conc(at[k]).empty()) return false;
     if (!IntList(a.conc(at[k]), &p[k])) return false;
     if (p[k].empty()) p[k].assign(nd, dflt[k]);
     if (p[k].size() == 1) p[k].assign(nd, p[k][0]);
@@ -655,6 +659,20 @@ bool HasCostModel(std::string_view op) {
          op == "aten::convolution" || op == "aten::_convolution" || op == "aten::convolution_backward" ||
          op == "aten::_softmax" || op == "aten::_log_softmax" || op == "aten::_softmax_backward_data" ||
          op == "aten::_log_softmax_backward_data" || op == "aten::embedding" || op == "aten::embedding_dense_backward";
+}
+
+bool ConvStrideUnknown(std::string_view op, std::string_view input_dims, std::string_view concrete_inputs) {
+  size_t first = 0;
+  if (op == "aten::convolution" || op == "aten::_convolution")
+    first = 3;
+  else if (op == "aten::convolution_backward")
+    first = 4;
+  else
+    return false;
+  Args a;
+  if (input_dims.empty() || !ParseDimsList(input_dims, &a.d)) return false;  // no shapes: another problem
+  if (!concrete_inputs.empty() && !ParseTypeList(concrete_inputs, &a.c)) return false;
+  return a.conc(first).empty() || a.conc(first + 1).empty() || a.conc(first + 2).empty();
 }
 
 std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view input_dims, std::string_view input_types,

@@ -53,6 +53,11 @@ std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view inpu
 // bytes = what each rank sends over its link in a ring (RingWireFactor x
 // the collective's buffer). nullopt for unknown collectives or dtypes.
 std::optional<OpCost> CollectiveOpCost(std::string_view comm);
+// A convolution (forward or backward) with shapes but no stride, padding or
+// dilation recorded (torch 1.13 writes "", traces without Concrete Inputs
+// have none): FrameworkOpCost gives it no cost, since its geometry is
+// unknown.
+bool ConvStrideUnknown(std::string_view op, std::string_view input_dims, std::string_view concrete_inputs);
 // True if FrameworkOpCost has a model for ops of this name.
 bool HasCostModel(std::string_view op);
 // The op category of a cost kind (the one vocabulary, base/op_category.h).

@@ -157,6 +157,27 @@ TEST(OpCost, ConvolutionGeometry) {
                                R"(["float","float"])", R"(["","","","[0]","[0]","[1]","False","[0]","1"])"));
 }
 
+// Without stride, padding and dilation (torch 1.13 writes "", a trace with
+// no Concrete Inputs has none) the geometry is unknown: no cost, said by
+// ConvStrideUnknown. Assuming stride 1 would give the stride-2 conv above
+// 2·(2·6·9·9)·18 FLOPs instead of 2·(2·6·5·5)·18: 3.24x too many.
+TEST(OpCost, ConvolutionWithoutStrideIsNotCosted) {
+  const char* dims = "[[2,4,9,9],[6,2,3,3],[6],[],[],[],[],[],[]]";
+  const char* types =
+      R"(["float","float","float","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar"])";
+  EXPECT_FALSE(FrameworkOpCost("aten::convolution", dims, types, ""));
+  EXPECT_TRUE(ConvStrideUnknown("aten::convolution", dims, ""));
+  const char* blank = R"(["","","","","","","False","","2"])";
+  EXPECT_FALSE(FrameworkOpCost("aten::convolution", dims, types, blank));
+  EXPECT_TRUE(ConvStrideUnknown("aten::convolution", dims, blank));
+  const char* known = R"(["","","","[2, 2]","[1, 1]","[1, 1]","False","[0, 0]","2"])";
+  EXPECT_TRUE(FrameworkOpCost("aten::convolution", dims, types, known));
+  EXPECT_FALSE(ConvStrideUnknown("aten::convolution", dims, known));
+  EXPECT_TRUE(ConvStrideUnknown("aten::convolution_backward", "[[2,6,5,5],[2,4,9,9],[6,2,3,3]]", ""));
+  EXPECT_FALSE(ConvStrideUnknown("aten::mm", "[[2,2],[2,2]]", ""));
+  EXPECT_FALSE(ConvStrideUnknown("aten::convolution", "", ""));  // no shapes: another warning
+}
+
 TEST(OpCost, ElementwiseSoftmaxNormReduceEmbedding) {
   // Binary with broadcasting: [4,1,8] + [3,1] -> [4,3,8]; bf16 and float
   // tensors promote to float.

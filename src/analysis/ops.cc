@@ -128,4 +128,19 @@ std::vector<std::pair<std::string, int64_t>> CostableOpsWithoutShapes(const Prof
   return {missing.begin(), missing.end()};
 }
 
+std::vector<std::pair<std::string, int64_t>> ConvolutionsWithoutStride(const ProfileView& view) {
+  std::map<std::string, int64_t> missing;
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& p = *rv.profile;
+    const OpTable& o = p.ops;
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (o.kind[i] != OpKind::kCpuOp) continue;
+      const std::string_view name = p.str(o.name[i]);
+      if (ConvStrideUnknown(name, p.str(o.input_dims_of(i)), p.str(o.concrete_inputs_of(i))))
+        ++missing[std::string(name)];
+    }
+  }
+  return {missing.begin(), missing.end()};
+}
+
 }  // namespace mlprof

@@ -62,5 +62,8 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
 // no "Input Dims" (a trace recorded without record_shapes=True): name ->
 // calls, over the view's ranks.
 std::vector<std::pair<std::string, int64_t>> CostableOpsWithoutShapes(const ProfileView& view);
+// Convolutions with shapes but no stride/padding/dilation recorded: not
+// costed (stride unknown), by op name with their calls.
+std::vector<std::pair<std::string, int64_t>> ConvolutionsWithoutStride(const ProfileView& view);
 
 }  // namespace mlprof

@@ -106,8 +106,8 @@ struct ChipsOptions {
 };
 StatusOr<Report> Chips(const ChipsOptions& o);
 
-// "aten::mm (3 calls), ...": the ops with a cost model that were recorded
-// without input shapes ("" when none); ops and roofline warn with it.
-std::string CostableOpsWithoutShapesList(const ProfileView& v);
+// Why some framework ops have no FLOPs: no shapes recorded, or a
+// convolution's stride unknown (one warning each).
+std::vector<std::string> UncostedWarnings(const ProfileView& v);
 
 }  // namespace mlprof::app

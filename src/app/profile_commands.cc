@@ -88,12 +88,7 @@ Report Kernels(const Session& s, const TableOptions& o) {
 Report Ops(const Session& s, const OpsOptions& o) {
   Report r = WithImportWarnings(s);
   r.tables.push_back(HostOpsTable(ComputeHostOps(s.view, {!o.by_name}), !o.by_name, o.top));
-  const std::string missing = CostableOpsWithoutShapesList(s.view);
-  if (!missing.empty())
-    r.warnings.push_back(
-        fmt::format("no input shapes for {}: their FLOPs cannot be computed; record the trace with "
-                    "torch.profiler.profile(record_shapes=True)",
-                    missing));
+  for (std::string& w : UncostedWarnings(s.view)) r.warnings.push_back(std::move(w));
   bool any_gpu = false;
   for (const auto& rv : s.view.ranks) any_gpu |= !rv.gpu.empty();
   if (!any_gpu) {
@@ -151,11 +146,29 @@ Report Scopes(const Session& s, const ScopesOptions& o) {
   return r;
 }
 
-std::string CostableOpsWithoutShapesList(const ProfileView& v) {
+namespace {
+std::string CallsList(const std::vector<std::pair<std::string, int64_t>>& ops) {
   std::string list;
-  for (const auto& [name, n] : CostableOpsWithoutShapes(v))
-    list += fmt::format("{}{} ({} calls)", list.empty() ? "" : ", ", name, n);
+  for (const auto& [name, n] : ops) list += fmt::format("{}{} ({} calls)", list.empty() ? "" : ", ", name, n);
   return list;
+}
+}  // namespace
+
+std::vector<std::string> UncostedWarnings(const ProfileView& v) {
+  std::vector<std::string> out;
+  const std::string no_shapes = CallsList(CostableOpsWithoutShapes(v));
+  if (!no_shapes.empty())
+    out.push_back(
+        fmt::format("no input shapes for {}: their FLOPs cannot be computed; record the trace with "
+                    "torch.profiler.profile(record_shapes=True)",
+                    no_shapes));
+  const std::string no_stride = CallsList(ConvolutionsWithoutStride(v));
+  if (!no_stride.empty())
+    out.push_back(fmt::format(
+        "not costed, stride unknown: {}: the trace records no stride, padding or dilation (torch 1.13 writes \"\", "
+        "or no Concrete Inputs), and assuming stride 1 could be 4x wrong",
+        no_stride));
+  return out;
 }
 
 }  // namespace mlprof::app

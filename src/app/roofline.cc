@@ -79,12 +79,7 @@ StatusOr<RooflineOutput> Roofline(const Session& s, const RooflineOptions& o) {
         "nothing to put on a roofline: no XLA ops and no GPU kernels in these inputs (`mlprof roofline` reads "
         "JAX/XLA profiles and PyTorch GPU traces)");
   if (!framework_ops.empty()) {
-    const std::string list = CostableOpsWithoutShapesList(s.view);
-    if (!list.empty())
-      r.warnings.push_back(
-          fmt::format("no input shapes for {}: not on the roofline; record the trace with "
-                      "torch.profiler.profile(record_shapes=True)",
-                      list));
+    for (std::string& w : UncostedWarnings(s.view)) r.warnings.push_back(std::move(w));
     r.tables.front().notes.push_back(
         "PyTorch traces: FLOPs and bytes come from input shapes and scalar arguments (GEMM, convolution, "
         "attention, elementwise, softmax, norms, reductions, embedding) and, for collectives, from the "
