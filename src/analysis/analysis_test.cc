@@ -165,6 +165,31 @@ TEST(HostOps, SelfTimeDuplicatesAndDeviceTime) {
   EXPECT_EQ(launch.kind, OpKind::kRuntime);
 }
 
+// A CPU-only trace with shapes: aten::linear x[4,8] w[16,8] b[16] calls
+// aten::addmm b[16] x[4,8] w^T[8,16]. Each costs 2·4·8·16 + 4·16 (bias) =
+// 1088 FLOPs in its own row, but the nest is one GEMM: 1088 once, not 2176.
+// An aten::mm outside it counts on its own: 2·2·3·4 = 48.
+TEST(HostOps, FlopsOfNestedOpsCountedOnce) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+   {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":0,"dur":10,
+    "args":{"Input Dims":[[4,8],[16,8],[16]],"Input type":["float","float","float"]}},
+   {"ph":"X","cat":"cpu_op","name":"aten::addmm","pid":1,"tid":1,"ts":2,"dur":6,
+    "args":{"Input Dims":[[16],[4,8],[8,16],[],[]],"Input type":["float","float","float","Scalar","Scalar"]}},
+   {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":5,
+    "args":{"Input Dims":[[2,3],[3,4]],"Input type":["float","float"]}}]})");
+  const ProfileView v = BuildProfileView(p, {});
+  std::map<std::string, HostOpRow> got;
+  for (const HostOpRow& r : ComputeHostOps(v, {true})) got[r.name] = r;
+  EXPECT_DOUBLE_EQ(got["aten::linear"].flops, 1088);
+  EXPECT_DOUBLE_EQ(got["aten::addmm"].flops, 1088);
+  EXPECT_DOUBLE_EQ(got["aten::mm"].flops, 48);
+  const std::vector<HostFlops> f = ComputeHostFlops(v);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_DOUBLE_EQ(f[0].flops, 1088 + 48);
+  EXPECT_EQ(f[0].costed_calls, 2);
+  EXPECT_EQ(f[0].nested_calls, 1);
+}
+
 TEST_F(HandTrace, KernelTypeSweep) {
   KernelBreakdown k = ComputeKernelBreakdown(view_, {});
   std::map<std::string, Ps> got;

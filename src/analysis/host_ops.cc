@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/op_cost.h"
+
 namespace mlprof {
 
 namespace {
@@ -15,7 +17,57 @@ int32_t HostParent(const OpTable& o, int32_t i) {
   return -1;
 }
 
+struct InstanceCost {
+  double flops = -1, bytes = -1;
+};
+
+// Each host op's cost from its name, shapes, dtypes and scalar arguments,
+// computed once per distinct combination.
+std::vector<InstanceCost> HostOpCosts(const RankProfile& r) {
+  const OpTable& o = r.ops;
+  std::vector<InstanceCost> out(o.size());
+  std::map<std::tuple<StringId, StringId, StringId, StringId>, InstanceCost> cache;
+  for (size_t i = 0; i < o.size(); ++i) {
+    if (o.kind[i] != OpKind::kCpuOp || o.input_dims_of(i) == 0 || !HasCostModel(r.str(o.name[i]))) continue;
+    const auto key = std::make_tuple(o.name[i], o.input_dims_of(i), o.input_types_of(i), o.concrete_inputs_of(i));
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      InstanceCost c;
+      if (auto cost = FrameworkOpCost(r.str(o.name[i]), r.str(o.input_dims_of(i)), r.str(o.input_types_of(i)),
+                                      r.str(o.concrete_inputs_of(i))))
+        c.flops = cost->flops, c.bytes = cost->bytes;
+      it = cache.emplace(key, c).first;
+    }
+    out[i] = it->second;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<HostFlops> ComputeHostFlops(const ProfileView& view) {
+  std::vector<HostFlops> out;
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& r = *rv.profile;
+    const std::vector<InstanceCost> cost = HostOpCosts(r);
+    HostFlops f;
+    f.rank = rv.rank;
+    for (size_t i = 0; i < cost.size(); ++i) {
+      if (cost[i].flops < 0) continue;
+      bool nested = false;
+      for (int32_t p = HostParent(r.ops, static_cast<int32_t>(i)); p >= 0 && !nested; p = HostParent(r.ops, p))
+        nested = cost[static_cast<size_t>(p)].flops >= 0;
+      if (nested) {
+        ++f.nested_calls;
+      } else {
+        ++f.costed_calls;
+        f.flops += cost[i].flops;
+      }
+    }
+    out.push_back(f);
+  }
+  return out;
+}
 
 std::vector<HostOpRow> ComputeHostOps(const ProfileView& view, const HostOpsOptions& opt) {
   std::vector<HostOpRow> out;
@@ -64,6 +116,7 @@ std::vector<HostOpRow> ComputeHostOps(const ProfileView& view, const HostOpsOpti
       dev_self[static_cast<size_t>(a)] += o.dur[g];
       for (int32_t u = a; u >= 0; u = up(u)) dev_total[static_cast<size_t>(u)] += o.dur[g];
     }
+    const std::vector<InstanceCost> cost = HostOpCosts(r);
     std::map<std::tuple<std::string, std::string>, HostOpRow> rows;
     for (size_t i = 0; i < n; ++i) {
       if (!IsHostOp(o.kind[i]) || dup[i]) continue;
@@ -71,7 +124,13 @@ std::vector<HostOpRow> ComputeHostOps(const ProfileView& view, const HostOpsOpti
       if (name.rfind("ProfilerStep#", 0) == 0) name = "ProfilerStep*";
       std::string dims = opt.by_shape ? std::string(r.str(o.input_dims_of(i))) : std::string();
       HostOpRow& row = rows[{name, dims}];
-      if (row.calls == 0) row.rank = rv.rank, row.name = name, row.input_dims = dims, row.kind = o.kind[i];
+      if (row.calls == 0) {
+        row.rank = rv.rank, row.name = name, row.input_dims = dims, row.kind = o.kind[i];
+        row.flops = row.bytes = 0;
+      }
+      // Unknown once any call has no cost.
+      row.flops = row.flops < 0 || cost[i].flops < 0 ? -1 : row.flops + cost[i].flops;
+      row.bytes = row.bytes < 0 || cost[i].bytes < 0 ? -1 : row.bytes + cost[i].bytes;
       ++row.calls;
       row.host_total += o.dur[i];
       row.host_self += self[i];

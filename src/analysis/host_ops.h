@@ -29,7 +29,21 @@ struct HostOpRow {
   Ps host_self = 0;     // minus their direct children's (can be negative, as torch's: see ANALYSES.md)
   Ps device_self = 0;   // GPU ops launched by the op itself
   Ps device_total = 0;  // GPU ops launched by it or any op under it
+  // From the shapes and scalar arguments (analysis/op_cost.h), summed over
+  // the calls; -1 unless every call has a cost.
+  double flops = -1, bytes = -1;
 };
+
+// FLOPs of the costed host ops with nested ops counted once: an op inside
+// another costed op (aten::addmm inside aten::linear) adds nothing, the GEMM
+// is counted at the outermost op that has a cost.
+struct HostFlops {
+  int64_t rank = 0;
+  double flops = 0;
+  int64_t costed_calls = 0;  // outermost costed ops
+  int64_t nested_calls = 0;  // costed ops inside another: not counted again
+};
+std::vector<HostFlops> ComputeHostFlops(const ProfileView& view);
 
 struct HostOpsOptions {
   bool by_shape = false;  // group by (name, Input Dims), as key_averages(group_by_input_shape=True)

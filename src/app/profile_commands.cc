@@ -87,7 +87,7 @@ Report Kernels(const Session& s, const TableOptions& o) {
 
 Report Ops(const Session& s, const OpsOptions& o) {
   Report r = WithImportWarnings(s);
-  r.tables.push_back(HostOpsTable(ComputeHostOps(s.view, {!o.by_name}), !o.by_name, o.top));
+  r.tables.push_back(HostOpsTable(ComputeHostOps(s.view, {!o.by_name}), !o.by_name, o.top, ComputeHostFlops(s.view)));
   for (std::string& w : UncostedWarnings(s.view)) r.warnings.push_back(std::move(w));
   bool any_gpu = false;
   for (const auto& rv : s.view.ranks) any_gpu |= !rv.gpu.empty();

@@ -256,8 +256,10 @@ const char* HostKindName(OpKind k) {
 }
 }  // namespace
 
-Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top) {
+Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top, const std::vector<HostFlops>& flops) {
   Table t("host_ops", "Host time per op (torch.profiler key_averages; us)");
+  bool costed = false;
+  for (const HostOpRow& r : rows) costed = costed || r.flops >= 0;
   t.Add(RankKey()).Add(Key("op", Unit::kText, "op name (ProfilerStep#N merged as ProfilerStep*)").Symbol());
   if (by_shape) t.Add(Key("input_dims", Unit::kText, "Input Dims as recorded (compact JSON)"));
   t.Add(Text("kind", "cpu_op, user_annotation (record_function), runtime or driver"))
@@ -267,6 +269,10 @@ Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top) {
       .Add(TimeUs("host_mean", "host_total / calls"))
       .Add(TimeUs("device_total", "GPU time of the work the op or any op under it launched"))
       .Add(TimeUs("device_self", "GPU time of the work the op launched itself"));
+  if (costed)
+    t.Add(Measure("flops", Unit::kFlops, "FLOPs of the calls, from their shapes (null unless every call is costed)")
+              .Show("gflop", 1e9, 3))
+        .Add(Measure("bytes", Unit::kBytes, "bytes the calls read and write, from their shapes").Show("mb", 1e6, 3));
   int64_t cur_rank = INT64_MIN;
   int shown = 0;
   for (const HostOpRow& r : rows) {
@@ -278,9 +284,16 @@ Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top) {
                    TimeCell(static_cast<double>(r.host_total) / static_cast<double>(r.calls)), Time(r.device_total),
                    Time(r.device_self)})
       row.push_back(std::move(c));
+    if (costed) row.push_back(Known(r.flops)), row.push_back(Known(r.bytes));
     t.rows.push_back(std::move(row));
   }
   NoteHiddenRows(t, rows.size() - t.rows.size());
+  for (const HostFlops& f : flops)
+    if (f.costed_calls > 0)
+      t.notes.push_back(fmt::format(
+          "Rank {}: {:.3f} GFLOP in the ops costed from their shapes, each nest counted once at its outermost costed "
+          "op ({} calls; {} costed calls inside them not counted again, e.g. aten::addmm inside aten::linear).",
+          f.rank, f.flops / 1e9, f.costed_calls, f.nested_calls));
   return t;
 }
 

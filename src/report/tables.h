@@ -27,7 +27,8 @@ Table LaunchSummaryTable(const std::vector<RankLaunchStats>& s);
 Table StepTable(const StepReport& s);
 Table StepSummaryTable(const StepReport& s);
 Table OpsTable(const std::vector<OpGpuTime>& ops, int top);
-Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top);
+Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top,
+                   const std::vector<HostFlops>& flops = {});
 Table RanksTable(const Profile& p);
 // Info: format, sizes, counts by phase and category, tracks, import problems.
 std::vector<Table> InfoTables(const std::vector<RankInfo>& infos);
