@@ -32,7 +32,8 @@ bool LooksLikeAttention(std::string_view name) {
 bool LooksLikeGemm(std::string_view name) {
   std::string l = Lower(name);
   return Contains(l, "gemm") || Contains(l, "cublas") || Contains(l, "matmul") || StartsWith(l, "cijk_") ||
-         Contains(l, "dot_general") || Contains(l, "cudnn-conv") || Contains(l, "conv_general");
+         Contains(l, "dot_general") || Contains(l, "cudnn-conv") || Contains(l, "cudnn$conv") ||
+         Contains(l, "conv_general");
 }
 
 // Does a computation (or what it calls) contain a dot or convolution?
@@ -150,6 +151,14 @@ OpCategory GroupFromCategory(std::string_view cat, std::string_view name) {
   if (cat == "custom-call" || cat == "custom fusion" || cat.empty()) {
     if (LooksLikeGemm(name)) return OpCategory::kMatmul;
     if (!cat.empty()) return OpCategory::kCustomCall;
+  }
+  // XLA GPU names a fusion after its hero: a transpose or copy emitter is
+  // data formatting whatever its fusion kind (input_transpose_fusion is an
+  // input fusion that reduces nothing).
+  if (cat == "loop fusion" || cat == "input fusion") {
+    const std::string l = Lower(name);
+    if (Contains(l, "transpose") || StartsWith(l, "copy") || Contains(l, "_copy") || Contains(l, "concatenate"))
+      return OpCategory::kDataFormatting;
   }
   if (cat == "loop fusion" || cat == "non-fusion elementwise" || cat == "broadcast" || cat == "iota" ||
       StartsWith(cat, "rng") || cat == "select")
