@@ -209,6 +209,11 @@ RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip
   for (size_t k = 0; k < per_op.size(); ++k) {
     if (per_op[k].count == 0) continue;
     const XlaOpInfo& info = x.ops[k];
+    if (info.host_memory) {
+      ++res.host_memory_ops;
+      res.host_memory_s += static_cast<double>(per_op[k].time) / 1e12;
+      continue;
+    }
     RooflineRow row;
     row.name = info.hlo_op.empty() ? "(unnamed)" : info.hlo_op;
     row.category = OpCategoryName(info.group);
@@ -224,6 +229,7 @@ RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip
     totals.Add(std::move(row), collective);
   }
   totals.Finish();
+  res.time_s += res.host_memory_s;  // device time of all ops, these included
   return res;
 }
 

@@ -66,6 +66,10 @@ struct RooflineResult {
   double time_with_cost_s = 0;              // of ops with known FLOPs or bytes
   double expected_s = 0;                    // their expected total
   int64_t ops_without_cost = 0;             // distinct ops
+  // XLA copies to or from host memory (S(5)/S(6)): left off the roofline,
+  // which has no host-link ceiling; distinct ops and their device time.
+  int64_t host_memory_ops = 0;
+  double host_memory_s = 0;
 };
 
 // One point against a roofline (peak FLOP/s, memory B/s), from its FLOPs,

@@ -29,6 +29,23 @@ bool LooksLikeAttention(std::string_view name) {
   return Contains(l, "attn") || Contains(l, "attention") || Contains(l, "fmha") || Contains(l, "flash") ||
          Contains(l, "splash") || Contains(l, "_mha") || StartsWith(l, "mha");
 }
+// An array (not a scalar: a host-resident constant read once bounds
+// nothing) in S(5) / S(6), host memory (pinned / unpinned): host offload.
+bool InHostMemory(const hlo::Shape& s) {
+  if (s.is_tuple()) return std::any_of(s.tuple.begin(), s.tuple.end(), InHostMemory);
+  return !s.dims.empty() && (s.layout.memory_space == 5 || s.layout.memory_space == 6);
+}
+
+// An instruction whose result or operands live in host memory.
+bool TouchesHostMemory(const hlo::Computation& c, const hlo::Instruction& in) {
+  if (InHostMemory(in.shape)) return true;
+  for (int32_t o : in.operands)
+    if (o >= 0 && static_cast<size_t>(o) < c.instructions.size() &&
+        InHostMemory(c.instructions[static_cast<size_t>(o)].shape))
+      return true;
+  return false;
+}
+
 bool LooksLikeGemm(std::string_view name) {
   std::string l = Lower(name);
   return Contains(l, "gemm") || Contains(l, "cublas") || Contains(l, "matmul") || StartsWith(l, "cijk_") ||
@@ -251,6 +268,7 @@ XlaOps ResolveXlaOps(const RankProfile& r) {
         if ((in = mod->computations[k].Find(info.hlo_op))) comp = &mod->computations[k];
     }
     if (in) {
+      info.host_memory = TouchesHostMemory(*comp, *in);
       if (info.category.empty()) info.category = XprofCategory(*mod, *in);
       if (info.op_name.empty()) info.op_name = in->metadata.op_name;
       const std::optional<HloCollectiveOpcode> coll = CollectiveFromHloOpcode(in->opcode);

@@ -52,6 +52,9 @@ struct XlaOpInfo {
   double network_bytes = -1;
   int64_t group_size = 0;
   std::string collective;  // HLO opcode without -start/-done ("all-reduce"), "" for others
+  // A copy to or from host memory (a shape in S(5) or S(6), host offload):
+  // bound by the host link, not HBM.
+  bool host_memory = false;
 };
 
 struct XlaOps {

@@ -249,6 +249,11 @@ Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
     case LinkModel::kNone:
       break;
   }
+  if (r.host_memory_ops > 0)
+    t.notes.push_back(fmt::format(
+        "{} ops copy to or from host memory (S(5)/S(6), host offload; {:.3f} ms): left off the roofline, whose "
+        "ceilings are HBM and compute, not the host link.",
+        r.host_memory_ops, r.host_memory_s * 1e3));
   size_t faster = 0;
   for (const auto& o : r.ops) faster += o.efficiency > 1.05;
   if (faster > 0)
