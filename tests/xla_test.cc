@@ -282,6 +282,40 @@ TEST(XlaCorpus, HostOffloadCopiesAreLeftOffTheRoofline) {
   for (const RooflineRow& o : rr.ops) EXPECT_LE(o.efficiency, 1.05) << o.name;
 }
 
+// Steps of an XLA profile: per device, the executions of the main module
+// jit_f on the XLA Modules line (100 per TPU), the first left out as
+// warm-up; the median checked against the raw events sorted here.
+TEST(XlaCorpus, StepsPerDeviceFromModuleExecutions) {
+  MLPROF_CORPUS_FILE(path, "xla/xprof_tpu_v6e_x4_psum_hostoffload.xplane.pb");
+  Profile p = LoadCorpus(path);
+  const RankProfile& r = p.ranks[0];
+  XlaOps x = ResolveXlaOps(r);
+  XlaSteps st = ComputeXlaSteps(r, BreakdownXla(r, x));
+  EXPECT_EQ(st.source, XlaSteps::Source::kModuleExecutions);
+  EXPECT_EQ(st.module, "jit_f");
+  ASSERT_EQ(st.summary.size(), 4u);
+  std::map<std::string, std::vector<std::pair<Ps, Ps>>> raw;  // device -> (ts, dur)
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    const Track& t = r.track_of(i);
+    if (r.str(t.name) != "XLA Modules") continue;
+    const std::string_view n = r.str(r.ops.name[i]);
+    if (n.substr(0, n.find('(')) != "jit_f") continue;
+    raw[std::string(r.str(t.process_name))].push_back({r.ops.ts[i], r.ops.dur[i]});
+  }
+  for (const XlaStepSummary& sum : st.summary) {
+    auto& ev = raw[sum.device];
+    std::sort(ev.begin(), ev.end());
+    EXPECT_EQ(sum.steps, 100) << sum.device;
+    ASSERT_EQ(ev.size(), 100u) << sum.device;
+    EXPECT_EQ(sum.steady_steps, 99) << sum.device;
+    std::vector<Ps> d;
+    for (size_t k = 1; k < ev.size(); ++k) d.push_back(ev[k].second);  // the first is the warm-up
+    std::sort(d.begin(), d.end());
+    const double median = static_cast<double>(d[49]);  // 99 values: the 50th
+    EXPECT_DOUBLE_EQ(sum.median, median) << sum.device;
+  }
+}
+
 TEST(XlaCorpus, TpuBreakdown) {
   MLPROF_CORPUS_FILE(path, "xla/xprof_tpu_v6e_x4_psum_hostoffload.xplane.pb");
   Profile p = LoadCorpus(path);

@@ -5,6 +5,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/stats.h"
+#include "analysis/steps.h"
 #include "base/collective.h"
 #include "hlo/cost.h"
 #include "hlo/proto_reader.h"
@@ -307,6 +309,69 @@ XlaOps ResolveXlaOps(const RankProfile& r) {
         "no FLOP counts: the trace viewer's JSON leaves out the runtime's flops (an internal stat), and the "
         "HLO modules are not in it; read the .xplane.pb next to it for FLOP rates");
   return x;
+}
+
+XlaSteps ComputeXlaSteps(const RankProfile& r, const XlaBreakdown& b, int warmup) {
+  XlaSteps out;
+  // Per device plane (process), in time order: a Steps line's events, else
+  // the main module's executions.
+  std::map<std::string, std::vector<XlaStep>> by_device;
+  auto collect = [&](bool steps_line) {
+    for (size_t i = 0; i < r.ops.size(); ++i) {
+      const Track& t = r.track_of(i);
+      const std::string_view line = r.str(t.name);
+      if (steps_line ? line != "Steps" : line != "XLA Modules") continue;
+      if (!steps_line) {
+        std::string_view n = r.str(r.ops.name[i]);
+        const size_t open = n.rfind('(');
+        if ((open == std::string_view::npos ? n : n.substr(0, open)) != b.main_module) continue;
+      }
+      XlaStep s;
+      s.device = std::string(r.str(t.process_name));
+      s.ts = r.ops.ts[i], s.dur = r.ops.dur[i];
+      s.number = -1;
+      if (steps_line) {  // TensorFlow names a step by its number
+        const std::string_view n = r.str(r.ops.name[i]);
+        int64_t v = 0;
+        bool digits = !n.empty();
+        for (char c : n) digits = digits && c >= '0' && c <= '9', v = v * 10 + (c - '0');
+        if (digits && n.size() < 18) s.number = v;
+      }
+      by_device[s.device].push_back(s);
+    }
+  };
+  collect(true);
+  out.source = XlaSteps::Source::kStepsLine;
+  if (by_device.empty()) {
+    if (b.main_module.empty()) return XlaSteps{};
+    collect(false);
+    out.source = XlaSteps::Source::kModuleExecutions;
+    out.module = b.main_module;
+  }
+  if (by_device.empty()) return XlaSteps{};
+  for (auto& [device, steps] : by_device) {
+    std::stable_sort(steps.begin(), steps.end(), [](const XlaStep& a, const XlaStep& c) { return a.ts < c.ts; });
+    const int w = WarmupSteps(steps.size(), {warmup});
+    std::vector<double> steady;
+    for (size_t k = 0; k < steps.size(); ++k) {
+      if (steps[k].number < 0) steps[k].number = static_cast<int64_t>(k);
+      steps[k].warmup = static_cast<int>(k) < w;
+      if (!steps[k].warmup) steady.push_back(static_cast<double>(steps[k].dur));
+    }
+    XlaStepSummary sum;
+    sum.device = device;
+    sum.steps = static_cast<int64_t>(steps.size());
+    sum.steady_steps = static_cast<int64_t>(steady.size());
+    if (!steady.empty()) {
+      double total = 0;
+      for (double d : steady) total += d;
+      sum.mean = total / static_cast<double>(steady.size());
+      sum.median = Median(steady);
+    }
+    out.summary.push_back(sum);
+    out.steps.insert(out.steps.end(), steps.begin(), steps.end());
+  }
+  return out;
 }
 
 XlaBreakdown BreakdownXla(const RankProfile& r, const XlaOps& x) {

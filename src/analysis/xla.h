@@ -99,6 +99,28 @@ struct XlaBreakdown {
 };
 XlaBreakdown BreakdownXla(const RankProfile& r, const XlaOps& x);
 
+// The steps of an XLA profile, per device: the events of a "Steps" line
+// (TensorFlow writes one), else the executions of the main module on the
+// "XLA Modules" line (JAX: one per training step when the step is jitted).
+struct XlaStep {
+  std::string device;  // the device plane ("/device:TPU:0")
+  int64_t number = 0;  // 0, 1, ... per device (a Steps line's own number when it has one)
+  Ps ts = 0, dur = 0;
+  bool warmup = false;  // left out of the steady state (analysis/steps.h rule)
+};
+struct XlaStepSummary {
+  std::string device;
+  int64_t steps = 0, steady_steps = 0;
+  double median = 0, mean = 0;  // ps, over the steady steps
+};
+struct XlaSteps {
+  enum class Source : uint8_t { kNone, kStepsLine, kModuleExecutions } source = Source::kNone;
+  std::string module;  // kModuleExecutions: the main module
+  std::vector<XlaStep> steps;
+  std::vector<XlaStepSummary> summary;
+};
+XlaSteps ComputeXlaSteps(const RankProfile& r, const XlaBreakdown& b, int warmup = -1);
+
 struct ScopeRow {
   std::string path;  // "decoder/layers/mlp"
   int depth = 0;

@@ -117,9 +117,25 @@ Report Overlap(const Session& s) {
 
 Report Steps(const Session& s, const StepsOptions& o) {
   Report r = WithImportWarnings(s);
+  // XLA profiles: steps per device from the Steps line or the main module's
+  // executions.
+  bool any_xla = false;
+  for (const auto& rank : s.profile.ranks) {
+    if (!s.Selected(rank) || rank.xla_ops.empty()) continue;
+    XlaOps x = ResolveXlaOps(rank);
+    XlaSteps xs = ComputeXlaSteps(rank, BreakdownXla(rank, x), o.warmup);
+    if (xs.steps.empty()) continue;
+    any_xla = true;
+    for (Table& t : XlaStepTables(rank.rank_or(0), xs)) r.tables.push_back(std::move(t));
+  }
   StepReport steps = ComputeSteps(s.view, {o.warmup});
+  if (any_xla && steps.steps.empty()) return r;
   r.tables.push_back(StepTable(steps));
   r.tables.push_back(StepSummaryTable(steps));
+  if (steps.steps.empty())
+    r.tables.front().notes.push_back(
+        "No ProfilerStep#N in these inputs (record with torch.profiler's schedule and prof.step()), and no XLA "
+        "module executions or Steps line: no steps to show.");
   return r;
 }
 

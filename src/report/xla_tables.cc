@@ -157,6 +157,35 @@ Table XlaTopOpsTable(int64_t rank, const XlaOps& x, const XlaOpTimes& times, int
   return t;
 }
 
+std::vector<Table> XlaStepTables(int64_t rank, const XlaSteps& s) {
+  Table steps("xla_steps", "Steps per device (XLA)");
+  steps.Add(RankKey())
+      .Add(Key("device", Unit::kText, "the device plane"))
+      .Add(Key("step", Unit::kId, "the step's number (a Steps line's own, else the execution's index)"))
+      .Add(TimeMs("start", "start, from the profile's origin"))
+      .Add(TimeMs("time", "the step's wall time on the device"))
+      .Add(Text("warmup", "'yes' for a warm-up step, left out of the steady state"));
+  for (const XlaStep& x : s.steps)
+    steps.rows.push_back({Cell::Int(rank), Cell::Text(x.device), Cell::Int(x.number), Cell::Int(x.ts), Cell::Int(x.dur),
+                          Cell::Text(x.warmup ? "yes" : "")});
+  steps.notes.push_back(
+      s.source == XlaSteps::Source::kStepsLine
+          ? std::string("Steps: the events of the device's Steps line.")
+          : fmt::format("Steps: the executions of the main module '{}' on the XLA Modules line.", s.module));
+  Table sum("xla_steady_state", "Steady state per device (steps after warm-up; XLA)");
+  sum.Add(RankKey())
+      .Add(Key("device", Unit::kText, "the device plane"))
+      .Add(Count("steps", "steps"))
+      .Add(Count("steady_steps", "steps after the warm-up"))
+      .Add(TimeMs("median", "median step time of the steady steps"))
+      .Add(TimeMs("mean", "mean step time of the steady steps"));
+  for (const XlaStepSummary& x : s.summary)
+    sum.rows.push_back({Cell::Int(rank), Cell::Text(x.device), Cell::Int(x.steps), Cell::Int(x.steady_steps),
+                        x.steady_steps > 0 ? TimeCell(x.median) : Cell::Null(),
+                        x.steady_steps > 0 ? TimeCell(x.mean) : Cell::Null()});
+  return {std::move(steps), std::move(sum)};
+}
+
 Table HloModulesTable(const std::vector<HloModuleSummary>& modules) {
   Table t("hlo_modules", "HLO modules");
   t.Add(Key("module", Unit::kText, "module name"))

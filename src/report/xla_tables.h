@@ -24,6 +24,8 @@ Table XlaTopOpsTable(int64_t rank, const XlaOps& x, const XlaOpTimes& times, int
 // `mlprof hlo`: one row per module; per-category counts and cost of the
 // entry computation; every collective with its replica groups read as a
 // parallelism degree; and one instruction explained field by field.
+// `mlprof steps` on XLA profiles: each device's steps and its steady state.
+std::vector<Table> XlaStepTables(int64_t rank, const XlaSteps& s);
 Table HloModulesTable(const std::vector<HloModuleSummary>& modules);
 Table HloCategoryTable(const std::vector<HloCategoryRow>& rows);
 Table HloCollectivesTable(const std::vector<HloCollective>& collectives, int top);
