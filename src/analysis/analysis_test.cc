@@ -190,6 +190,28 @@ TEST(HostOps, FlopsOfNestedOpsCountedOnce) {
   EXPECT_EQ(f[0].nested_calls, 1);
 }
 
+// One process driving two GPUs (JAX, TensorFlow): a row per device, then
+// the rank's all-device row. Device 0: gemm [0,10); device 1: gemm [20,30).
+// Per device: kernel span 10, idle 0; all: span 30, idle 10, compute 20.
+TEST(GpuTime, PerDeviceRowsThenTheRank) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+   {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":0,"dur":10,"args":{"device":0,"stream":7}},
+   {"ph":"X","cat":"kernel","name":"gemm","pid":1,"tid":7,"ts":20,"dur":10,"args":{"device":1,"stream":7}}]})");
+  const auto t = ComputeTemporalBreakdown(BuildProfileView(p, {}));
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].device, 0);
+  EXPECT_EQ(t[1].device, 1);
+  EXPECT_EQ(t[2].device, -1);
+  for (int d = 0; d < 2; ++d) {
+    EXPECT_EQ(t[static_cast<size_t>(d)].kernel_time, 10 * US);
+    EXPECT_EQ(t[static_cast<size_t>(d)].idle, 0);
+  }
+  EXPECT_EQ(t[2].kernel_time, 30 * US);
+  EXPECT_EQ(t[2].idle, 10 * US);
+  EXPECT_EQ(t[2].compute, 20 * US);
+  EXPECT_EQ(ComputeOverlap(BuildProfileView(p, {})).size(), 3u);
+}
+
 TEST_F(HandTrace, KernelTypeSweep) {
   KernelBreakdown k = ComputeKernelBreakdown(view_, {});
   std::map<std::string, Ps> got;

@@ -11,24 +11,51 @@ namespace mlprof {
 
 double Overlap::pct() const { return comm > 0 ? 100.0 * overlapped / comm : std::nan(""); }
 
+namespace {
+
+// The unions of each device of a rank that drives several (device ->
+// unions); empty for a rank with one device.
+std::map<int32_t, ClassUnions> PerDeviceUnions(const RankView& rv) {
+  std::map<int32_t, std::vector<GpuOpRef>> by_device;
+  for (const GpuOpRef& g : rv.gpu) by_device[rv.profile->tracks[g.track].device].push_back(g);
+  std::map<int32_t, ClassUnions> out;
+  if (by_device.size() < 2) return out;
+  for (const auto& [device, ops] : by_device) out[device] = UnionsByClass(ops);  // ops keep rv.gpu's order
+  return out;
+}
+
+TemporalBreakdown Temporal(int64_t rank, int32_t device, const ClassUnions& u) {
+  TemporalBreakdown t;
+  t.rank = rank, t.device = device;
+  if (u.all.empty()) return t;
+  t.kernel_time = u.all.back().end - u.all.front().start;
+  t.idle = t.kernel_time - TotalLength(u.all);
+  t.compute = TotalLength(u.by_class[static_cast<int>(KernelClass::kComputation)]);
+  t.non_compute = t.kernel_time - t.compute - t.idle;
+  t.communication = TotalLength(u.by_class[static_cast<int>(KernelClass::kCommunication)]);
+  t.memory = TotalLength(u.by_class[static_cast<int>(KernelClass::kMemory)]);
+  t.other = TotalLength(u.by_class[static_cast<int>(KernelClass::kOther)]);
+  return t;
+}
+
+Overlap OverlapOf(int64_t rank, int32_t device, const ClassUnions& u) {
+  Overlap o;
+  o.rank = rank, o.device = device;
+  const auto& comp = u.by_class[static_cast<int>(KernelClass::kComputation)];
+  const auto& comm = u.by_class[static_cast<int>(KernelClass::kCommunication)];
+  o.comm = TotalLength(comm);
+  o.comp = TotalLength(comp);
+  o.overlapped = IntersectionLength(comp, comm);
+  return o;
+}
+
+}  // namespace
+
 std::vector<TemporalBreakdown> ComputeTemporalBreakdown(const ProfileView& view) {
   std::vector<TemporalBreakdown> out;
   for (const RankView& rv : view.ranks) {
-    TemporalBreakdown t;
-    t.rank = rv.rank;
-    if (!rv.gpu.empty()) {
-      const ClassUnions& u = rv.unions;
-      Ps first = u.all.front().start;
-      Ps last = u.all.back().end;
-      t.kernel_time = last - first;
-      t.idle = t.kernel_time - TotalLength(u.all);
-      t.compute = TotalLength(u.by_class[static_cast<int>(KernelClass::kComputation)]);
-      t.non_compute = t.kernel_time - t.compute - t.idle;
-      t.communication = TotalLength(u.by_class[static_cast<int>(KernelClass::kCommunication)]);
-      t.memory = TotalLength(u.by_class[static_cast<int>(KernelClass::kMemory)]);
-      t.other = TotalLength(u.by_class[static_cast<int>(KernelClass::kOther)]);
-    }
-    out.push_back(t);
+    for (const auto& [device, u] : PerDeviceUnions(rv)) out.push_back(Temporal(rv.rank, device, u));
+    out.push_back(Temporal(rv.rank, -1, rv.unions));
   }
   return out;
 }
@@ -36,15 +63,8 @@ std::vector<TemporalBreakdown> ComputeTemporalBreakdown(const ProfileView& view)
 std::vector<Overlap> ComputeOverlap(const ProfileView& view) {
   std::vector<Overlap> out;
   for (const RankView& rv : view.ranks) {
-    Overlap o;
-    o.rank = rv.rank;
-    const ClassUnions& u = rv.unions;
-    const auto& comp = u.by_class[static_cast<int>(KernelClass::kComputation)];
-    const auto& comm = u.by_class[static_cast<int>(KernelClass::kCommunication)];
-    o.comm = TotalLength(comm);
-    o.comp = TotalLength(comp);
-    o.overlapped = IntersectionLength(comp, comm);
-    out.push_back(o);
+    for (const auto& [device, u] : PerDeviceUnions(rv)) out.push_back(OverlapOf(rv.rank, device, u));
+    out.push_back(OverlapOf(rv.rank, -1, rv.unions));
   }
   return out;
 }

@@ -15,8 +15,12 @@
 
 namespace mlprof {
 
+// A rank whose GPU ops run on several devices (one process driving 8 GPUs:
+// JAX, TensorFlow) gets a row per device and then its all-device row
+// (device -1); a rank with one device, one row (device -1).
 struct TemporalBreakdown {
   int64_t rank = 0;
+  int32_t device = -1;  // -1: all the rank's devices
   Ps idle = 0, compute = 0, non_compute = 0, kernel_time = 0;
   Ps communication = 0, memory = 0, other = 0;  // unions of each class (may overlap)
   double idle_pct() const { return Pct(idle); }
@@ -27,9 +31,10 @@ struct TemporalBreakdown {
 
 struct Overlap {
   int64_t rank = 0;
-  Ps comm = 0;        // |U(COMM)|
-  Ps comp = 0;        // |U(COMP)|
-  Ps overlapped = 0;  // |U(COMP) & U(COMM)|
+  int32_t device = -1;  // as in TemporalBreakdown
+  Ps comm = 0;          // |U(COMM)|
+  Ps comp = 0;          // |U(COMP)|
+  Ps overlapped = 0;    // |U(COMP) & U(COMM)|
   bool has_comm() const { return comm > 0; }
   double pct() const;  // NaN without communication
 };

@@ -25,10 +25,25 @@ Column Text(std::string name, std::string description) {
 }
 }  // namespace
 
+namespace {
+// A device column when some rank drives several devices: its rows per
+// device, then its all-device row (device null, shown "-").
+template <class Row>
+bool PerDevice(const std::vector<Row>& v) {
+  return std::any_of(v.begin(), v.end(), [](const Row& r) { return r.device >= 0; });
+}
+Column DeviceKey() { return Key("device", Unit::kId, "the device (null: all the rank's devices together)"); }
+Cell DeviceCell(int32_t d) { return d >= 0 ? Cell::Int(d) : Cell::Null(); }
+const char* kPerDeviceNote =
+    "A rank that drives several devices has a row per device, then its all-device row (device -).";
+}  // namespace
+
 Table TemporalTable(const std::vector<TemporalBreakdown>& v) {
   Table t("temporal", "GPU time breakdown per rank (HTA temporal breakdown; us)");
-  t.Add(RankKey())
-      .Add(TimeUs("idle", "time within the kernel span when no GPU op runs on any stream"))
+  const bool per_device = PerDevice(v);
+  t.Add(RankKey());
+  if (per_device) t.Add(DeviceKey());
+  t.Add(TimeUs("idle", "time within the kernel span when no GPU op runs on any stream"))
       .Add(TimeUs("compute", "time a COMPUTATION kernel runs"))
       .Add(TimeUs("non_compute", "time only communication, memory or other GPU ops run"))
       .Add(TimeUs("kernel_time", "last GPU op end - first GPU op start"))
@@ -39,10 +54,15 @@ Table TemporalTable(const std::vector<TemporalBreakdown>& v) {
       .Add(TimeUs("memory", "union of the MEMORY ops' intervals (copies, fills)"));
   for (const auto& r : v) {
     bool any = r.kernel_time > 0;  // no GPU activity: percentages are undefined, not 0
-    t.rows.push_back({Cell::Int(r.rank), Time(r.idle), Time(r.compute), Time(r.non_compute), Time(r.kernel_time),
-                      any ? Cell::Real(r.idle_pct()) : Cell::Null(), any ? Cell::Real(r.compute_pct()) : Cell::Null(),
-                      any ? Cell::Real(r.non_compute_pct()) : Cell::Null(), Time(r.communication), Time(r.memory)});
+    std::vector<Cell> row = {Cell::Int(r.rank)};
+    if (per_device) row.push_back(DeviceCell(r.device));
+    for (Cell c : {Time(r.idle), Time(r.compute), Time(r.non_compute), Time(r.kernel_time),
+                   any ? Cell::Real(r.idle_pct()) : Cell::Null(), any ? Cell::Real(r.compute_pct()) : Cell::Null(),
+                   any ? Cell::Real(r.non_compute_pct()) : Cell::Null(), Time(r.communication), Time(r.memory)})
+      row.push_back(std::move(c));
+    t.rows.push_back(std::move(row));
   }
+  if (per_device) t.notes.push_back(kPerDeviceNote);
   t.notes.push_back(
       "kernel_time = last GPU end - first GPU start; idle = no op on any stream; "
       "compute = COMPUTATION kernels; non_compute = only communication/memory/other busy");
@@ -51,14 +71,22 @@ Table TemporalTable(const std::vector<TemporalBreakdown>& v) {
 
 Table OverlapTable(const std::vector<Overlap>& v) {
   Table t("overlap", "Communication overlapped by computation per rank");
-  t.Add(RankKey())
-      .Add(TimeUs("comm", "union of the COMMUNICATION kernels' intervals"))
+  const bool per_device = PerDevice(v);
+  t.Add(RankKey());
+  if (per_device) t.Add(DeviceKey());
+  t.Add(TimeUs("comm", "union of the COMMUNICATION kernels' intervals"))
       .Add(TimeUs("overlapped", "communication time during which a COMPUTATION kernel runs"))
       .Add(TimeUs("exposed_comm", "comm - overlapped"))
       .Add(Pct("comp_comm_overlap_pct", "overlapped / comm"));
-  for (const auto& r : v)
-    t.rows.push_back({Cell::Int(r.rank), Time(r.comm), Time(r.overlapped), Time(r.comm - r.overlapped),
-                      r.has_comm() ? Cell::Real(r.pct()) : Cell::Null()});
+  for (const auto& r : v) {
+    std::vector<Cell> row = {Cell::Int(r.rank)};
+    if (per_device) row.push_back(DeviceCell(r.device));
+    for (Cell c : {Time(r.comm), Time(r.overlapped), Time(r.comm - r.overlapped),
+                   r.has_comm() ? Cell::Real(r.pct()) : Cell::Null()})
+      row.push_back(std::move(c));
+    t.rows.push_back(std::move(row));
+  }
+  if (per_device) t.notes.push_back(kPerDeviceNote);
   return t;
 }
 
