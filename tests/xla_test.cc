@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/hlo_summary.h"
 #include "analysis/ops.h"
 #include "analysis/roofline.h"
 #include "hlo/cost.h"
@@ -183,6 +184,29 @@ TEST(XlaNames, PassesAndScopes) {
   EXPECT_EQ(PassFromName("jit(train_step)/jit(main)/optax/adam/mul"), XlaPass::kOptimizer);
   EXPECT_EQ(PassFromName("XlaModule:"), XlaPass::kUnknown);
   EXPECT_EQ(ScopeFromName("jit(f)/jit(main)/jit(silu)/div:"), (std::vector<std::string>{"silu"}));
+}
+
+// SPMD partitions from sharding annotations, when the header leaves
+// num_partitions out: the product of the tile assignment's dims.
+TEST(HloSummary, ShardingDevices) {
+  EXPECT_EQ(ShardingDevices("{devices=[8,1]<=[8]}"), 8);
+  EXPECT_EQ(ShardingDevices("{devices=[2,4,2]<=[16] last_tile_dim_replicate}"), 16);
+  EXPECT_EQ(ShardingDevices("{devices=[2,2]0,1,2,3}"), 4);
+  EXPECT_EQ(ShardingDevices("{{devices=[4,1]<=[4]}, {maximal device=0}}"), 4);
+  EXPECT_EQ(ShardingDevices("{replicated}"), 0);
+  EXPECT_EQ(ShardingDevices("{maximal device=3}"), 0);
+  EXPECT_EQ(ShardingDevices("{devices=[99999999999,2]<=[8]}"), 0);  // absurd: ignored
+  auto m = hlo::ParseHloText(R"(HloModule m
+ENTRY e {
+  p = f32[64,8]{1,0} parameter(0), sharding={devices=[8,1]<=[8]}
+  ROOT r = f32[64,8]{1,0} negate(p), sharding={devices=[8,1]<=[8]}
+})",
+                             "m.hlo");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const std::vector<HloModuleSummary> s = SummarizeHloModules(*m);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].partitions, 8);
+  EXPECT_TRUE(s[0].partitions_from_shardings);
 }
 
 TEST(XlaNames, Categories) {

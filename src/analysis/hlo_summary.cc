@@ -9,6 +9,30 @@
 
 namespace mlprof {
 
+int64_t ShardingDevices(std::string_view s) {
+  // Each "devices=[d0,d1,...]" (tile assignment dims) tiles over their
+  // product; a tuple sharding has several: the largest counts.
+  int64_t best = 0;
+  for (size_t at = s.find("devices=["); at != std::string_view::npos; at = s.find("devices=[", at + 1)) {
+    int64_t product = 1, v = 0;
+    bool digit = false;
+    for (size_t i = at + 9; i < s.size() && s[i] != ']'; ++i) {
+      if (s[i] >= '0' && s[i] <= '9') {
+        v = v * 10 + (s[i] - '0'), digit = true;
+        if (v > (int64_t{1} << 24)) return best;  // absurd: ignore the rest
+      } else if (s[i] == ',') {
+        product *= digit ? v : 1, v = 0, digit = false;
+      } else {
+        break;
+      }
+      if (product > (int64_t{1} << 24)) return best;
+    }
+    if (digit) product *= v;
+    best = std::max(best, product);
+  }
+  return best;
+}
+
 std::vector<HloModuleSummary> SummarizeHloModules(const std::vector<hlo::Module>& modules) {
   std::vector<HloModuleSummary> out;
   for (const auto& m : modules) {
@@ -22,7 +46,11 @@ std::vector<HloModuleSummary> SummarizeHloModules(const std::vector<hlo::Module>
         s.fusions += in.opcode == "fusion";
         s.collectives += GroupFromCategory(XprofCategory(m, in), in.name) == OpCategory::kCollective;
         if (in.opcode == "custom-call" && cm.Of(c, in).unknown) ++s.unknown_custom_calls;
+        if (const std::string_view* sh = in.Attr("sharding"))
+          s.partitions = std::max(s.partitions, ShardingDevices(*sh));
       }
+    s.partitions_from_shardings = m.num_partitions <= 1 && s.partitions > 1;
+    if (m.num_partitions > 1) s.partitions = m.num_partitions;
     // Every non-fused instruction of the entry computation (what runs as a
     // kernel/op); fusion bodies, reducers and loop bodies count through
     // their callers.

@@ -22,7 +22,15 @@ struct HloModuleSummary {
   int64_t computations = 0, instructions = 0, fusions = 0, collectives = 0;
   int64_t unknown_custom_calls = 0;  // custom calls the cost model cannot see into
   hlo::Cost entry_cost;              // the entry computation (while loops: one iteration)
+  // SPMD partitions: the header's num_partitions, or, when the header does
+  // not say (XLA leaves it out of many dumps), the most devices a sharding
+  // annotation tiles over ({devices=[8,1]<=[8]}: 8).
+  int64_t partitions = 1;
+  bool partitions_from_shardings = false;
 };
+// The devices a sharding annotation tiles over (0 if it names none:
+// replicated, maximal).
+int64_t ShardingDevices(std::string_view sharding);
 std::vector<HloModuleSummary> SummarizeHloModules(const std::vector<hlo::Module>& modules);
 
 // The ops that run (the entry's instructions and those of while bodies,

@@ -194,7 +194,7 @@ Table HloModulesTable(const std::vector<HloModuleSummary>& modules) {
       .Add(Count("instructions", "instructions in all computations"))
       .Add(Count("fusions", "fusion instructions"))
       .Add(Count("collectives", "collective instructions"))
-      .Add(Count("partitions", "num_partitions"))
+      .Add(Count("partitions", "SPMD partitions: num_partitions, else the most devices a sharding tiles over"))
       .Add(Count("replicas", "replica_count"))
       .Add(Gflop("flops", "FLOPs of one execution of the entry computation"))
       .Add(Measure("transcendentals", Unit::kCount, "transcendental operations").Decimals(0))
@@ -204,10 +204,15 @@ Table HloModulesTable(const std::vector<HloModuleSummary>& modules) {
     const hlo::Module& m = *s.module;
     t.rows.push_back({Cell::Text(m.name), Cell::Text(m.entry_computation() ? m.entry_computation()->name : ""),
                       Cell::Int(s.computations), Cell::Int(s.instructions), Cell::Int(s.fusions),
-                      Cell::Int(s.collectives), Cell::Int(m.num_partitions), Cell::Int(m.replica_count),
+                      Cell::Int(s.collectives), Cell::Int(s.partitions), Cell::Int(m.replica_count),
                       Cell::Real(s.entry_cost.flops), Cell::Real(s.entry_cost.transcendentals),
                       Cell::Real(s.entry_cost.bytes_accessed), Cell::Int(s.unknown_custom_calls)});
   }
+  for (const auto& s : modules)
+    if (s.partitions_from_shardings)
+      t.notes.push_back(
+          fmt::format("{}: {} partitions read from its sharding annotations (its header gives no num_partitions).",
+                      s.module->name, s.partitions));
   t.notes.push_back(
       "Cost of the entry computation by XLA's HloCostAnalysis rules (while loops: one iteration; custom calls "
       "other than cuBLAS GEMMs and cuDNN convolutions cannot be costed and count 0).");
