@@ -209,6 +209,29 @@ ENTRY e {
   EXPECT_TRUE(s[0].partitions_from_shardings);
 }
 
+// Alike collectives merged: two all-gathers of f32[8,64] over the same
+// groups are one row of count 2 (each sends 3/4 of 32x64x4 B = 6144 B:
+// 12288 together); the one over other groups stays apart.
+TEST(HloSummary, CollectivesGroupedWhenAlike) {
+  auto m = hlo::ParseHloText(R"(HloModule m, num_partitions=4
+ENTRY e {
+  p = f32[8,64]{1,0} parameter(0)
+  a = f32[32,64]{1,0} all-gather(p), dimensions={0}, replica_groups=[1,4]<=[4]
+  b = f32[32,64]{1,0} all-gather(p), dimensions={0}, replica_groups=[1,4]<=[4]
+  c = f32[16,64]{1,0} all-gather(p), dimensions={0}, replica_groups={{0,2},{1,3}}
+  ROOT t = (f32[32,64]{1,0}, f32[32,64]{1,0}, f32[16,64]{1,0}) tuple(a, b, c)
+})",
+                             "m.hlo");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const std::vector<HloCollectiveGroup> g = GroupHloCollectives(FindHloCollectives(*m));
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].count, 2);
+  EXPECT_EQ(g[0].first.instruction->name, "a");
+  EXPECT_DOUBLE_EQ(g[0].network_bytes, 2 * 6144.0);
+  EXPECT_EQ(g[1].count, 1);
+  EXPECT_EQ(g[1].first.groups.size, 2);
+}
+
 TEST(XlaNames, Categories) {
   EXPECT_EQ(GroupFromCategory("convolution fusion", "fusion.556"), OpCategory::kMatmul);
   EXPECT_EQ(GroupFromCategory("loop fusion", "fusion.1"), OpCategory::kElementwise);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <tuple>
 
 #include "base/collective.h"
 #include "hlo/attrs.h"
@@ -31,6 +32,20 @@ int64_t ShardingDevices(std::string_view s) {
     best = std::max(best, product);
   }
   return best;
+}
+
+std::vector<HloCollectiveGroup> GroupHloCollectives(const std::vector<HloCollective>& collectives) {
+  std::vector<HloCollectiveGroup> out;
+  std::map<std::tuple<const hlo::Module*, std::string_view, std::string_view, std::string>, size_t> index;
+  for (const HloCollective& c : collectives) {
+    auto key = std::make_tuple(c.module, c.instruction->opcode, c.groups.text, c.per_shard->ToString());
+    auto [it, fresh] = index.try_emplace(std::move(key), out.size());
+    if (fresh) out.push_back({c, 0, 0});
+    HloCollectiveGroup& g = out[it->second];
+    ++g.count;
+    g.network_bytes += c.network_bytes;
+  }
+  return out;
 }
 
 std::vector<HloModuleSummary> SummarizeHloModules(const std::vector<hlo::Module>& modules) {

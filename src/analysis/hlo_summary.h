@@ -62,8 +62,18 @@ struct HloCollective {
   int64_t result_bytes = 0;
   double network_bytes = 0;  // bytes each device sends (cost model's ring rule)
 };
-// In module and instruction order; at most `limit` (0: all).
+// In module and instruction order.
 std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& modules);
+
+// Collectives that do the same thing, merged: same module, opcode, replica
+// groups and per-shard shape (a layer's all-gather repeated in each of 80
+// layers is one row of count 80). In order of first appearance.
+struct HloCollectiveGroup {
+  HloCollective first;  // the first instruction of the group (its name is shown)
+  int64_t count = 0;
+  double network_bytes = 0;  // summed over the group
+};
+std::vector<HloCollectiveGroup> GroupHloCollectives(const std::vector<HloCollective>& collectives);
 
 struct HloOutputFacts {
   const hlo::Shape* shape = nullptr;

@@ -33,7 +33,7 @@ StatusOr<Report> Hlo(const HloOptions& o) {
   } else {
     r.tables.push_back(HloModulesTable(SummarizeHloModules(modules)));
     r.tables.push_back(HloCategoryTable(HloOpsByCategory(modules)));
-    r.tables.push_back(HloCollectivesTable(FindHloCollectives(modules), o.top));
+    r.tables.push_back(HloCollectivesTable(GroupHloCollectives(FindHloCollectives(modules)), o.top));
   }
   return r;
 }

@@ -234,41 +234,44 @@ Table HloCategoryTable(const std::vector<HloCategoryRow>& rows) {
   return t;
 }
 
-Table HloCollectivesTable(const std::vector<HloCollective>& collectives, int top) {
-  Table t("hlo_collectives", "Collectives: replica groups read as parallelism");
+Table HloCollectivesTable(const std::vector<HloCollectiveGroup>& groups, int top) {
+  Table t("hlo_collectives", "Collectives: replica groups read as parallelism (alike ones merged)");
   t.Add(Key("module", Unit::kText, "module name"))
-      .Add(Key("instruction", Unit::kText, "instruction name"))
-      .Add(Text("opcode", "HLO opcode"))
+      .Add(Key("opcode", Unit::kText, "HLO opcode"))
+      .Add(Count("count", "instructions alike: same opcode, replica groups and per-shard shape"))
+      .Add(Text("instruction", "the first of them"))
       .Add(Count("groups", "replica groups"))
       .Add(Count("group_size", "devices per group: the parallelism degree"))
       .Add(Measure("stride", Unit::kCount, "device id step between neighbours in a group (0: irregular)"))
       .Add(Text("axis", "the mesh axis the groups read as"))
-      .Add(Text("per_shard_shape", "the result shape on one device"))
+      .Add(Key("per_shard_shape", Unit::kText, "the result shape on one device"))
       .Add(Text("global_shape", "the result shape over the group"))
-      .Add(Measure("result_bytes", Unit::kBytes, "bytes of the result on one device").Show("mb", 1e6, 3))
-      .Add(Measure("network_bytes", Unit::kBytes, "bytes each device sends (ring)").Show("network_mb", 1e6, 3))
-      .Add(Text("replica_groups", "replica_groups as written"));
-  for (const HloCollective& k : collectives) {
+      .Add(Measure("result_bytes", Unit::kBytes, "bytes of one result on one device").Show("mb", 1e6, 3))
+      .Add(Measure("network_bytes", Unit::kBytes, "bytes each device sends, all of them together (ring)")
+               .Show("network_mb", 1e6, 3))
+      .Add(Key("replica_groups", Unit::kText, "replica_groups as written"));
+  for (const HloCollectiveGroup& grp : groups) {
     if (top > 0 && t.rows.size() >= static_cast<size_t>(top)) break;
+    const HloCollective& k = grp.first;
     const HloGroups& g = k.groups;
     std::string axis = g.size <= 1     ? "-"
                        : g.stride == 1 ? fmt::format("innermost ({}-way, contiguous devices)", g.size)
                        : g.stride > 1  ? fmt::format("outer ({}-way, device stride {})", g.size, g.stride)
                                        : fmt::format("{}-way, irregular groups", g.size);
     if (k.kind == CollectiveKind::kCollectivePermute) axis = "point-to-point (pipeline / ring)";
-    t.rows.push_back({Cell::Text(k.module->name), Cell::Text(k.instruction->name), Cell::Text(k.instruction->opcode),
-                      g.count ? Cell::Int(g.count) : Cell::Null(), g.size ? Cell::Int(g.size) : Cell::Null(),
-                      g.size > 1 ? Cell::Int(g.stride) : Cell::Null(), Cell::Text(axis),
-                      Cell::Text(k.per_shard->ToString()), Cell::Text(k.global->ToString()),
-                      Cell::Int(static_cast<int64_t>(k.result_bytes)), Cell::Real(k.network_bytes),
+    t.rows.push_back({Cell::Text(k.module->name), Cell::Text(k.instruction->opcode), Cell::Int(grp.count),
+                      Cell::Text(k.instruction->name), g.count ? Cell::Int(g.count) : Cell::Null(),
+                      g.size ? Cell::Int(g.size) : Cell::Null(), g.size > 1 ? Cell::Int(g.stride) : Cell::Null(),
+                      Cell::Text(axis), Cell::Text(k.per_shard->ToString()), Cell::Text(k.global->ToString()),
+                      Cell::Int(static_cast<int64_t>(k.result_bytes)), Cell::Real(grp.network_bytes),
                       Cell::Text(std::string(g.text))});
   }
-  NoteHiddenRows(t, collectives.size() - t.rows.size());
-  if (collectives.empty()) t.notes.push_back("No collectives in these modules.");
+  NoteHiddenRows(t, groups.size() - t.rows.size());
+  if (groups.empty()) t.notes.push_back("No collectives in these modules.");
   t.notes.push_back(
       "group_size = the parallelism degree of the mesh axis the collective runs over; stride 1 = the innermost "
       "(fastest) axis, larger strides = outer axes. network_mb = bytes each device sends (ring: all-reduce "
-      "2(N-1)/N, all-gather/reduce-scatter/all-to-all (N-1)/N of the full buffer).");
+      "2(N-1)/N, all-gather/reduce-scatter/all-to-all (N-1)/N of the full buffer), summed over the row's count.");
   return t;
 }
 

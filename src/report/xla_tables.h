@@ -28,7 +28,7 @@ Table XlaTopOpsTable(int64_t rank, const XlaOps& x, const XlaOpTimes& times, int
 std::vector<Table> XlaStepTables(int64_t rank, const XlaSteps& s);
 Table HloModulesTable(const std::vector<HloModuleSummary>& modules);
 Table HloCategoryTable(const std::vector<HloCategoryRow>& rows);
-Table HloCollectivesTable(const std::vector<HloCollective>& collectives, int top);
+Table HloCollectivesTable(const std::vector<HloCollectiveGroup>& groups, int top);
 Table HloExplainTable(const HloInstructionFacts& facts);
 
 }  // namespace mlprof
