@@ -134,6 +134,10 @@ check "hlo" run 0 "$BIN" hlo "$HLO" --format csv
 check "hlo module row" has "seed,main,3,14,1,2,4,1," out
 check "hlo all-gather 4-way innermost" has 'seed,all-gather,1,ag,1,4,1,"innermost (4-way, contiguous devices)","f32[8,64]{1,0}","f32[32,64]{1,0}"' out
 check "hlo all-reduce 2-way stride 2" has 'seed,all-reduce,1,ar,2,2,2,"outer (2-way, device stride 2)"' out
+# Expected time from the HLO alone: 2*32*1024*8192*32768 FLOPs on 8 TPU v2
+# cores at 23 TFLOP/s each = 95.6 ms.
+check "hlo expected" run 0 "$BIN" hlo "$SRC/tests/data/classic_matmul.hlo" --chip tpu-v2 --devices 8 --per-core
+check "hlo expected 95.6 ms" bash -c "grep -E '^classic .* 95\.610 +1\.150 +95\.610 +compute\$' '$TMP/out'"
 check "hlo --op" run 0 "$BIN" hlo "$HLO" --op %c --format csv
 check "hlo --op conv flops" has "flops,8112" out
 check "hlo --op position" has "small_module.hlo:21:3" out

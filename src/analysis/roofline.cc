@@ -9,6 +9,23 @@
 
 namespace mlprof {
 
+HloExpected ExpectHloModule(const HloModuleSummary& s, const hw::Chip& chip, hw::DType dtype, double devices,
+                            bool per_core) {
+  HloExpected e;
+  e.module = s.module;
+  e.flops = s.entry_cost.flops;
+  e.bytes = s.entry_cost.bytes_accessed;
+  e.devices = devices;
+  const double split = per_core && chip.cores_per_chip > 0 ? chip.cores_per_chip : 1;
+  e.peak_per_device = chip.peak(dtype) / split;
+  e.hbm_per_device = chip.hbm_bytes_per_s / split;
+  if (e.peak_per_device > 0 && devices > 0) e.compute_s = e.flops / (devices * e.peak_per_device);
+  if (e.hbm_per_device > 0 && devices > 0) e.memory_s = e.bytes / (devices * e.hbm_per_device);
+  e.expected_s = std::max(e.compute_s, e.memory_s);
+  if (e.expected_s > 0) e.bound = e.compute_s >= e.memory_s ? RoofBound::kCompute : RoofBound::kMemory;
+  return e;
+}
+
 RoofPoint RoofAt(double flops, double bytes, double seconds, double peak, double bandwidth) {
   RoofPoint p;
   const bool have_flops = flops > 0, have_bytes = bytes > 0;

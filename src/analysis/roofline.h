@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/hlo_summary.h"
 #include "analysis/ops.h"
 #include "analysis/xla.h"
 #include "hw/chip.h"
@@ -83,6 +84,22 @@ struct RoofPoint {
   RoofBound bound = RoofBound::kUnknown;
 };
 RoofPoint RoofAt(double flops, double bytes, double seconds, double peak, double bandwidth);
+
+// A module's expected time from its HLO alone: its entry computation's FLOPs
+// and bytes (XLA's cost rules) spread evenly over `devices` devices (chips,
+// or cores with `per_core`), each at the chip's dense peak and HBM
+// bandwidth. An SPMD-partitioned module is already one device's program:
+// give devices 1 for it.
+struct HloExpected {
+  const hlo::Module* module = nullptr;
+  double flops = 0, bytes = 0;
+  double devices = 1;
+  double peak_per_device = 0, hbm_per_device = 0;  // FLOP/s, B/s
+  double compute_s = 0, memory_s = 0, expected_s = 0;
+  RoofBound bound = RoofBound::kUnknown;
+};
+HloExpected ExpectHloModule(const HloModuleSummary& s, const hw::Chip& chip, hw::DType dtype, double devices,
+                            bool per_core);
 
 // `ici_axes` (innermost first, e.g. {4, 4, 4}): time each all-reduce,
 // all-gather and reduce-scatter over the axes its group spans

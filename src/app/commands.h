@@ -94,6 +94,13 @@ StatusOr<Report> Plan(PlanOptions o);
 struct HloOptions : TableOptions {
   std::vector<std::string> paths;
   std::string op;  // explain this instruction
+  // With a chip: each module's expected time (its FLOPs and bytes over
+  // `devices` devices at the chip's peaks).
+  std::string chip;
+  std::vector<std::string> chip_files;
+  std::string dtype = "bf16";
+  double devices = 1;
+  bool per_core = false;
   HloOptions() { top = 20; }
 };
 StatusOr<Report> Hlo(const HloOptions& o);

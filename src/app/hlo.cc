@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/hlo_summary.h"
+#include "analysis/roofline.h"
 #include "app/chip.h"
 #include "app/commands.h"
 #include "hlo/shape.h"
@@ -31,7 +32,20 @@ StatusOr<Report> Hlo(const HloOptions& o) {
     }
     r.tables.push_back(HloExplainTable(*f));
   } else {
-    r.tables.push_back(HloModulesTable(SummarizeHloModules(modules)));
+    const std::vector<HloModuleSummary> summaries = SummarizeHloModules(modules);
+    r.tables.push_back(HloModulesTable(summaries));
+    if (!o.chip.empty()) {
+      ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles(o.chip_files));
+      ASSIGN_OR_RETURN(const hw::Chip* chip, FindChip(db, o.chip));
+      ASSIGN_OR_RETURN(hw::DType dtype, ParseDTypeOption(o.dtype));
+      if (!(chip->peak(dtype) > 0))
+        return InvalidArgument(
+            fmt::format("chip '{}' has no {} peak; pick another --dtype", chip->id, hw::DTypeName(dtype)));
+      std::vector<HloExpected> expected;
+      for (const HloModuleSummary& s : summaries)
+        expected.push_back(ExpectHloModule(s, *chip, dtype, o.devices, o.per_core));
+      r.tables.push_back(HloExpectedTable(expected, *chip, dtype));
+    }
     r.tables.push_back(HloCategoryTable(HloOpsByCategory(modules)));
     r.tables.push_back(HloCollectivesTable(GroupHloCollectives(FindHloCollectives(modules)), o.top));
   }

@@ -264,6 +264,28 @@ Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
   return t;
 }
 
+Table HloExpectedTable(const std::vector<HloExpected>& modules, const hw::Chip& chip, hw::DType dtype) {
+  Table t("hlo_expected",
+          fmt::format("Expected time from the HLO alone on {} ({}, dense)", chip.id, hw::DTypeName(dtype)));
+  t.Add(Key("module", Unit::kText, "module name"))
+      .Add(Measure("flops", Unit::kFlops, "FLOPs of one execution of the entry computation").Show("gflop", 1e9, 3))
+      .Add(Measure("bytes", Unit::kBytes, "bytes it accesses").Show("gb", 1e9, 3))
+      .Add(Measure("devices", Unit::kCount, "devices the work is spread over"))
+      .Add(Measure("peak_per_device", Unit::kFlopRate, "dense peak of one device").Show("peak_tflops", 1e12, 1))
+      .Add(Measure("compute", Unit::kTime, "flops / (devices x peak)").Ms())
+      .Add(Measure("memory", Unit::kTime, "bytes / (devices x HBM bandwidth)").Ms())
+      .Add(Measure("expected", Unit::kTime, "max(compute, memory): the roofline's time").Ms())
+      .Add(Measure("bound", Unit::kText, "compute or memory"));
+  for (const HloExpected& e : modules)
+    t.rows.push_back({Cell::Text(e.module->name), Cell::Real(e.flops), Cell::Real(e.bytes), Cell::Real(e.devices),
+                      Cell::Real(e.peak_per_device), Seconds(e.compute_s), Seconds(e.memory_s), Seconds(e.expected_s),
+                      Cell::Text(RoofBoundName(e.bound))});
+  t.notes.push_back(
+      "The entry computation's FLOPs and bytes (XLA's cost rules; while loops: one iteration) spread evenly over "
+      "the devices. An SPMD-partitioned module (partitions > 1) is one device's program already: use --devices 1.");
+  return t;
+}
+
 Table RooflineCategoryTable(int64_t rank, const RooflineResult& r) {
   Table t("roofline_categories", "Roofline by category (totals over executions)");
   t.Add(RankKey())

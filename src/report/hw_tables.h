@@ -22,6 +22,8 @@ Table MfuTable(const MfuResult& r);
 // heaviest ops (per execution).
 Table RooflineSummaryTable(int64_t rank, const RooflineResult& r);
 Table RooflineCategoryTable(int64_t rank, const RooflineResult& r);
+// `mlprof hlo --chip`: each module's expected time from its HLO alone.
+Table HloExpectedTable(const std::vector<HloExpected>& modules, const hw::Chip& chip, hw::DType dtype);
 Table RooflineOpsTable(int64_t rank, const RooflineResult& r, int top);
 // A self-contained SVG: log-log axes (FLOP/byte, TFLOP/s), the roofline
 // (HBM slope and compute ceiling, ridge marked), one circle per op with
