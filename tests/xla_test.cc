@@ -232,6 +232,20 @@ ENTRY e {
   EXPECT_EQ(g[1].first.groups.size, 2);
 }
 
+// A name two computations use: HloComputationsWith lists both, and
+// "computation/name" picks one (tests/data/repeated_names.hlo).
+TEST(HloSummary, RepeatedNamesArePicked) {
+  auto m = hlo::ParseHloText(testing::ReadFile(std::string(MLPROF_SOURCE_DIR) + "/tests/data/repeated_names.hlo"),
+                             "repeated_names.hlo");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(HloComputationsWith(*m, "sum"), (std::vector<std::string>{"add_r", "max_r"}));
+  EXPECT_EQ(HloComputationsWith(*m, "%max_r/%sum"), (std::vector<std::string>{"max_r"}));
+  auto f = FindHloInstruction(*m, "max_r/sum");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->instruction->opcode, "maximum");
+  EXPECT_FALSE(FindHloInstruction(*m, "nope/sum"));
+}
+
 TEST(XlaNames, Categories) {
   EXPECT_EQ(GroupFromCategory("convolution fusion", "fusion.556"), OpCategory::kMatmul);
   EXPECT_EQ(GroupFromCategory("loop fusion", "fusion.1"), OpCategory::kElementwise);

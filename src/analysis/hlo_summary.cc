@@ -180,10 +180,31 @@ std::vector<HloCollective> FindHloCollectives(const std::vector<hlo::Module>& mo
   return out;
 }
 
+namespace {
+// "%name", "name", "computation/name" or "%computation/%name" -> (computation
+// or "", name).
+std::pair<std::string, std::string> SplitOpName(std::string_view name) {
+  auto strip = [](std::string_view s) { return std::string(s.substr(0, 1) == "%" ? s.substr(1) : s); };
+  const size_t slash = name.rfind('/');
+  if (slash == std::string_view::npos) return {"", strip(name)};
+  return {strip(name.substr(0, slash)), strip(name.substr(slash + 1))};
+}
+}  // namespace
+
+std::vector<std::string> HloComputationsWith(const std::vector<hlo::Module>& modules, std::string_view name) {
+  const auto [comp, want] = SplitOpName(name);
+  std::vector<std::string> out;
+  for (const auto& m : modules)
+    for (const auto& c : m.computations)
+      if ((comp.empty() || c.name == comp) && c.Find(want)) out.push_back(std::string(c.name));
+  return out;
+}
+
 std::optional<HloInstructionFacts> FindHloInstruction(const std::vector<hlo::Module>& modules, std::string_view name) {
-  std::string want(name.substr(0, 1) == "%" ? name.substr(1) : name);
+  const auto [comp, want] = SplitOpName(name);
   for (const auto& m : modules)
     for (const auto& c : m.computations) {
+      if (!comp.empty() && c.name != comp) continue;
       const hlo::Instruction* in = c.Find(want);
       if (!in) continue;
       HloInstructionFacts f;

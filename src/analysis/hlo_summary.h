@@ -92,8 +92,13 @@ struct HloInstructionFacts {
   XlaPass pass = XlaPass::kForward;
   std::vector<std::string> scope;
 };
-// `name` with or without '%'; nullopt when no module has it.
+// `name` with or without '%', or "computation/name" to pick one of several
+// computations that have an instruction of that name; the first match,
+// nullopt when none.
 std::optional<HloInstructionFacts> FindHloInstruction(const std::vector<hlo::Module>& modules, std::string_view name);
+// The computations holding an instruction `name` ("computation/name"
+// narrows it), in module order.
+std::vector<std::string> HloComputationsWith(const std::vector<hlo::Module>& modules, std::string_view name);
 // Up to `max` instruction names containing `part`, for "did you mean".
 std::vector<std::string> HloNamesContaining(const std::vector<hlo::Module>& modules, std::string_view part, size_t max);
 

@@ -22,6 +22,17 @@ StatusOr<Report> Hlo(const HloOptions& o) {
   }
   Report r;
   if (!o.op.empty()) {
+    // A name several computations use (reducers' "add"): the user picks one.
+    const std::vector<std::string> where = HloComputationsWith(modules, o.op);
+    if (where.size() > 1) {
+      std::string list;
+      for (size_t i = 0; i < where.size() && i < 8; ++i) list += (i ? ", " : "") + where[i];
+      if (where.size() > 8) list += fmt::format(" and {} more", where.size() - 8);
+      return InvalidArgument(
+          fmt::format("--op {}: {} computations have an instruction of that name ({}); give "
+                      "--op COMPUTATION/NAME",
+                      o.op, where.size(), list));
+    }
     std::optional<HloInstructionFacts> f = FindHloInstruction(modules, o.op);
     if (!f) {
       const std::string want(o.op.substr(0, 1) == "%" ? o.op.substr(1) : o.op);
