@@ -114,33 +114,31 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
   return out;
 }
 
-std::vector<std::pair<std::string, int64_t>> CostableOpsWithoutShapes(const ProfileView& view) {
-  std::map<std::string, int64_t> missing;
+namespace {
+// The cpu_ops `pick` selects, by name, with their calls.
+template <class Pick>
+std::vector<std::pair<std::string, int64_t>> CpuOpsWhere(const ProfileView& view, Pick pick) {
+  std::map<std::string, int64_t> found;
   for (const RankView& rv : view.ranks) {
     const RankProfile& p = *rv.profile;
     const OpTable& o = p.ops;
-    for (size_t i = 0; i < o.size(); ++i) {
-      if (o.kind[i] != OpKind::kCpuOp || o.input_dims_of(i) != 0) continue;
-      const std::string_view name = p.str(o.name[i]);
-      if (HasCostModel(name)) ++missing[std::string(name)];
-    }
+    for (size_t i = 0; i < o.size(); ++i)
+      if (o.kind[i] == OpKind::kCpuOp && pick(p, i)) ++found[std::string(p.str(o.name[i]))];
   }
-  return {missing.begin(), missing.end()};
+  return {found.begin(), found.end()};
+}
+}  // namespace
+
+std::vector<std::pair<std::string, int64_t>> CostableOpsWithoutShapes(const ProfileView& view) {
+  return CpuOpsWhere(view, [](const RankProfile& p, size_t i) {
+    return p.ops.input_dims_of(i) == 0 && HasCostModel(p.str(p.ops.name[i]));
+  });
 }
 
 std::vector<std::pair<std::string, int64_t>> ConvolutionsWithoutStride(const ProfileView& view) {
-  std::map<std::string, int64_t> missing;
-  for (const RankView& rv : view.ranks) {
-    const RankProfile& p = *rv.profile;
-    const OpTable& o = p.ops;
-    for (size_t i = 0; i < o.size(); ++i) {
-      if (o.kind[i] != OpKind::kCpuOp) continue;
-      const std::string_view name = p.str(o.name[i]);
-      if (ConvStrideUnknown(name, p.str(o.input_dims_of(i)), p.str(o.concrete_inputs_of(i))))
-        ++missing[std::string(name)];
-    }
-  }
-  return {missing.begin(), missing.end()};
+  return CpuOpsWhere(view, [](const RankProfile& p, size_t i) {
+    return ConvStrideUnknown(p.str(p.ops.name[i]), p.str(p.ops.input_dims_of(i)), p.str(p.ops.concrete_inputs_of(i)));
+  });
 }
 
 }  // namespace mlprof

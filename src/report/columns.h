@@ -9,6 +9,23 @@
 
 namespace mlprof {
 
+inline Column Count(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kCount, std::move(description));
+}
+inline Column Text(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kText, std::move(description));
+}
+inline Column Pct(std::string name, std::string description, int decimals = 2) {
+  return Measure(std::move(name), Unit::kPercent, std::move(description)).Decimals(decimals);
+}
+// Times (ps) shown as name_us or name_ms with 3 decimals.
+inline Column TimeUs(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kTime, std::move(description)).Us();
+}
+inline Column TimeMs(std::string name, std::string description) {
+  return Measure(std::move(name), Unit::kTime, std::move(description)).Ms();
+}
+
 inline Column RankKey() { return Key("rank", Unit::kId, "the rank (distributedInfo.rank; else the file's position)"); }
 
 // A time in ps from a fractional figure (a mean, a median): rounded to the

@@ -11,18 +11,6 @@ namespace mlprof {
 
 namespace {
 Cell Time(Ps ps) { return Cell::Int(ps); }
-Column TimeUs(std::string name, std::string description) {
-  return Measure(std::move(name), Unit::kTime, std::move(description)).Us();
-}
-Column Pct(std::string name, std::string description, int decimals = 2) {
-  return Measure(std::move(name), Unit::kPercent, std::move(description)).Decimals(decimals);
-}
-Column Count(std::string name, std::string description) {
-  return Measure(std::move(name), Unit::kCount, std::move(description));
-}
-Column Text(std::string name, std::string description) {
-  return Measure(std::move(name), Unit::kText, std::move(description));
-}
 }  // namespace
 
 namespace {

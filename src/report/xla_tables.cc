@@ -14,20 +14,8 @@ namespace {
 
 double Pct(Ps part, Ps whole) { return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0; }
 Cell Flops(double f) { return f > 0 ? Cell::Real(f) : Cell::Null(); }
-Column TimeMs(std::string name, std::string description) {
-  return Measure(std::move(name), Unit::kTime, std::move(description)).Ms();
-}
-Column PctCol(std::string name, std::string description) {
-  return Measure(std::move(name), Unit::kPercent, std::move(description)).Decimals(2);
-}
 Column Gflop(std::string name, std::string description) {
   return Measure(std::move(name), Unit::kFlops, std::move(description)).Show("gflop", 1e9, 3);
-}
-Column Count(std::string name, std::string description) {
-  return Measure(std::move(name), Unit::kCount, std::move(description));
-}
-Column Text(std::string name, std::string description) {
-  return Measure(std::move(name), Unit::kText, std::move(description));
 }
 
 std::string Dims(std::span<const int64_t> d) {
@@ -43,15 +31,15 @@ Table XlaSummaryTable(int64_t rank, const XlaBreakdown& b) {
   t.Add(RankKey())
       .Add(Key("category", Unit::kText, "mlprof's op category"))
       .Add(TimeMs("time", "device time of the category's ops"))
-      .Add(PctCol("pct", "time / all device op time"))
+      .Add(Pct("pct", "time / all device op time"))
       .Add(TimeMs("per_step", "time / (steps x devices)"))
-      .Add(PctCol("pct_of_step", "per_step / the main module's mean execution time"))
+      .Add(Pct("pct_of_step", "per_step / the main module's mean execution time"))
       .Add(Count("ops", "op executions"))
       .Add(Measure("mean", Unit::kTime, "time / ops").Us())
-      .Add(PctCol("forward_pct", "share of the time in the forward pass"))
-      .Add(PctCol("backward_pct", "share in the backward pass (JAX transpose)"))
-      .Add(PctCol("remat_pct", "share rematerialised (remat / checkpoint)"))
-      .Add(PctCol("optimizer_pct", "share in the optimizer update"))
+      .Add(Pct("forward_pct", "share of the time in the forward pass"))
+      .Add(Pct("backward_pct", "share in the backward pass (JAX transpose)"))
+      .Add(Pct("remat_pct", "share rematerialised (remat / checkpoint)"))
+      .Add(Pct("optimizer_pct", "share in the optimizer update"))
       .Add(Gflop("flops", "FLOPs of the category's executions (null when none are known)"));
   const double per = static_cast<double>(std::max<int64_t>(1, b.steps) * std::max(1, b.devices));
   for (const auto& row : b.rows) {
@@ -80,7 +68,7 @@ Table XlaAttributionTable(int64_t rank, const XlaBreakdown& b) {
   t.Add(RankKey())
       .Add(Key("bucket", Unit::kText, "efficient compute, model-specific kernels, memory-bound or overhead"))
       .Add(TimeMs("time", "device time of the bucket's ops"))
-      .Add(PctCol("pct", "time / all device op time"))
+      .Add(Pct("pct", "time / all device op time"))
       .Add(Text("includes", "the categories in the bucket"));
   auto add = [&](const char* name, Ps v, const char* what) {
     t.rows.push_back({Cell::Int(rank), Cell::Text(name), Cell::Int(v), Cell::Real(Pct(v, b.total)), Cell::Text(what)});
@@ -98,7 +86,7 @@ Table XlaScopesTable(int64_t rank, const std::vector<ScopeRow>& rows, Ps total, 
       .Add(Key("scope", Unit::kText, "the scope's last name, indented by depth"))
       .Add(Measure("depth", Unit::kCount, "nesting depth (0: top level)"))
       .Add(TimeMs("time", "device time of the scope's ops, children included"))
-      .Add(PctCol("pct", "time / all device op time"))
+      .Add(Pct("pct", "time / all device op time"))
       .Add(Count("ops", "op executions"))
       .Add(Gflop("flops", "FLOPs of the scope's executions (null when none are known)"));
   // --top limits the children listed per parent; a hidden scope's children
@@ -131,7 +119,7 @@ Table XlaTopOpsTable(int64_t rank, const XlaOps& x, const XlaOpTimes& times, int
       .Add(Text("mlprof_category", "mlprof's op category"))
       .Add(Text("pass", "forward, backward, remat, optimizer or unknown"))
       .Add(TimeMs("time", "device time over all executions"))
-      .Add(PctCol("pct", "time / all device op time"))
+      .Add(Pct("pct", "time / all device op time"))
       .Add(Count("count", "executions"))
       .Add(Measure("mean", Unit::kTime, "time / count").Us())
       .Add(Measure("flops_per_exec", Unit::kFlops, "FLOPs of one execution").Show("gflop_per_exec", 1e9, 3))
