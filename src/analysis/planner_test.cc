@@ -242,16 +242,30 @@ TEST(Planner, ZeroStagesOverDp) {
   }
 }
 
-TEST(Planner, CommunicationAndBubble) {
-  // A made-up GPU: 1000 TFLOP/s, 1 TB/s HBM, NVLink 400 GB/s, 8 per node.
-  const ModelSpec m = Preset("llama3-8b");
+// Llama 3 8B, TP 8 x PP 4 x DP 2 on 64 GPUs of a made-up kind (1000
+// TFLOP/s, 1 TB/s HBM, NVLink 400 GB/s, 8 per node), 32 micro-batches of one
+// 4096-token sequence, no remat, GEMM 0.5, no overlap, 2 us per ring step.
+struct Tp8Pp4Dp2 {
+  ModelSpec m = Preset("llama3-8b");
   Cluster cl = MakeCluster(Chip(1000, 1000, 1, 400), 64, 8, {});
   TrainSpec t;
-  t.global_batch = 64, t.seq = 4096;
   Knobs k;
-  k.gemm = 0.5, k.collective = 1.0, k.overlap = 0, k.latency = 2e-6;
   Plan p;
-  p.tp = 8, p.pp = 4, p.dp = 2, p.mb = 1, p.ga = 32;
+  Tp8Pp4Dp2() {
+    t.global_batch = 64, t.seq = 4096;
+    k.gemm = 0.5, k.collective = 1.0, k.overlap = 0, k.latency = 2e-6;
+    p.tp = 8, p.pp = 4, p.dp = 2, p.mb = 1, p.ga = 32;
+  }
+};
+
+TEST(Planner, CommunicationAndBubble) {
+  // A made-up GPU: 1000 TFLOP/s, 1 TB/s HBM, NVLink 400 GB/s, 8 per node.
+  const Tp8Pp4Dp2 x;
+  const ModelSpec& m = x.m;
+  const Cluster& cl = x.cl;
+  const TrainSpec& t = x.t;
+  const Knobs& k = x.k;
+  Plan p = x.p;
   Plan e = Evaluate(m, cl, t, k, p);
   // Compute: model FLOPs / (64 x 1e15 x 0.5); 32 layers over 4 stages, even.
   const double flops = TrainFlopsPerToken(m, 4096, false) * 64 * 4096;
@@ -281,14 +295,12 @@ TEST(Planner, CommunicationAndBubble) {
 TEST(Planner, ExplainGivesTheFiguresOfEachTerm) {
   // The plan of CommunicationAndBubble: Llama 3 8B, TP 8 x PP 4 x DP 2 on
   // 64 GPUs, 32 micro-batches of one 4096-token sequence, no remat.
-  const ModelSpec m = Preset("llama3-8b");
-  Cluster cl = MakeCluster(Chip(1000, 1000, 1, 400), 64, 8, {});
-  TrainSpec t;
-  t.global_batch = 64, t.seq = 4096;
-  Knobs k;
-  k.gemm = 0.5, k.collective = 1.0, k.overlap = 0, k.latency = 2e-6;
-  Plan p;
-  p.tp = 8, p.pp = 4, p.dp = 2, p.mb = 1, p.ga = 32;
+  const Tp8Pp4Dp2 x;
+  const ModelSpec& m = x.m;
+  const Cluster& cl = x.cl;
+  const TrainSpec& t = x.t;
+  const Knobs& k = x.k;
+  const Plan& p = x.p;
   const Explanation e = Explain(m, cl, t, k, p);
   const Plan ev = Evaluate(m, cl, t, k, p);
   // The plan is Evaluate's.
