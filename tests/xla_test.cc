@@ -136,6 +136,38 @@ TEST(HloCost, HandComputedCases) {
   EXPECT_DOUBLE_EQ(CostOf(m, "x").bytes_accessed, 0);
 }
 
+// XLA's rules (hlo_cost_analysis.cc): a dynamic-update-slice's operand 0
+// is updated in place wherever the DUS sits in a fusion, so that parameter
+// is not read (here the DUS feeds a negate, not the root); an infeed writes
+// its data arrays (its (data, token) result is not a pointer table).
+TEST(HloCost, InPlaceUpdatesAndInfeed) {
+  hlo::Module m = Parse(R"(HloModule m
+body {
+  buf = f32[1024,256]{1,0} parameter(0)
+  upd = f32[1,256]{1,0} parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  d = f32[1024,256]{1,0} dynamic-update-slice(buf, upd, i, z)
+  ROOT n = f32[1024,256]{1,0} negate(d)
+}
+ENTRY e {
+  b = f32[1024,256]{1,0} parameter(0)
+  u = f32[1,256]{1,0} parameter(1)
+  j = s32[] parameter(2)
+  f = f32[1024,256]{1,0} fusion(b, u, j), kind=kLoop, calls=body
+  t = token[] after-all()
+  inf = ((f32[64,32]{1,0}, s32[8]{0}), token[]) infeed(t)
+  ROOT r = (f32[1024,256]{1,0}) tuple(f)
+})");
+  // Read: the update (1x256 f32) and the index (4 B), not the 1 MB buffer;
+  // written: the negated root, 1024x256 f32.
+  const hlo::Cost f = CostOf(m, "f");
+  EXPECT_DOUBLE_EQ(f.bytes_read, 256 * 4 + 4);
+  EXPECT_DOUBLE_EQ(f.bytes_written, 1024 * 256 * 4);
+  // infeed: 64x32 f32 + 8 s32 written.
+  EXPECT_DOUBLE_EQ(CostOf(m, "inf").bytes_written, 64 * 32 * 4 + 8 * 4);
+}
+
 // Convolution flops count only (output, kernel) pairs that read a real input
 // element; checked against a brute-force count over every pair.
 TEST(HloCost, ConvolutionValidPairsMatchBruteForce) {
