@@ -168,6 +168,37 @@ ENTRY e {
   EXPECT_DOUBLE_EQ(CostOf(m, "inf").bytes_written, 64 * 32 * 4 + 8 * 4);
 }
 
+// A tuple parameter read only through get-tuple-element reads the elements
+// taken, each once (here element 0, 4 floats, taken twice: 16 B; the 16 KB
+// and 4 KB elements are unused); a non-scalar constant inside the fusion is
+// read (4 floats: 16 B), a scalar one is not. Written: the 4-float root.
+// The TPU's records leave the constant out (fusion_constants = false).
+TEST(HloCost, FusionTupleElementsAndConstants) {
+  hlo::Module m = Parse(R"(HloModule m
+body {
+  pt = (f32[4]{0}, f32[64,64]{1,0}, f32[1000]{0}) parameter(0)
+  g0 = f32[4]{0} get-tuple-element(pt), index=0
+  g1 = f32[4]{0} get-tuple-element(pt), index=0
+  c = f32[4]{0} constant({1, 2, 3, 4})
+  s = f32[] constant(2)
+  b = f32[4]{0} broadcast(s), dimensions={}
+  a = f32[4]{0} add(g0, c)
+  m = f32[4]{0} multiply(a, g1)
+  ROOT r = f32[4]{0} multiply(m, b)
+}
+ENTRY e {
+  p = (f32[4]{0}, f32[64,64]{1,0}, f32[1000]{0}) parameter(0)
+  ROOT f = f32[4]{0} fusion(p), kind=kLoop, calls=body
+})");
+  const hlo::Cost f = CostOf(m, "f");
+  EXPECT_DOUBLE_EQ(f.bytes_read, 16 + 16);
+  EXPECT_DOUBLE_EQ(f.bytes_written, 16);
+  hlo::CostOptions tpu;
+  tpu.fusion_constants = false;
+  hlo::CostModel cm(m, tpu);
+  EXPECT_DOUBLE_EQ(cm.Of(*m.entry_computation(), m.entry_computation()->root_instruction()).bytes_read, 16);
+}
+
 // Convolution flops count only (output, kernel) pairs that read a real input
 // element; checked against a brute-force count over every pair.
 TEST(HloCost, ConvolutionValidPairsMatchBruteForce) {

@@ -310,8 +310,25 @@ Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
     }
     if (aliased_only) continue;
     if (!p.shape.is_tuple() && p.shape.dims.empty() && p.shape.layout.memory_space != 0) continue;  // as in Of()
+    // A tuple parameter read only through get-tuple-element: the elements
+    // taken, each once (unused elements are not read).
+    if (p.shape.is_tuple() && !us.empty() &&
+        std::all_of(us.begin(), us.end(), [](const Instruction* u) { return u->opcode == "get-tuple-element"; })) {
+      std::set<int64_t> taken;
+      for (const Instruction* u : us) taken.insert(u->IntAttr("index", -1));
+      double b = 0;
+      for (int64_t k : taken)
+        if (k >= 0 && static_cast<size_t>(k) < p.shape.tuple.size())
+          b += static_cast<double>(ShapeBytes(p.shape.tuple[static_cast<size_t>(k)]));
+      cost.bytes_read += b;
+      continue;
+    }
     cost.bytes_read += sliced ? slice_bytes : static_cast<double>(ShapeBytes(p.shape));
   }
+  // Constants inside the fusion that are not scalars are read too.
+  for (const auto& k : body.instructions)
+    if (o_.fusion_constants && k.opcode == "constant" && !k.shape.is_tuple() && Elements(k.shape) > 1)
+      cost.bytes_read += static_cast<double>(ShapeBytes(k.shape));
   cost.bytes_accessed = cost.bytes_read + cost.bytes_written;
   return cost;
 }

@@ -48,6 +48,9 @@ struct CostOptions {
   // all-reduce) counts as written: XLA sizes a tuple as its pointer table,
   // 8 bytes per element on CPU/GPU; the TPU compiler records 0.
   int64_t tuple_pointer_bytes = 8;
+  // Non-scalar constants inside a fusion are read (XLA's HandleFusion); the
+  // TPU compiler's records leave them out.
+  bool fusion_constants = true;
 };
 
 class CostModel {
