@@ -46,6 +46,14 @@ bool IsCallAttr(std::string_view k) {
          k == "false_computation" || k == "branch_computations" || k == "called_computations";
 }
 
+// "{ a = f32[] parameter(0) ... }": a computation written in place (a list
+// of callee names, "{%a, %b}", has no '=').
+bool IsInlineBody(std::string_view v) {
+  size_t i = 0;
+  while (i < v.size() && std::isspace(static_cast<unsigned char>(v[i]))) ++i;
+  return i < v.size() && v[i] == '{' && v.find('=') != std::string_view::npos;
+}
+
 class TextParser {
  public:
   // `text` must outlive the instructions read (ParseHloText hands it a copy
@@ -305,6 +313,9 @@ class TextParser {
       Computation c;
       RETURN_IF_ERROR(ParseComputation(&c));
       m->computations.push_back(std::move(c));
+      // Inline computations its instructions held, after it.
+      for (auto& sub : inline_computations_) m->computations.push_back(std::move(sub));
+      inline_computations_.clear();
     }
     if (m->computations.empty()) return Err(p_, fmt::format("a computation in module '{}'", m->name));
     Status st = m->Link();
@@ -351,6 +362,11 @@ class TextParser {
       p_ += used;
       SkipWs();
     }
+    return ParseComputationBody(c);
+  }
+
+  // "{ instructions }" of a computation whose name is set.
+  Status ParseComputationBody(Computation* c) {
     if (!Eat('{')) return Err(p_, fmt::format("'{{' to open computation '{}'", c->name));
     c->instructions.reserve(EstimateInstructions());
     c->indexed = true;
@@ -482,6 +498,25 @@ class TextParser {
           return Err(at, fmt::format("a metadata record {{op_name=\"...\" ...}} on '{}'", name));
         return OkStatus();
       }
+      if (IsCallAttr(k) && IsInlineBody(v)) {
+        // An inline computation ("to_apply={ a = f32[] parameter(0) ... }"):
+        // read as a computation of its own, named after its caller.
+        const size_t body_at = static_cast<size_t>(Trim(v).data() - s_.data());
+        if (inline_depth_ >= 32) return Err(body_at, "inline computations nested at most 32 deep");
+        const size_t after = p_;
+        Computation sub;
+        sub.name = arena_->Copy(fmt::format("{}.{}", name, k));
+        p_ = body_at;
+        ++inline_depth_;
+        Status st = ParseComputationBody(&sub);
+        --inline_depth_;
+        RETURN_IF_ERROR(st);
+        p_ = after;
+        in->called.emplace_back(sub.name);
+        inline_computations_.push_back(std::move(sub));
+        in->attrs.emplace_back(k, in->called.back());
+        return OkStatus();
+      }
       if (IsCallAttr(k)) {
         std::string_view t = Trim(v);
         if (!t.empty() && t.front() == '{') t = t.substr(1, t.size() >= 2 ? t.size() - 2 : 0);
@@ -503,8 +538,10 @@ class TextParser {
   std::string_view path_;
   std::shared_ptr<StringArena> arena_;
   size_t p_ = 0;
-  std::string comment_buf_;              // operand lists with /* */ comments removed
-  std::vector<std::string_view> names_;  // operand names of the instruction being read
+  std::string comment_buf_;                       // operand lists with /* */ comments removed
+  std::vector<std::string_view> names_;           // operand names of the instruction being read
+  std::vector<Computation> inline_computations_;  // read inside the computation being read
+  int inline_depth_ = 0;
 };
 
 // Converts the byte offsets stored in Instruction::column to line:column.

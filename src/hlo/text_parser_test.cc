@@ -91,6 +91,46 @@ TEST(HloText, ParsesModulesComputationsAndAttributes) {
   EXPECT_EQ(g.groups, (std::vector<std::vector<int64_t>>{{0, 1}, {2, 3}}));
 }
 
+// A computation written in place of a callee name ("to_apply={ ... }", valid
+// HLO text) is read as a computation of its own, named after its caller;
+// operands without shapes ("tuple(r)") are read as names. Inline bodies
+// nest at most 32 deep (a bound, not a stack overflow on hostile input).
+TEST(HloText, InlineComputationsAndShapelessOperands) {
+  auto r = ParseHloText(R"(HloModule inl
+ENTRY main {
+  x = f32[8]{0} parameter(0)
+  z = f32[] constant(0)
+  r = f32[] reduce(x, z), dimensions={0}, to_apply={
+    a = f32[] parameter(0)
+    b = f32[] parameter(1)
+    ROOT s = f32[] add(a, b)
+  }
+  ROOT t = (f32[]) tuple(r)
+})",
+                        "inl.hlo");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Module& m = (*r)[0];
+  ASSERT_EQ(m.computations.size(), 2u);
+  const Computation* body = m.Find("r.to_apply");
+  ASSERT_NE(body, nullptr);
+  EXPECT_EQ(body->root_instruction().opcode, "add");
+  const Instruction* red = m.entry_computation()->Find("r");
+  ASSERT_EQ(red->called_ids.size(), 1u);
+  EXPECT_EQ(&m.computations[static_cast<size_t>(red->called_ids[0])], body);
+  const Instruction* t = m.entry_computation()->Find("t");
+  ASSERT_EQ(t->operands.size(), 1u);
+  EXPECT_EQ(m.entry_computation()->instructions[static_cast<size_t>(t->operands[0])].name, "r");
+
+  std::string deep = "HloModule d\nENTRY e {\n  x = f32[] parameter(0)\n  ROOT r = f32[] call(x), to_apply=";
+  for (int i = 0; i < 40; ++i) deep += "{\n a = f32[] parameter(0)\n ROOT c = f32[] call(a), to_apply=";
+  deep += "{ p = f32[] parameter(0)\n ROOT q = f32[] negate(p) }";
+  for (int i = 0; i < 41; ++i) deep += "\n}";
+  auto d = ParseHloText(deep, "deep.hlo");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("inline computations nested at most 32 deep"), std::string::npos)
+      << d.status().message();
+}
+
 TEST(HloText, ReplicaGroupForms) {
   ReplicaGroups g;
   // The TPU v6e sample: [[0,1,2,3],[4,5,6,7]] transposed -> {0,4},{1,5},...
