@@ -168,6 +168,29 @@ ENTRY e {
   EXPECT_DOUBLE_EQ(CostOf(m, "inf").bytes_written, 64 * 32 * 4 + 8 * 4);
 }
 
+// A buffer read through a dynamic-slice and updated in place by a
+// dynamic-update-slice (a KV-cache step): the read is the slice (1x256 f32)
+// and the index (4 B), not the 1 MB buffer; the DUS root writes its update.
+TEST(HloCost, SlicedAndUpdatedInPlace) {
+  hlo::Module m = Parse(R"(HloModule m
+body {
+  buf = f32[1024,256]{1,0} parameter(0)
+  i = s32[] parameter(1)
+  z = s32[] constant(0)
+  ds = f32[1,256]{1,0} dynamic-slice(buf, i, z), dynamic_slice_sizes={1,256}
+  u = f32[1,256]{1,0} negate(ds)
+  ROOT d = f32[1024,256]{1,0} dynamic-update-slice(buf, u, i, z)
+}
+ENTRY e {
+  b = f32[1024,256]{1,0} parameter(0)
+  j = s32[] parameter(1)
+  ROOT f = f32[1024,256]{1,0} fusion(b, j), kind=kLoop, calls=body
+})");
+  const hlo::Cost f = CostOf(m, "f");
+  EXPECT_DOUBLE_EQ(f.bytes_read, 256 * 4 + 4);
+  EXPECT_DOUBLE_EQ(f.bytes_written, 256 * 4);
+}
+
 // A tuple parameter read only through get-tuple-element reads the elements
 // taken, each once (here element 0, 4 floats, taken twice: 16 B; the 16 KB
 // and 4 KB elements are unused); a non-scalar constant inside the fusion is

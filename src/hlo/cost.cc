@@ -293,6 +293,14 @@ Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
     double slice_bytes = 0;
     bool aliased_only = !us.empty();
     for (const Instruction* u : us) {
+      // A dynamic-update-slice's operand 0 is updated in place, wherever
+      // the DUS sits in the fusion: never read (XLA's
+      // FusionParameterReadBytes), and no reason to read the whole buffer
+      // when another user only slices it.
+      const bool alias =
+          u->opcode == "dynamic-update-slice" && !u->operands.empty() && u->operands[0] == static_cast<int32_t>(i);
+      if (alias) continue;
+      aliased_only = false;
       // Read through a slice (or a gather's table): only the part it takes.
       // Being a slice's start index is an ordinary read.
       const bool sliced_operand = !u->operands.empty() && u->operands[0] == static_cast<int32_t>(i);
@@ -301,12 +309,6 @@ Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
       } else {
         sliced = false;
       }
-      // A dynamic-update-slice's operand 0 is updated in place, wherever
-      // the DUS sits in the fusion: never read (XLA's
-      // FusionParameterReadBytes).
-      bool alias =
-          u->opcode == "dynamic-update-slice" && !u->operands.empty() && u->operands[0] == static_cast<int32_t>(i);
-      if (!alias) aliased_only = false;
     }
     if (aliased_only) continue;
     if (!p.shape.is_tuple() && p.shape.dims.empty() && p.shape.layout.memory_space != 0) continue;  // as in Of()
