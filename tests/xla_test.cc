@@ -191,6 +191,35 @@ ENTRY e {
   EXPECT_DOUBLE_EQ(f.bytes_written, 256 * 4);
 }
 
+// Reads follow into a nested fusion: the outer parameter is read as the
+// nested fusion reads it, here a 1x256 slice of the 1 MB buffer (1 KB),
+// and the other outer parameter whole (a nested fusion passing it through).
+TEST(HloCost, ReadsFollowIntoNestedFusions) {
+  hlo::Module m = Parse(R"(HloModule m
+inner {
+  q = f32[1024,256]{1,0} parameter(0)
+  ROOT s = f32[1,256]{1,0} slice(q), slice={[0:1], [0:256]}
+}
+pass {
+  ROOT r = f32[1,256]{1,0} parameter(0)
+}
+outer {
+  p = f32[1024,256]{1,0} parameter(0)
+  w = f32[1,256]{1,0} parameter(1)
+  a = f32[1,256]{1,0} fusion(p), kind=kLoop, calls=inner
+  b = f32[1,256]{1,0} fusion(w), kind=kLoop, calls=pass
+  ROOT o = f32[1,256]{1,0} add(a, b)
+}
+ENTRY e {
+  x = f32[1024,256]{1,0} parameter(0)
+  y = f32[1,256]{1,0} parameter(1)
+  ROOT f = f32[1,256]{1,0} fusion(x, y), kind=kLoop, calls=outer
+})");
+  const hlo::Cost f = CostOf(m, "f");
+  EXPECT_DOUBLE_EQ(f.bytes_read, 256 * 4 + 256 * 4);
+  EXPECT_DOUBLE_EQ(f.bytes_written, 256 * 4);
+}
+
 // A tuple parameter read only through get-tuple-element reads the elements
 // taken, each once (here element 0, 4 floats, taken twice: 16 B; the 16 KB
 // and 4 KB elements are unused); a non-scalar constant inside the fusion is

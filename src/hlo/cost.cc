@@ -233,6 +233,61 @@ Cost CostModel::OfComputation(const Computation& c) {
   return total;
 }
 
+// XLA's FusionParameterReadBytes, as far as the profiles checked agree:
+// a parameter read only through slices (slice, dynamic-slice, gather as
+// operand 0) or nested fusions that read it partly reads those parts; a
+// tuple read only through get-tuple-element reads the elements taken, each
+// once; a dynamic-update-slice's operand 0 is updated in place (not read);
+// otherwise the whole parameter, once.
+double CostModel::ParamReadBytes(const Computation& body, size_t i, int depth) const {
+  const Instruction& p = body.instructions[i];
+  std::vector<const Instruction*> us;
+  for (const auto& u : body.instructions)
+    for (int32_t o : u.operands)
+      if (o == static_cast<int32_t>(i)) {
+        us.push_back(&u);
+        break;
+      }
+  if (us.empty()) return static_cast<double>(ShapeBytes(p.shape));  // unused: as XLA sizes a parameter
+  bool partial = true, aliased_only = true, gte_only = true;
+  double part_bytes = 0;
+  std::set<int64_t> taken;
+  for (const Instruction* u : us) {
+    const bool first = !u->operands.empty() && u->operands[0] == static_cast<int32_t>(i);
+    if (u->opcode == "dynamic-update-slice" && first) continue;
+    aliased_only = false;
+    if (u->opcode == "get-tuple-element") {
+      taken.insert(u->IntAttr("index", -1));
+    } else {
+      gte_only = false;
+    }
+    if ((u->opcode == "slice" || u->opcode == "dynamic-slice" || u->opcode == "gather") && first) {
+      part_bytes += static_cast<double>(ShapeBytes(u->shape));
+    } else if (u->opcode == "fusion" && depth < 8 && !u->called_ids.empty() && u->called_ids[0] >= 0) {
+      // Reads follow into a nested fusion: what it reads of that operand.
+      const Computation& nested = m_.computations[static_cast<size_t>(u->called_ids[0])];
+      for (size_t k = 0; k < u->operands.size(); ++k) {
+        if (u->operands[k] != static_cast<int32_t>(i)) continue;
+        for (size_t j = 0; j < nested.instructions.size(); ++j)
+          if (nested.instructions[j].opcode == "parameter" &&
+              nested.instructions[j].parameter_number == static_cast<int64_t>(k))
+            part_bytes += std::max(0.0, ParamReadBytes(nested, j, depth + 1));
+      }
+    } else {
+      partial = false;
+    }
+  }
+  if (aliased_only) return -1;
+  if (p.shape.is_tuple() && gte_only) {
+    double b = 0;
+    for (int64_t k : taken)
+      if (k >= 0 && static_cast<size_t>(k) < p.shape.tuple.size())
+        b += static_cast<double>(ShapeBytes(p.shape.tuple[static_cast<size_t>(k)]));
+    return b;
+  }
+  return partial ? part_bytes : static_cast<double>(ShapeBytes(p.shape));
+}
+
 Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
   Cost cost;
   if (in.called_ids.empty() || in.called_ids[0] < 0) return cost;
@@ -279,53 +334,13 @@ Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
           cost.bytes_written += written(body.instructions[static_cast<size_t>(root.operands[k])], written);
     }
   }
-  // Read: each parameter once; a parameter read only through slices reads
-  // the slices. A DUS root's aliased operand 0 is not read.
-  std::vector<std::vector<const Instruction*>> users(body.instructions.size());
-  for (const auto& u : body.instructions)
-    for (int32_t o : u.operands)
-      if (o >= 0) users[static_cast<size_t>(o)].push_back(&u);
+  // Read: each parameter once, or less (ParamReadBytes).
   for (size_t i = 0; i < body.instructions.size(); ++i) {
     const Instruction& p = body.instructions[i];
     if (p.opcode != "parameter" || aliased_operands.count(p.parameter_number)) continue;
-    const auto& us = users[i];
-    bool sliced = !us.empty();
-    double slice_bytes = 0;
-    bool aliased_only = !us.empty();
-    for (const Instruction* u : us) {
-      // A dynamic-update-slice's operand 0 is updated in place, wherever
-      // the DUS sits in the fusion: never read (XLA's
-      // FusionParameterReadBytes), and no reason to read the whole buffer
-      // when another user only slices it.
-      const bool alias =
-          u->opcode == "dynamic-update-slice" && !u->operands.empty() && u->operands[0] == static_cast<int32_t>(i);
-      if (alias) continue;
-      aliased_only = false;
-      // Read through a slice (or a gather's table): only the part it takes.
-      // Being a slice's start index is an ordinary read.
-      const bool sliced_operand = !u->operands.empty() && u->operands[0] == static_cast<int32_t>(i);
-      if ((u->opcode == "slice" || u->opcode == "dynamic-slice" || u->opcode == "gather") && sliced_operand) {
-        slice_bytes += static_cast<double>(ShapeBytes(u->shape));
-      } else {
-        sliced = false;
-      }
-    }
-    if (aliased_only) continue;
     if (!p.shape.is_tuple() && p.shape.dims.empty() && p.shape.layout.memory_space != 0) continue;  // as in Of()
-    // A tuple parameter read only through get-tuple-element: the elements
-    // taken, each once (unused elements are not read).
-    if (p.shape.is_tuple() && !us.empty() &&
-        std::all_of(us.begin(), us.end(), [](const Instruction* u) { return u->opcode == "get-tuple-element"; })) {
-      std::set<int64_t> taken;
-      for (const Instruction* u : us) taken.insert(u->IntAttr("index", -1));
-      double b = 0;
-      for (int64_t k : taken)
-        if (k >= 0 && static_cast<size_t>(k) < p.shape.tuple.size())
-          b += static_cast<double>(ShapeBytes(p.shape.tuple[static_cast<size_t>(k)]));
-      cost.bytes_read += b;
-      continue;
-    }
-    cost.bytes_read += sliced ? slice_bytes : static_cast<double>(ShapeBytes(p.shape));
+    const double b = ParamReadBytes(body, i, 0);
+    if (b > 0) cost.bytes_read += b;
   }
   // Constants inside the fusion that are not scalars are read too.
   for (const auto& k : body.instructions)

@@ -224,6 +224,8 @@ class ProtoReader {
           r.in.called.assign(callee.begin(), callee.end());
         }
         r.in.is_root = r.id == root_ids[i];
+        // proto3 leaves a zero out: parameter 0 carries no parameter_number.
+        if (r.in.opcode == "parameter" && r.in.parameter_number < 0) r.in.parameter_number = 0;
         c.instructions.push_back(std::move(r.in));
       }
     }

@@ -42,7 +42,8 @@ std::string HandBuiltProto() {
 // "slice" attribute in the text form, dims in order; the strings the reader
 // builds live in the module's arena and outlive the bytes read.
 TEST(HloProto, SliceDimensionsAndStringsOutliveTheBytes) {
-  std::string p0 = Len(1, "p0") + Len(2, "parameter") + Len(3, ShapeMsg(11, {8, 16})) + Int(9, 0) + Int(35, 1);
+  // proto3 writes no parameter_number 0 (field 9): parameter 0 all the same.
+  std::string p0 = Len(1, "p0") + Len(2, "parameter") + Len(3, ShapeMsg(11, {8, 16})) + Int(35, 1);
   std::string sl = Len(1, "slice.2") + Len(2, "slice") + Len(3, ShapeMsg(11, {4, 6})) + Int(35, 2) + Packed(36, {1}) +
                    Len(17, Int(1, 0) + Int(2, 4) + Int(3, 1)) + Len(17, Int(1, 2) + Int(2, 8) + Int(3, 1));
   std::string comp = Len(1, "main") + Len(2, p0) + Len(2, sl) + Int(5, 1) + Int(6, 2);
@@ -59,6 +60,7 @@ TEST(HloProto, SliceDimensionsAndStringsOutliveTheBytes) {
   ASSERT_NE(s.Attr("slice"), nullptr);
   EXPECT_EQ(*s.Attr("slice"), "{[0:4:1], [2:8:1]}");
   EXPECT_EQ(copy.entry_computation()->name, "main");
+  EXPECT_EQ(copy.entry_computation()->Find("p0")->parameter_number, 0);
 }
 
 TEST(HloProto, HandBuiltModule) {
