@@ -29,7 +29,7 @@ fi
 # small corpus modules when the corpus is there.
 work=build-fuzz/corpus-hlo
 mkdir -p "$work"
-cp tests/data/small_module.hlo data/models/mixtral-8x7b.toml data/models/deepseek-v3.toml data/models/gpt3-175b.toml "$work"/
+cp tests/data/*.hlo fuzz/seeds_hlo/* data/models/mixtral-8x7b.toml data/models/deepseek-v3.toml data/models/gpt3-175b.toml "$work"/
 for f in ../shared/corpus/hlo/xla_test_import_async_collectives.hlo ../shared/corpus/hlo/xla_test_layouts_and_names.hlo \
   ../shared/corpus/hlo/jaxtoolbox_pax_fsdp4_a100_module_0038.jit__psum.sm_8.0_gpu_after_optimizations.hlo.pb \
   ../shared/corpus/xla/tracelens_mi300x_jax_conv3d_legacy.jit_forward_3d_conv_15.hlo_proto.pb; do

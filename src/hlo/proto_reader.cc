@@ -307,6 +307,18 @@ class ProtoReader {
         return Err(static_cast<uint64_t>(msg.data() - all_.data()), "dimension sizes >= 0");
     if (!shape->size_ok())
       return Err(static_cast<uint64_t>(msg.data() - all_.data()), "a shape of at most 2^48 elements");
+    // A layout orders every dimension once (what the text parser checks too).
+    if (const auto& mtm = shape->layout.minor_to_major; !shape->is_tuple() && !mtm.empty()) {
+      std::vector<bool> seen(shape->dims.size(), false);
+      bool ok = mtm.size() == shape->dims.size();
+      for (int64_t d : mtm) {
+        ok = ok && d >= 0 && static_cast<size_t>(d) < seen.size() && !seen[static_cast<size_t>(d)];
+        if (ok) seen[static_cast<size_t>(d)] = true;
+      }
+      if (!ok)
+        return Err(static_cast<uint64_t>(msg.data() - all_.data()),
+                   "a layout (minor_to_major) listing each dimension of the shape once");
+    }
     shape->dynamic.clear();
     for (size_t i = 0; i < dynamic.size() && i < shape->dims.size(); ++i) {
       if (dynamic[i] == 0) continue;

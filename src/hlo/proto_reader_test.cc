@@ -22,8 +22,11 @@ std::string Packed(uint32_t field, const std::vector<int64_t>& v) {
   for (int64_t x : v) b += Varint(static_cast<uint64_t>(x));
   return Len(field, b);
 }
+// A shape with XLA's default (row-major) layout: minor_to_major {rank-1, ..., 0}.
 std::string ShapeMsg(int type, const std::vector<int64_t>& dims) {
-  return Int(2, static_cast<uint64_t>(type)) + Packed(3, dims) + Len(5, Packed(1, {1, 0}));
+  std::vector<int64_t> order;
+  for (size_t i = dims.size(); i-- > 0;) order.push_back(static_cast<int64_t>(i));
+  return Int(2, static_cast<uint64_t>(type)) + Packed(3, dims) + Len(5, Packed(1, order));
 }
 
 // main: p0 = f32[2,3] parameter(0); p1 = f32[3,4] parameter(1); dot; root.
@@ -111,6 +114,16 @@ TEST(HloProto, BadInputIsAnErrorWithTheOffset) {
   m = ReadHloProto(Len(1, Int(1, 5) + Len(3, comp)), "ops.pb");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("operand id 99"), std::string::npos) << m.status().message();
+  // A layout naming a dimension the shape does not have (the fuzzer's
+  // find: it indexed past the dims): refused with the offset.
+  std::string bad_layout =
+      Len(1, "main") + Len(2, Len(1, "x") + Len(2, "parameter") +
+                                  Len(3, Int(2, 11) + Packed(3, {2, 3}) + Len(5, Packed(1, {5, 0}))) + Int(35, 1));
+  m = ReadHloProto(Len(1, Len(1, "m") + Len(3, bad_layout)), "layout.pb");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("expected a layout (minor_to_major) listing each dimension of the shape once"),
+            std::string::npos)
+      << m.status().message();
   // Unknown element type.
   comp = Len(1, "main") + Len(2, Len(1, "x") + Len(2, "parameter") + Len(3, Int(2, 999)) + Int(35, 1));
   m = ReadHloProto(Len(1, Len(3, comp)), "type.pb");

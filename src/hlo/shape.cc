@@ -370,6 +370,7 @@ PhysicalShape Physical(const Shape& s) {
   for (size_t i = 0; i < rank; ++i) {
     size_t dim =
         s.layout.minor_to_major.size() == rank ? static_cast<size_t>(s.layout.minor_to_major[rank - 1 - i]) : i;
+    if (dim >= rank) dim = i;  // readers refuse such layouts; never index past the dims
     p.logical_major_to_minor.push_back(s.dims[dim]);
   }
   p.padded_major_to_minor = p.logical_major_to_minor;
