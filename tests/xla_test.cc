@@ -492,6 +492,26 @@ TEST(XlaCorpus, StepsPerDeviceFromModuleExecutions) {
   }
 }
 
+// A Steps line's events keep the number they are named by; a name of more
+// than 17 digits is no number (it would overflow) and gets its position.
+TEST(XlaSteps, StepsLineNumbersAndHostileNames) {
+  Profile p = testing::ProfileFromJson(R"({"traceEvents":[
+   {"ph":"M","name":"process_name","pid":1,"args":{"name":"/device:TPU:0"}},
+   {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"Steps"}},
+   {"ph":"X","name":"12","pid":1,"tid":1,"ts":0,"dur":10},
+   {"ph":"X","name":"123456789012345678901234567890","pid":1,"tid":1,"ts":20,"dur":10},
+   {"ph":"X","name":"14","pid":1,"tid":1,"ts":40,"dur":30}]})");
+  XlaSteps st = ComputeXlaSteps(p.ranks[0], XlaBreakdown{});
+  EXPECT_EQ(st.source, XlaSteps::Source::kStepsLine);
+  ASSERT_EQ(st.steps.size(), 3u);
+  EXPECT_EQ(st.steps[0].number, 12);
+  EXPECT_EQ(st.steps[1].number, 1);  // its position
+  EXPECT_EQ(st.steps[2].number, 14);
+  ASSERT_EQ(st.summary.size(), 1u);
+  EXPECT_EQ(st.summary[0].steady_steps, 2);                 // the first is warm-up
+  EXPECT_DOUBLE_EQ(st.summary[0].median, 20.0 * kPsPerUs);  // of 10 and 30 us
+}
+
 TEST(XlaCorpus, TpuBreakdown) {
   MLPROF_CORPUS_FILE(path, "xla/xprof_tpu_v6e_x4_psum_hostoffload.xplane.pb");
   Profile p = LoadCorpus(path);

@@ -117,15 +117,22 @@ std::vector<HostOpRow> ComputeHostOps(const ProfileView& view, const HostOpsOpti
       for (int32_t u = a; u >= 0; u = up(u)) dev_total[static_cast<size_t>(u)] += o.dur[g];
     }
     const std::vector<InstanceCost> cost = HostOpCosts(r);
-    std::map<std::tuple<std::string, std::string>, HostOpRow> rows;
+    // Rows keyed by interned ids (strings only once per row); every
+    // ProfilerStep#N shares one key, as key_averages' "ProfilerStep*".
+    constexpr StringId kProfilerStep = UINT32_MAX;
+    std::vector<int8_t> is_step;  // by name id: -1 not looked at yet
+    std::map<std::pair<StringId, StringId>, HostOpRow> rows;
     for (size_t i = 0; i < n; ++i) {
       if (!IsHostOp(o.kind[i]) || dup[i]) continue;
-      std::string name(r.str(o.name[i]));
-      if (name.rfind("ProfilerStep#", 0) == 0) name = "ProfilerStep*";
-      std::string dims = opt.by_shape ? std::string(r.str(o.input_dims_of(i))) : std::string();
-      HostOpRow& row = rows[{name, dims}];
+      const StringId id = o.name[i];
+      if (id >= is_step.size()) is_step.resize(id + 1, -1);
+      if (is_step[id] < 0) is_step[id] = r.str(id).rfind("ProfilerStep#", 0) == 0;
+      const StringId dims = opt.by_shape ? o.input_dims_of(i) : 0;
+      HostOpRow& row = rows[{is_step[id] ? kProfilerStep : id, dims}];
       if (row.calls == 0) {
-        row.rank = rv.rank, row.name = name, row.input_dims = dims, row.kind = o.kind[i];
+        row.rank = rv.rank, row.kind = o.kind[i];
+        row.name = is_step[id] ? std::string("ProfilerStep*") : std::string(r.str(id));
+        row.input_dims = std::string(r.str(dims));
         row.flops = row.bytes = 0;
       }
       // Unknown once any call has no cost.

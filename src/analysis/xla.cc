@@ -332,10 +332,14 @@ XlaSteps ComputeXlaSteps(const RankProfile& r, const XlaBreakdown& b, int warmup
       s.number = -1;
       if (steps_line) {  // TensorFlow names a step by its number
         const std::string_view n = r.str(r.ops.name[i]);
+        // At most 17 digits: a longer "number" would overflow (and is none).
         int64_t v = 0;
-        bool digits = !n.empty();
-        for (char c : n) digits = digits && c >= '0' && c <= '9', v = v * 10 + (c - '0');
-        if (digits && n.size() < 18) s.number = v;
+        bool digits = !n.empty() && n.size() < 18;
+        for (size_t k = 0; digits && k < n.size(); ++k) {
+          digits = n[k] >= '0' && n[k] <= '9';
+          v = v * 10 + (n[k] - '0');
+        }
+        if (digits) s.number = v;
       }
       by_device[s.device].push_back(s);
     }

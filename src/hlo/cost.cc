@@ -239,15 +239,24 @@ Cost CostModel::OfComputation(const Computation& c) {
 // tuple read only through get-tuple-element reads the elements taken, each
 // once; a dynamic-update-slice's operand 0 is updated in place (not read);
 // otherwise the whole parameter, once.
-double CostModel::ParamReadBytes(const Computation& body, size_t i, int depth) const {
-  const Instruction& p = body.instructions[i];
-  std::vector<const Instruction*> us;
-  for (const auto& u : body.instructions)
+namespace {
+// Each instruction's users in a computation (an instruction using another
+// twice is listed once), built once per fusion body.
+std::vector<std::vector<const Instruction*>> UsersOf(const Computation& c) {
+  std::vector<std::vector<const Instruction*>> users(c.instructions.size());
+  for (const auto& u : c.instructions)
     for (int32_t o : u.operands)
-      if (o == static_cast<int32_t>(i)) {
-        us.push_back(&u);
-        break;
-      }
+      if (o >= 0 && static_cast<size_t>(o) < users.size() &&
+          (users[static_cast<size_t>(o)].empty() || users[static_cast<size_t>(o)].back() != &u))
+        users[static_cast<size_t>(o)].push_back(&u);
+  return users;
+}
+}  // namespace
+
+double CostModel::ParamReadBytes(const Computation& body, const std::vector<std::vector<const Instruction*>>& users,
+                                 size_t i, int depth) const {
+  const Instruction& p = body.instructions[i];
+  const std::vector<const Instruction*>& us = users[i];
   if (us.empty()) return static_cast<double>(ShapeBytes(p.shape));  // unused: as XLA sizes a parameter
   bool partial = true, aliased_only = true, gte_only = true;
   double part_bytes = 0;
@@ -266,12 +275,13 @@ double CostModel::ParamReadBytes(const Computation& body, size_t i, int depth) c
     } else if (u->opcode == "fusion" && depth < 8 && !u->called_ids.empty() && u->called_ids[0] >= 0) {
       // Reads follow into a nested fusion: what it reads of that operand.
       const Computation& nested = m_.computations[static_cast<size_t>(u->called_ids[0])];
+      const auto nested_users = UsersOf(nested);
       for (size_t k = 0; k < u->operands.size(); ++k) {
         if (u->operands[k] != static_cast<int32_t>(i)) continue;
         for (size_t j = 0; j < nested.instructions.size(); ++j)
           if (nested.instructions[j].opcode == "parameter" &&
               nested.instructions[j].parameter_number == static_cast<int64_t>(k))
-            part_bytes += std::max(0.0, ParamReadBytes(nested, j, depth + 1));
+            part_bytes += std::max(0.0, ParamReadBytes(nested, nested_users, j, depth + 1));
       }
     } else {
       partial = false;
@@ -335,11 +345,12 @@ Cost CostModel::Fusion(const Computation& c, const Instruction& in) {
     }
   }
   // Read: each parameter once, or less (ParamReadBytes).
+  const auto users = UsersOf(body);
   for (size_t i = 0; i < body.instructions.size(); ++i) {
     const Instruction& p = body.instructions[i];
     if (p.opcode != "parameter" || aliased_operands.count(p.parameter_number)) continue;
     if (!p.shape.is_tuple() && p.shape.dims.empty() && p.shape.layout.memory_space != 0) continue;  // as in Of()
-    const double b = ParamReadBytes(body, i, 0);
+    const double b = ParamReadBytes(body, users, i, 0);
     if (b > 0) cost.bytes_read += b;
   }
   // Constants inside the fusion that are not scalars are read too.

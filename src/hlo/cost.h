@@ -74,7 +74,8 @@ class CostModel {
   Cost Fusion(const Computation& c, const Instruction& in);
   // Bytes a fusion body reads of its parameter instruction `i` (see
   // cost.cc); -1 when it is only updated in place (not read at all).
-  double ParamReadBytes(const Computation& body, size_t i, int depth) const;
+  double ParamReadBytes(const Computation& body, const std::vector<std::vector<const Instruction*>>& users, size_t i,
+                        int depth) const;
   const Shape* OperandShape(const Computation& c, const Instruction& in, size_t i) const;
   int64_t OperandBytes(const Computation& c, const Instruction& in, size_t i) const;
   double ReducerFlops(const Instruction& in);
