@@ -39,7 +39,7 @@ if [ -x "$GEN" ]; then
   done
 fi
 
-for cmd in summary info kernels ops idle overlap steps launches; do
+for cmd in summary info kernels ops idle overlap steps overview launches; do
   for fmt in text json csv; do
     check "$cmd --format $fmt" run 0 "$BIN" "$cmd" "$EX" --format "$fmt"
     check "$cmd --format $fmt has output" test -s "$TMP/out"

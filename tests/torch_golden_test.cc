@@ -13,6 +13,7 @@
 
 #include "../tests/corpus_util.h"
 #include "analysis/host_ops.h"
+#include "analysis/overview.h"
 #include "io/load.h"
 
 namespace mlprof {
@@ -111,6 +112,86 @@ TEST(TbPluginOperations, ResNet50NumWorkers4) {
   MLPROF_CORPUS_FILE(trace, "kineto/tbplugin_resnet50/resnet50_num_workers_4.worker0.1623212756351.pt.trace.json.gz");
   MLPROF_CORPUS_FILE(ref, "kineto/tbplugin_resnet50/result_check_file.txt");
   CheckTbOperationTable(trace, Line(ref, 8), 69);
+}
+
+// The plugin's Overview (lines 1 and 6 of the same file): each step's
+// Kernel / Memcpy / Memset / Runtime / DataLoader / CPU Exec / Other and its
+// span (integer us in both the trace and the reference, so exact), the mean
+// step (the plugin rounds means to whole us and percents to 0.01), and the
+// GPU summary's utilization, SM efficiency, occupancy and Tensor Core share
+// (rounded to 0.01 %).
+void CheckTbOverview(const std::string& trace, const std::string& reference_json) {
+  auto p = LoadProfile({trace}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->ranks.size(), 1u);
+  const RankOverview o = ComputeRankOverview(p->ranks[0], 0);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(reference_json);
+  // The reference's columns, in order, and the roles they are.
+  const StepRole kRoles[] = {StepRole::kKernel,     StepRole::kMemcpy,  StepRole::kMemset, StepRole::kRuntime,
+                             StepRole::kDataLoader, StepRole::kCpuExec, StepRole::kOther};
+  const char* kNames[] = {"Kernel", "Memcpy", "Memset", "Runtime", "DataLoader", "CPU Exec", "Other"};
+  size_t n = 0;
+  for (simdjson::dom::element row : doc["steps"]["rows"].get_array()) {
+    ASSERT_LT(n, o.steps.size());
+    const OverviewStep& got = o.steps[n++];
+    std::vector<int64_t> want;
+    std::string step;
+    for (simdjson::dom::element cell : row.get_array()) {
+      if (cell.is_int64()) want.push_back(cell.get_int64().value());
+      if (cell.is_string() && step.empty()) step = std::string(cell.get_string().value());
+    }
+    ASSERT_EQ(want.size(), 7u);
+    EXPECT_EQ(std::to_string(got.number), step);
+    int64_t total = 0;
+    for (int i = 0; i < 7; ++i) {
+      EXPECT_EQ(got.role[static_cast<int>(kRoles[i])], want[i] * kPsPerUs) << "step " << step << " " << kNames[i];
+      total += want[i];
+    }
+    EXPECT_EQ(got.role[static_cast<int>(StepRole::kCommunication)], 0);
+    EXPECT_EQ(got.total(), total * kPsPerUs) << "step " << step;
+  }
+  EXPECT_EQ(n, o.steps.size());
+  simdjson::dom::element avg = doc["performance"].at(0);
+  EXPECT_EQ(std::string(avg["name"].get_string().value()), "Average Step Time");
+  EXPECT_NEAR(o.mean_total / 1e6, static_cast<double>(avg["value"].get_int64().value()), 0.5);
+  size_t children = 0;
+  for (simdjson::dom::element c : avg["children"].get_array()) {
+    const std::string name(c["name"].get_string().value());
+    size_t i = 0;
+    while (i < 7 && name != kNames[i]) ++i;
+    ASSERT_LT(i, 7u) << name;
+    const double mean = o.mean[static_cast<int>(kRoles[i])];
+    EXPECT_NEAR(mean / 1e6, static_cast<double>(c["value"].get_int64().value()), 0.5) << name;
+    EXPECT_NEAR(100.0 * mean / o.mean_total, c["extra"].get_double().value(), 0.005 + 1e-9) << name;
+    ++children;
+  }
+  EXPECT_EQ(children, 7u);
+  ASSERT_EQ(o.gpus.size(), 1u);
+  const OverviewGpu& g = o.gpus[0];
+  std::map<std::string, std::string> metrics;
+  for (simdjson::dom::element m : doc["gpu_metrics"]["data"].get_array())
+    metrics[std::string(m["title"].get_string().value())] = std::string(m["value"].get_string().value());
+  auto pct = [&](const char* title) { return std::stod(metrics.at(title)); };  // "55.51 %"
+  EXPECT_EQ(g.name, metrics.at("Name"));
+  EXPECT_EQ(metrics.at("Compute Capability"), std::to_string(g.compute_major) + "." + std::to_string(g.compute_minor));
+  EXPECT_NEAR(static_cast<double>(g.memory) / 1073741824.0, std::stod(metrics.at("Memory")), 0.005);  // "31.74 GB"
+  EXPECT_NEAR(100 * g.utilization, pct("GPU Utilization"), 0.005 + 1e-9);
+  EXPECT_NEAR(100 * g.sm_efficiency, pct("Est. SM Efficiency"), 0.005 + 1e-9);
+  EXPECT_NEAR(g.occupancy, pct("Est. Achieved Occupancy"), 0.005 + 1e-9);
+  EXPECT_NEAR(100 * g.tensor_cores, pct("Kernel Time using Tensor Cores"), 0.005 + 1e-9);
+}
+
+TEST(TbPluginOverview, ResNet50NumWorkers0) {
+  MLPROF_CORPUS_FILE(trace, "kineto/tbplugin_resnet50/resnet50_num_workers_0.worker0.1623143089861.pt.trace.json.gz");
+  MLPROF_CORPUS_FILE(ref, "kineto/tbplugin_resnet50/result_check_file.txt");
+  CheckTbOverview(trace, Line(ref, 1));
+}
+
+TEST(TbPluginOverview, ResNet50NumWorkers4) {
+  MLPROF_CORPUS_FILE(trace, "kineto/tbplugin_resnet50/resnet50_num_workers_4.worker0.1623212756351.pt.trace.json.gz");
+  MLPROF_CORPUS_FILE(ref, "kineto/tbplugin_resnet50/result_check_file.txt");
+  CheckTbOverview(trace, Line(ref, 6));
 }
 
 }  // namespace

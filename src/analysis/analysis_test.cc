@@ -429,6 +429,19 @@ TEST(Intervals, RandomTracesMatchBruteForce) {
     EXPECT_EQ(TotalLength(u.by_class[0]), comp * kPsPerNs);
     EXPECT_EQ(TotalLength(u.by_class[1]), comm * kPsPerNs);
     EXPECT_EQ(IntersectionLength(u.by_class[0], u.by_class[1]), both * kPsPerNs);
+    // Set results: the intersection, the difference and a window's length.
+    Ps only_comp = 0, window = 0;
+    const int w0 = static_cast<int>(rng() % horizon), w1 = w0 + static_cast<int>(rng() % (horizon - w0 + 1));
+    for (int t = 0; t < horizon; ++t) {
+      only_comp += (busy[t] & 1) != 0 && (busy[t] & 2) == 0;
+      window += t >= w0 && t < w1 && busy[t] != 0;
+    }
+    std::vector<Interval> inter = Intersection(u.by_class[0], u.by_class[1]);
+    std::vector<Interval> diff = Subtract(u.by_class[0], u.by_class[1]);
+    EXPECT_EQ(TotalLength(inter), both * kPsPerNs);
+    EXPECT_EQ(TotalLength(diff), only_comp * kPsPerNs);
+    EXPECT_EQ(IntersectionLength(diff, u.by_class[1]), 0);
+    EXPECT_EQ(LengthWithin(u.all, w0 * kPsPerNs, w1 * kPsPerNs), window * kPsPerNs);
   }
 }
 

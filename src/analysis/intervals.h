@@ -19,5 +19,10 @@ std::vector<Interval> Union(std::vector<Interval> v);
 Ps TotalLength(const std::vector<Interval>& merged);
 // Length of the intersection of two merged (disjoint, sorted) sets.
 Ps IntersectionLength(const std::vector<Interval>& a, const std::vector<Interval>& b);
+// The intersection and the difference a - b of two merged sets (merged).
+std::vector<Interval> Intersection(const std::vector<Interval>& a, const std::vector<Interval>& b);
+std::vector<Interval> Subtract(const std::vector<Interval>& a, const std::vector<Interval>& b);
+// Length of a merged set inside [start, end) (binary search: cheap per step).
+Ps LengthWithin(const std::vector<Interval>& merged, Ps start, Ps end);
 
 }  // namespace mlprof

@@ -45,6 +45,9 @@ struct StepsOptions {
 };
 Report Steps(const Session& s, const StepsOptions& o);
 Report Launches(const Session& s);
+// The TensorBoard PyTorch profiler plugin's Overview: step time by role and
+// the GPU summary.
+Report Overview(const Session& s);
 struct ScopesOptions : TableOptions {
   int depth = 4;
 };

@@ -9,6 +9,7 @@
 #include "analysis/idle.h"
 #include "analysis/launches.h"
 #include "analysis/ops.h"
+#include "analysis/overview.h"
 #include "analysis/steps.h"
 #include "analysis/xla.h"
 #include "app/commands.h"
@@ -136,6 +137,27 @@ Report Steps(const Session& s, const StepsOptions& o) {
     r.tables.front().notes.push_back(
         "No ProfilerStep#N in these inputs (record with torch.profiler's schedule and prof.step()), and no XLA "
         "module executions or Steps line: no steps to show.");
+  return r;
+}
+
+Report Overview(const Session& s) {
+  Report r = WithImportWarnings(s);
+  std::vector<RankOverview> o;
+  for (const RankView& rv : s.view.ranks) {
+    if (rv.profile->ops.size() == 0) continue;
+    o.push_back(ComputeRankOverview(*rv.profile, rv.rank));
+  }
+  r.tables.push_back(OverviewStepTable(o));
+  r.tables.push_back(OverviewMeanTable(o));
+  r.tables.push_back(GpuSummaryTable(o));
+  bool any = false;
+  for (const RankOverview& x : o) any = any || !x.steps.empty();
+  if (!any) {
+    r.tables.resize(1);
+    r.tables.front().notes = {
+        "No host ops in these inputs: the overview reads PyTorch (Kineto) traces; for XLA profiles see `mlprof "
+        "steps` and `mlprof summary`."};
+  }
   return r;
 }
 

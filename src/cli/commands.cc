@@ -21,6 +21,8 @@ const std::vector<cli::CommandInfo> kCommands = {
     {"idle", "idle time per GPU stream: host wait, kernel wait, other", cli::MakeIdleCommand},
     {"overlap", "communication/computation overlap per rank", cli::MakeOverlapCommand},
     {"steps", "per-step breakdown and steady-state medians", cli::MakeStepsCommand},
+    {"overview", "step time by kernel/memcpy/runtime/dataloader/CPU and the GPU summary (TensorBoard plugin)",
+     cli::MakeOverviewCommand},
     {"launches", "kernel launch statistics: CPU call time, GPU time, launch delay", cli::MakeLaunchesCommand},
     {"scopes", "XLA profiles: device time by JAX named scope (tree)", cli::MakeScopesCommand},
     {"hlo", "HLO modules (text, HloProto, XPlane): categories, cost, collectives/sharding; --op explains one",

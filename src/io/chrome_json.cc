@@ -609,6 +609,15 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
       break;
     }
     if (kept) continue;
+    // A kernel's launch figures (the TensorBoard plugin's GPU summary).
+    if ((k[0] == 'b' && key == kArgBlocksPerSm) || (k[0] == 'e' && key == kArgAchievedOccupancy)) {
+      double d;
+      std::string_view tok = TrimRight(val.raw_json_token());
+      if (!tok.empty() && (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9')) &&
+          val.get_double().get(d) == simdjson::SUCCESS && std::isfinite(d) && d >= 0 && d <= 1e30)
+        (k[0] == 'b' ? e.blocks_per_sm : e.occupancy) = static_cast<float>(d);
+      continue;
+    }
     if (collect_xla && ReadXlaArg(st, k, key, val, e.offset)) continue;
     if (meta_name && key == "name") {
       std::string_view s;

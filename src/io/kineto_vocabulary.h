@@ -12,6 +12,12 @@
 
 namespace mlprof {
 
+// Kernel args CUPTI records per launch, kept in the op columns blocks_per_sm
+// and occupancy for the TensorBoard plugin's GPU summary: blocks per SM (grid
+// blocks / the GPU's SMs) and the estimated achieved occupancy (percent).
+inline constexpr std::string_view kArgBlocksPerSm = "blocks per SM";
+inline constexpr std::string_view kArgAchievedOccupancy = "est. achieved occupancy %";
+
 inline OpKind KinetoKindOfCategory(std::string_view c) {
   if (c == "kernel" || c == "Kernel") return OpKind::kKernel;
   if (c == "gpu_memcpy" || c == "Memcpy") return OpKind::kMemcpy;

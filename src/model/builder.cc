@@ -90,6 +90,8 @@ void ProfileBuilder::CatchUp(bool kineto_columns) {
     o.grid.resize(n, 0);
     o.block.resize(n, 0);
     o.bytes.resize(n, -1);
+    o.blocks_per_sm.resize(n, -1);
+    o.occupancy.resize(n, -1);
   }
   lagging_ = false;
 }
@@ -165,6 +167,8 @@ void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps du
   o.grid.push_back(e.grid);
   o.block.push_back(e.block);
   o.bytes.push_back(e.bytes);
+  o.blocks_per_sm.push_back(e.blocks_per_sm);
+  o.occupancy.push_back(e.occupancy);
   o.xla.push_back(e.xla);
   o.offset.push_back(e.offset);
   const uint32_t op = static_cast<uint32_t>(o.size() - 1);

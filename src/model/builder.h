@@ -36,6 +36,8 @@ struct EventRecord {
   StringId grid = 0;
   StringId block = 0;
   int64_t bytes = -1;
+  float blocks_per_sm = -1;      // kernel args["blocks per SM"]
+  float occupancy = -1;          // kernel args["est. achieved occupancy %"]
   int32_t xla = -1;              // index into RankProfile::xla_ops
   OpKind kind = OpKind::kOther;  // what the reader's vocabulary says the event is
   // Args the reader keeps in the sparse args table (valid during AddEvent).

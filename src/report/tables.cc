@@ -219,6 +219,102 @@ Table StepSummaryTable(const StepReport& s) {
   return t;
 }
 
+namespace {
+const char* const kRoleDescriptions[kStepRoleCount] = {
+    "time a GPU kernel runs (communication kernels apart)",
+    "time a GPU copy runs and no kernel",
+    "time a GPU fill runs and no kernel or copy",
+    "time a collective kernel runs and none of the above",
+    "time a CUDA runtime call runs on the host and none of the above",
+    "time the DataLoader's __next__ runs and none of the above",
+    "time a host op runs and none of the above",
+    "the rest of the step",
+};
+}  // namespace
+
+Table OverviewStepTable(const std::vector<RankOverview>& o) {
+  Table t("overview_steps", "Step time by what ran (TensorBoard plugin overview; us)");
+  t.Add(RankKey()).Add(Key("step", Unit::kId, "N of ProfilerStep#N (0: no steps, the host ops' span)"));
+  for (int i = 0; i < kStepRoleCount; ++i) {
+    t.Add(TimeUs(StepRoleName(static_cast<StepRole>(i)), kRoleDescriptions[i]));
+  }
+  t.Add(TimeUs("total", "the step's span, widened to the GPU work it launched"));
+  bool host_span = false, adjusted = false;
+  int dropped = 0;
+  for (const RankOverview& r : o) {
+    host_span = host_span || r.host_span_step;
+    adjusted = adjusted || r.gpu_adjusted;
+    dropped += r.dropped_tail_steps;
+    for (const OverviewStep& st : r.steps) {
+      std::vector<Cell> row{Cell::Int(r.rank), Cell::Int(st.number)};
+      for (Ps v : st.role) row.push_back(Cell::Int(v));
+      row.push_back(Cell::Int(st.total()));
+      t.rows.push_back(std::move(row));
+    }
+  }
+  t.notes.push_back(
+      "Each instant of a step goes to the first of kernel, memcpy, memset, comm, runtime, dataloader, cpu_exec that "
+      "covers it (as the TensorBoard PyTorch profiler plugin counts); other is the rest.");
+  if (adjusted)
+    t.notes.push_back(
+        "Steps are ProfilerStep spans widened to the GPU work they launched: each starts where the previous one "
+        "ended and ends at the later of its host end and its last GPU op's end.");
+  if (dropped > 0)
+    t.notes.push_back(std::to_string(dropped) + (dropped == 1 ? " last step was" : " last steps were") +
+                      " left out: it launched no GPU work, or under 80 % of the step before (the profiler stopped "
+                      "before its kernels ran).");
+  if (host_span) t.notes.push_back("No ProfilerStep#N: one step spans the host ops.");
+  return t;
+}
+
+Table OverviewMeanTable(const std::vector<RankOverview>& o) {
+  Table t("overview_mean", "Mean step time by what ran (TensorBoard plugin overview; us)");
+  t.Add(RankKey())
+      .Add(Count("steps", "steps averaged"))
+      .Add(Key("role", Unit::kText, "what ran; 'step' is the whole step"))
+      .Add(TimeUs("mean", "mean time per step"))
+      .Add(Pct("pct", "mean / the mean step"));
+  for (const RankOverview& r : o) {
+    if (r.steps.empty()) continue;
+    const auto steps = static_cast<int64_t>(r.steps.size());
+    auto pct = [&](double v) { return r.mean_total > 0 ? Cell::Real(100.0 * v / r.mean_total) : Cell::Null(); };
+    t.rows.push_back(
+        {Cell::Int(r.rank), Cell::Int(steps), Cell::Text("step"), TimeCell(r.mean_total), pct(r.mean_total)});
+    for (int i = 0; i < kStepRoleCount; ++i)
+      t.rows.push_back({Cell::Int(r.rank), Cell::Int(steps), Cell::Text(StepRoleName(static_cast<StepRole>(i))),
+                        TimeCell(r.mean[i]), pct(r.mean[i])});
+  }
+  return t;
+}
+
+Table GpuSummaryTable(const std::vector<RankOverview>& o) {
+  Table t("gpu_summary", "GPU summary (TensorBoard plugin overview, over the steps)");
+  t.Add(RankKey())
+      .Add(Key("device", Unit::kId, "GPU index"))
+      .Add(Text("name", "deviceProperties name"))
+      .Add(Measure("memory", Unit::kBytes, "deviceProperties totalGlobalMem").Show("memory_gib", 1073741824.0, 2))
+      .Add(Text("cc", "compute capability: deviceProperties computeMajor.computeMinor"))
+      .Add(Count("kernels", "kernels on the device"))
+      .Add(Pct("utilization", "time a kernel runs / the steps' span"))
+      .Add(Pct("sm_efficiency", "sum over time of min(1, running kernels' blocks per SM) / the steps' span"))
+      .Add(Pct("occupancy", "running kernels' est. achieved occupancy, weighted by their time"))
+      .Add(Pct("tensor_cores", "time of kernels named as Tensor Core kernels / kernel time"));
+  auto pct = [](double v) { return std::isnan(v) ? Cell::Null() : Cell::Real(100.0 * v); };
+  for (const RankOverview& r : o)
+    for (const OverviewGpu& g : r.gpus)
+      t.rows.push_back({Cell::Int(r.rank), Cell::Int(g.device), Cell::Text(g.name),
+                        g.memory >= 0 ? Cell::Int(g.memory) : Cell::Null(),
+                        g.compute_major >= 0
+                            ? Cell::Text(std::to_string(g.compute_major) + "." + std::to_string(g.compute_minor))
+                            : Cell::Null(),
+                        Cell::Int(g.kernels), pct(g.utilization), pct(g.sm_efficiency),
+                        std::isnan(g.occupancy) ? Cell::Null() : Cell::Real(g.occupancy), pct(g.tensor_cores)});
+  t.notes.push_back(
+      "sm_efficiency and occupancy need the kernels' \"blocks per SM\" and \"est. achieved occupancy %\" (recorded "
+      "by torch.profiler on CUDA); empty when the trace has none.");
+  return t;
+}
+
 Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
   Table t("ops", "GPU time per framework op (kernels attributed to the cpu_op that launched them; us)");
   t.notes.push_back(

@@ -10,6 +10,7 @@
 #include "analysis/info.h"
 #include "analysis/launches.h"
 #include "analysis/ops.h"
+#include "analysis/overview.h"
 #include "analysis/steps.h"
 #include "hlo/shape.h"
 #include "model/profile.h"
@@ -26,6 +27,11 @@ Table IdleStatsTable(const std::vector<StreamIdle>& s);
 Table LaunchSummaryTable(const std::vector<RankLaunchStats>& s);
 Table StepTable(const StepReport& s);
 Table StepSummaryTable(const StepReport& s);
+// The TensorBoard plugin's Overview: step time by role, the mean step, and
+// the GPU summary.
+Table OverviewStepTable(const std::vector<RankOverview>& o);
+Table OverviewMeanTable(const std::vector<RankOverview>& o);
+Table GpuSummaryTable(const std::vector<RankOverview>& o);
 Table OpsTable(const std::vector<OpGpuTime>& ops, int top);
 Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top,
                    const std::vector<HostFlops>& flops = {});
