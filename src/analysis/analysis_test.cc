@@ -519,3 +519,48 @@ TEST(OpsShapes, GpuTimeGoesToTheNearestOpWithACostModel) {
 
 }  // namespace
 }  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+// key_averages(group_by_stack_n=N): the same op under different innermost
+// frames is two rows. Thread 1 records stacks as python_function events
+// (torch >= 1.11 with_stack=True), thread 2 as "Call stack" args (torch 1.9).
+//   t1: f [0,100) { aten::mm [10,20) }   g [100,200) { f [110,190) { aten::mm [120,150) } }
+//   t2: aten::mm [0,40) stack "a.py(3): f;a.py(9): main"  aten::mm [50,60) stack "a.py(3): f;a.py(7): g"
+TEST(HostOpsStack, GroupsByTheInnermostFrames) {
+  Profile p = testing::ProfileFromJson(R"({"traceEvents":[
+    {"ph":"X","cat":"python_function","name":"a.py(3): f","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":10},
+    {"ph":"X","cat":"python_function","name":"a.py(7): g","pid":1,"tid":1,"ts":100,"dur":100},
+    {"ph":"X","cat":"python_function","name":"a.py(3): f","pid":1,"tid":1,"ts":110,"dur":80},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":120,"dur":30},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":0,"dur":40,"args":{"Call stack":"a.py(3): f;a.py(9): main"}},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":50,"dur":10,"args":{"Call stack":"a.py(3): f;a.py(7): g"}}
+  ]})");
+  ProfileView v = BuildProfileView(p, {});
+  auto rows_for = [&](int frames) {
+    HostOpsOptions o;
+    o.stack_frames = frames;
+    std::map<std::string, std::pair<int64_t, Ps>> got;  // stack -> calls, total
+    for (const HostOpRow& r : ComputeHostOps(v, o)) got[r.stack] = {r.calls, r.host_total};
+    return got;
+  };
+  // One frame: every mm is under f: 4 calls, 10 + 30 + 40 + 10 = 90 us.
+  auto one = rows_for(1);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one["a.py(3): f"], std::make_pair(int64_t{4}, 90 * kPsPerUs));
+  // Two frames: f alone (t1's first mm), f under g (t1's second, t2's second), f under main.
+  auto two = rows_for(2);
+  ASSERT_EQ(two.size(), 3u);
+  EXPECT_EQ(two["a.py(3): f"], std::make_pair(int64_t{1}, 10 * kPsPerUs));
+  EXPECT_EQ(two["a.py(3): f;a.py(7): g"], std::make_pair(int64_t{2}, 40 * kPsPerUs));
+  EXPECT_EQ(two["a.py(3): f;a.py(9): main"], std::make_pair(int64_t{1}, 40 * kPsPerUs));
+  // Without the option: one row, no stack.
+  auto none = rows_for(0);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[""].first, 4);
+}
+
+}  // namespace
+}  // namespace mlprof

@@ -69,6 +69,30 @@ std::vector<HostFlops> ComputeHostFlops(const ProfileView& view) {
   return out;
 }
 
+std::string HostOpStack(const RankProfile& r, size_t i, int frames) {
+  const OpTable& o = r.ops;
+  std::string out;
+  int taken = 0;
+  if (const StringId s = o.stack_of(i)) {
+    std::string_view rest = r.str(s);
+    while (taken < frames && !rest.empty()) {
+      const size_t semi = rest.find(';');
+      std::string_view frame = rest.substr(0, semi);
+      rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
+      if (frame.empty()) continue;
+      if (taken++) out += ';';
+      out += frame;
+    }
+    return out;
+  }
+  for (int32_t p = o.parent[i]; p >= 0 && taken < frames; p = o.parent[static_cast<size_t>(p)]) {
+    if (o.kind[static_cast<size_t>(p)] != OpKind::kPythonFunction) continue;
+    if (taken++) out += ';';
+    out += r.str(o.name[static_cast<size_t>(p)]);
+  }
+  return out;
+}
+
 std::vector<HostOpRow> ComputeHostOps(const ProfileView& view, const HostOpsOptions& opt) {
   std::vector<HostOpRow> out;
   for (const RankView& rv : view.ranks) {
@@ -121,18 +145,20 @@ std::vector<HostOpRow> ComputeHostOps(const ProfileView& view, const HostOpsOpti
     // ProfilerStep#N shares one key, as key_averages' "ProfilerStep*".
     constexpr StringId kProfilerStep = UINT32_MAX;
     std::vector<int8_t> is_step;  // by name id: -1 not looked at yet
-    std::map<std::pair<StringId, StringId>, HostOpRow> rows;
+    std::map<std::tuple<StringId, StringId, std::string>, HostOpRow> rows;
     for (size_t i = 0; i < n; ++i) {
       if (!IsHostOp(o.kind[i]) || dup[i]) continue;
       const StringId id = o.name[i];
       if (id >= is_step.size()) is_step.resize(id + 1, -1);
       if (is_step[id] < 0) is_step[id] = r.str(id).rfind("ProfilerStep#", 0) == 0;
       const StringId dims = opt.by_shape ? o.input_dims_of(i) : 0;
-      HostOpRow& row = rows[{is_step[id] ? kProfilerStep : id, dims}];
+      std::string stack = opt.stack_frames > 0 ? HostOpStack(r, i, opt.stack_frames) : std::string();
+      HostOpRow& row = rows[{is_step[id] ? kProfilerStep : id, dims, stack}];
       if (row.calls == 0) {
         row.rank = rv.rank, row.kind = o.kind[i];
         row.name = is_step[id] ? std::string("ProfilerStep*") : std::string(r.str(id));
         row.input_dims = std::string(r.str(dims));
+        row.stack = std::move(stack);
         row.flops = row.bytes = 0;
       }
       // Unknown once any call has no cost.
@@ -149,7 +175,7 @@ std::vector<HostOpRow> ComputeHostOps(const ProfileView& view, const HostOpsOpti
     std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [](const HostOpRow& a, const HostOpRow& b) {
       if (a.device_self != b.device_self) return a.device_self > b.device_self;
       if (a.host_self != b.host_self) return a.host_self > b.host_self;
-      return std::tie(a.name, a.input_dims) < std::tie(b.name, b.input_dims);
+      return std::tie(a.name, a.input_dims, a.stack) < std::tie(b.name, b.input_dims, b.stack);
     });
   }
   return out;

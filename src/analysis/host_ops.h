@@ -23,6 +23,7 @@ struct HostOpRow {
   int64_t rank = 0;
   std::string name;        // "ProfilerStep*" for every ProfilerStep#N
   std::string input_dims;  // with by_shape: the ops' Input Dims ("" when not recorded)
+  std::string stack;       // with stack_frames: the innermost frames, ';'-separated ("" when not recorded)
   OpKind kind = OpKind::kCpuOp;
   int64_t calls = 0;
   Ps host_total = 0;    // sum of the calls' durations
@@ -47,7 +48,16 @@ std::vector<HostFlops> ComputeHostFlops(const ProfileView& view);
 
 struct HostOpsOptions {
   bool by_shape = false;  // group by (name, Input Dims), as key_averages(group_by_input_shape=True)
+  // > 0: also by the op's innermost `stack_frames` Python frames, as
+  // key_averages(group_by_stack_n=N): the "Call stack" arg where recorded
+  // (torch 1.8-1.10), else the enclosing python_function events (with_stack
+  // in later torch), innermost first.
+  int stack_frames = 0;
 };
+
+// The innermost `frames` frames of op i's Python stack, ';'-separated ("" when
+// none is recorded); see HostOpsOptions::stack_frames.
+std::string HostOpStack(const RankProfile& r, size_t i, int frames);
 
 // Every host op of every rank in the view (all steps: key_averages keeps
 // the last one); per rank, by device self time then host self time.

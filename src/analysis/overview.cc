@@ -35,12 +35,24 @@ const char* StepRoleName(StepRole r) {
 bool IsTensorCoreKernelName(std::string_view name) {
   // torch-tb-profiler's allow-list (from NVIDIA PyProf's tc.py): a kernel
   // whose name contains one of these uses Tensor Cores.
-  static constexpr std::string_view kPatterns[] = {
-      "h884",       "s884",         "h1688",       "s1688",         "hmma",
-      "i8816",      "16816",        "dgrad_1x1_stride_2x2",         "first_layer_wgrad_kernel",
-      "conv1x1",    "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm",
-      "xmma_sparse_conv",           "xmma_warp_specialized_implicit_gemm",
-      "xmma_gemm",  "xmma_sparse_gemm",            "c1688"};
+  static constexpr std::string_view kPatterns[] = {"h884",
+                                                   "s884",
+                                                   "h1688",
+                                                   "s1688",
+                                                   "hmma",
+                                                   "i8816",
+                                                   "16816",
+                                                   "dgrad_1x1_stride_2x2",
+                                                   "first_layer_wgrad_kernel",
+                                                   "conv1x1",
+                                                   "conv2d_c1_k1",
+                                                   "direct_group",
+                                                   "xmma_implicit_gemm",
+                                                   "xmma_sparse_conv",
+                                                   "xmma_warp_specialized_implicit_gemm",
+                                                   "xmma_gemm",
+                                                   "xmma_sparse_gemm",
+                                                   "c1688"};
   for (std::string_view p : kPatterns)
     if (name.find(p) != std::string_view::npos) return true;
   return false;
@@ -90,7 +102,8 @@ void WidenSteps(const RankProfile& r, std::vector<HostStep>& steps, RankOverview
   std::vector<Runtime> runtimes;
   for (size_t i = 0; i < o.size(); ++i)
     if (o.kind[i] == OpKind::kRuntime) runtimes.push_back({o.ts[i], o.end(i), static_cast<int32_t>(i)});
-  std::stable_sort(runtimes.begin(), runtimes.end(), [](const Runtime& a, const Runtime& b) { return a.start < b.start; });
+  std::stable_sort(runtimes.begin(), runtimes.end(),
+                   [](const Runtime& a, const Runtime& b) { return a.start < b.start; });
 
   // A runtime call belongs to the step whose host span holds it whole.
   std::vector<Launched> step_gpu(steps.size());

@@ -61,8 +61,8 @@ struct OverviewStep {
 
 struct OverviewGpu {
   int32_t device = -1;
-  std::string name;        // deviceProperties name ("" when not recorded)
-  int64_t memory = -1;     // totalGlobalMem, bytes
+  std::string name;     // deviceProperties name ("" when not recorded)
+  int64_t memory = -1;  // totalGlobalMem, bytes
   int64_t compute_major = -1, compute_minor = -1;
   int64_t kernels = 0;     // kernels on the device
   double utilization = 0;  // fractions of 1; NaN when not known

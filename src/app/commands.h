@@ -32,6 +32,7 @@ Report Info(const Session& s);
 Report Kernels(const Session& s, const TableOptions& o);
 struct OpsOptions : TableOptions {
   bool by_name = false;  // group by op name only, not by input shapes
+  int by_stack = 0;      // > 0: host ops also grouped by their innermost N Python frames
 };
 Report Ops(const Session& s, const OpsOptions& o);
 struct IdleOptions {

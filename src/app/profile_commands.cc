@@ -88,7 +88,23 @@ Report Kernels(const Session& s, const TableOptions& o) {
 
 Report Ops(const Session& s, const OpsOptions& o) {
   Report r = WithImportWarnings(s);
-  r.tables.push_back(HostOpsTable(ComputeHostOps(s.view, {!o.by_name}), !o.by_name, o.top, ComputeHostFlops(s.view)));
+  HostOpsOptions ho;
+  ho.by_shape = !o.by_name;
+  ho.stack_frames = o.by_stack;
+  r.tables.push_back(
+      HostOpsTable(ComputeHostOps(s.view, ho), ho.by_shape, o.top, ComputeHostFlops(s.view), ho.stack_frames));
+  if (o.by_stack > 0) {
+    bool any_stack = false;
+    for (const auto& rv : s.view.ranks) {
+      const OpTable& ops = rv.profile->ops;
+      for (size_t i = 0; i < ops.size() && !any_stack; ++i)
+        any_stack = ops.stack_of(i) != 0 || ops.kind[i] == OpKind::kPythonFunction;
+    }
+    if (!any_stack)
+      r.warnings.push_back(
+          "--by-stack: these traces record no Python stacks (no \"Call stack\" args, no python_function events); "
+          "record with torch.profiler.profile(with_stack=True)");
+  }
   for (std::string& w : UncostedWarnings(s.view)) r.warnings.push_back(std::move(w));
   bool any_gpu = false;
   for (const auto& rv : s.view.ranks) any_gpu |= !rv.gpu.empty();

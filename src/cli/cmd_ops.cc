@@ -3,6 +3,7 @@
 
 #include "app/commands.h"
 #include "cli/command.h"
+#include "cli/validators.h"
 
 namespace mlprof::cli {
 namespace {
@@ -10,6 +11,10 @@ namespace {
 class OpsCommand : public ProfileCommand {
   void AddOwnOptions(CLI::App* app) override {
     app->add_flag("--by-name", o_.by_name, "group by op name only, not by input shapes");
+    app->add_option("--by-stack", o_.by_stack,
+                    "also group host ops by their innermost N Python frames (key_averages(group_by_stack_n=N); "
+                    "traces recorded with with_stack=True)")
+        ->check(NumberAtLeastZero());
   }
   StatusOr<Report> Analyse(const app::Session& s) override {
     o_.top = top();

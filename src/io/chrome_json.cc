@@ -594,6 +594,8 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
         comm.out = n, kept = true;
       else if (key == "Group size" && ParseIntToken(val.raw_json_token(), &n))
         comm.group = n, kept = true;
+      else if (key == "Call stack" && ReadString(val, &s) == simdjson::SUCCESS)
+        e.stack = st.Intern(s), kept = true;
       if (kept) continue;
     }
     for (const ArgSlot& slot : kArgSlots) {

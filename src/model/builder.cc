@@ -90,6 +90,7 @@ void ProfileBuilder::CatchUp(bool kineto_columns) {
     o.grid.resize(n, 0);
     o.block.resize(n, 0);
     o.bytes.resize(n, -1);
+    o.stack.resize(n, 0);
     o.blocks_per_sm.resize(n, -1);
     o.occupancy.resize(n, -1);
   }
@@ -167,6 +168,7 @@ void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps du
   o.grid.push_back(e.grid);
   o.block.push_back(e.block);
   o.bytes.push_back(e.bytes);
+  o.stack.push_back(e.stack);
   o.blocks_per_sm.push_back(e.blocks_per_sm);
   o.occupancy.push_back(e.occupancy);
   o.xla.push_back(e.xla);

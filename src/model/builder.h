@@ -36,6 +36,7 @@ struct EventRecord {
   StringId grid = 0;
   StringId block = 0;
   int64_t bytes = -1;
+  StringId stack = 0;            // args["Call stack"]
   float blocks_per_sm = -1;      // kernel args["blocks per SM"]
   float occupancy = -1;          // kernel args["est. achieved occupancy %"]
   int32_t xla = -1;              // index into RankProfile::xla_ops

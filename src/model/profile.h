@@ -66,6 +66,7 @@ inline bool IsLaunchOp(OpKind k) { return k == OpKind::kRuntime || k == OpKind::
   X(StringId, grid, "kernel args.grid as compact JSON text, e.g. [132,1,1] (0 none)")                    \
   X(StringId, block, "kernel args.block as compact JSON text (0 none)")                                  \
   X(int64_t, bytes, "memcpy/memset bytes (-1 unknown)")                                                  \
+  X(StringId, stack, "args[\"Call stack\"]: frames innermost first, ';'-separated (0 none)")             \
   X(float, blocks_per_sm, "kernel args[\"blocks per SM\"] (-1 not recorded)")                            \
   X(float, occupancy, "kernel args[\"est. achieved occupancy %\"], percent (-1 not recorded)")           \
   X(int32_t, xla, "index into RankProfile::xla_ops: the HLO op it ran (-1 none)")                        \
@@ -88,7 +89,7 @@ struct OpTable {
   void Permute(const std::vector<uint32_t>& order);  // new[i] = old[order[i]]; empty columns stay empty
 
   // The Kineto-only columns (external_id, input_dims, input_types,
-  // concrete_inputs, comm, grid, block, bytes, blocks_per_sm, occupancy) are either full or empty: a
+  // concrete_inputs, comm, grid, block, bytes, stack, blocks_per_sm, occupancy) are either full or empty: a
   // binary reader whose events never carry them (XPlane) leaves them empty,
   // which means every op has the default, and saves 40 of the ~100 bytes an
   // op takes. Read them through these.
@@ -99,6 +100,7 @@ struct OpTable {
   StringId comm_of(size_t i) const { return comm.empty() ? 0 : comm[i]; }
   StringId grid_of(size_t i) const { return grid.empty() ? 0 : grid[i]; }
   int64_t bytes_of(size_t i) const { return bytes.empty() ? -1 : bytes[i]; }
+  StringId stack_of(size_t i) const { return stack.empty() ? 0 : stack[i]; }
   float blocks_per_sm_of(size_t i) const { return blocks_per_sm.empty() ? -1 : blocks_per_sm[i]; }
   float occupancy_of(size_t i) const { return occupancy.empty() ? -1 : occupancy[i]; }
 };

@@ -368,12 +368,16 @@ const char* HostKindName(OpKind k) {
 }
 }  // namespace
 
-Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top, const std::vector<HostFlops>& flops) {
+Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top, const std::vector<HostFlops>& flops,
+                   int stack_frames) {
   Table t("host_ops", "Host time per op (torch.profiler key_averages; us)");
   bool costed = false;
   for (const HostOpRow& r : rows) costed = costed || r.flops >= 0;
   t.Add(RankKey()).Add(Key("op", Unit::kText, "op name (ProfilerStep#N merged as ProfilerStep*)").Symbol());
   if (by_shape) t.Add(Key("input_dims", Unit::kText, "Input Dims as recorded (compact JSON)"));
+  if (stack_frames > 0)
+    t.Add(Key("stack", Unit::kText,
+              "the innermost Python frames (Call stack arg, else enclosing python_function events), ';'-separated"));
   t.Add(Text("kind", "cpu_op, user_annotation (record_function), runtime or driver"))
       .Add(Count("calls", "calls"))
       .Add(TimeUs("host_total", "sum of the calls' durations"))
@@ -392,6 +396,7 @@ Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top, c
     if (top > 0 && shown++ >= top) continue;
     std::vector<Cell> row = {Cell::Int(r.rank), Cell::Text(r.name)};
     if (by_shape) row.push_back(Cell::Text(r.input_dims));
+    if (stack_frames > 0) row.push_back(Cell::Text(r.stack));
     for (Cell c : {Cell::Text(HostKindName(r.kind)), Cell::Int(r.calls), Time(r.host_total), Time(r.host_self),
                    TimeCell(static_cast<double>(r.host_total) / static_cast<double>(r.calls)), Time(r.device_total),
                    Time(r.device_self)})

@@ -33,8 +33,8 @@ Table OverviewStepTable(const std::vector<RankOverview>& o);
 Table OverviewMeanTable(const std::vector<RankOverview>& o);
 Table GpuSummaryTable(const std::vector<RankOverview>& o);
 Table OpsTable(const std::vector<OpGpuTime>& ops, int top);
-Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top,
-                   const std::vector<HostFlops>& flops = {});
+Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top, const std::vector<HostFlops>& flops = {},
+                   int stack_frames = 0);
 Table RanksTable(const Profile& p);
 // Info: format, sizes, counts by phase and category, tracks, import problems.
 std::vector<Table> InfoTables(const std::vector<RankInfo>& infos);
