@@ -130,8 +130,10 @@ TEST(HloCost, HandComputedCases) {
   EXPECT_EQ(ag.group_size, 4);
   EXPECT_DOUBLE_EQ(ag.network_bytes, 3.0 / 4 * 128 * 256 * 4);
   EXPECT_DOUBLE_EQ(ag.flops, 0);
-  // dynamic-update-slice: reads and writes the update, plus the indices.
-  EXPECT_DOUBLE_EQ(CostOf(m, "dus").bytes_accessed, 256 * 4 * 2 + 4 + 4);
+  // dynamic-update-slice: reads and writes the update, plus only the first
+  // start index (XLA's HandleDynamicUpdateSlice counts operand 2 alone; the
+  // second s32 index is not read).
+  EXPECT_DOUBLE_EQ(CostOf(m, "dus").bytes_accessed, 256 * 4 * 2 + 4);
   // Zero-cost plumbing.
   EXPECT_DOUBLE_EQ(CostOf(m, "x").bytes_accessed, 0);
 }
@@ -166,6 +168,32 @@ ENTRY e {
   EXPECT_DOUBLE_EQ(f.bytes_written, 1024 * 256 * 4);
   // infeed: 64x32 f32 + 8 s32 written.
   EXPECT_DOUBLE_EQ(CostOf(m, "inf").bytes_written, 64 * 32 * 4 + 8 * 4);
+}
+
+// XLA's reduce-window special case: a window spanning one whole dimension
+// (size 2n-1, padding n-1 on both sides, n = 1024 here) is a cumulative sum,
+// costed as a reduce plus a broadcast: out/n + n - 1 = 8 + 1023 additions,
+// not (2n-2) x out = 2046 x 8192 (about 16,000 times more). A window over
+// two dimensions, or padded on one side only, keeps the general rule.
+TEST(HloCost, ReduceWindowOverAWholeDimension) {
+  hlo::Module m = Parse(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8,1024]{1,0} parameter(0)
+  z = f32[] constant(0)
+  cum = f32[8,1024]{1,0} reduce-window(x, z), window={size=1x2047 pad=0_0x1023_1023}, to_apply=add
+  low = f32[8,1024]{1,0} reduce-window(x, z), window={size=1x2047 pad=0_0x2046_0}, to_apply=add
+  two = f32[8,1024]{1,0} reduce-window(x, z), window={size=3x2047 pad=1_1x1023_1023}, to_apply=add
+  ROOT pool = f32[8,512]{1,0} reduce-window(x, z), window={size=1x2 stride=1x2}, to_apply=add
+})");
+  EXPECT_DOUBLE_EQ(CostOf(m, "cum").flops, 8 + 1023);
+  EXPECT_DOUBLE_EQ(CostOf(m, "low").flops, 2046.0 * 8 * 1024);
+  EXPECT_DOUBLE_EQ(CostOf(m, "two").flops, (3.0 * 2047 - 1) * 8 * 1024);
+  EXPECT_DOUBLE_EQ(CostOf(m, "pool").flops, 1.0 * 8 * 512);
 }
 
 // A buffer read through a dynamic-slice and updated in place by a

@@ -472,7 +472,25 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
     double window_elems = 1;
     if (const std::string_view* t = in.Attr("window"); t && ParseWindow(*t, &w))
       for (const auto& d : w) window_elems *= static_cast<double>(d.size);
-    cost.flops = (window_elems - 1) * static_cast<double>(Elements(FirstArray(in.shape))) * ReducerFlops(in);
+    const double out = static_cast<double>(Elements(FirstArray(in.shape)));
+    double reductions = (window_elems - 1) * out;
+    // XLA's special case (HandleReduceWindow): a window that spans one
+    // whole dimension d of the output (size 2(n-1)+1 with n-1 padding on
+    // both sides, n = the output's extent in d; every other window dimension
+    // 1 and unpadded) is a cumulative reduction, costed as one reduce of d
+    // plus its broadcast back: out/n + n - 1 applications, not (2n-2) x out.
+    int reduced_dims = 0, padded_dims = 0;
+    for (const auto& d : w) reduced_dims += d.size != 1, padded_dims += d.pad_lo != 0 || d.pad_hi != 0;
+    if (reduced_dims == 1 && padded_dims == 1 && !in.shape.is_tuple() && w.size() == in.shape.dims.size()) {
+      for (size_t k = 0; k < w.size(); ++k) {
+        const WindowDim& d = w[k];
+        if (d.size == 1 || d.pad_lo == 0 || d.pad_lo != d.pad_hi || d.size != 2 * d.pad_lo + 1) continue;
+        const int64_t n = in.shape.dims[k];
+        if (n > 0 && d.pad_lo == n - 1) reductions = out / static_cast<double>(n) + static_cast<double>(n - 1);
+        break;
+      }
+    }
+    cost.flops = reductions * ReducerFlops(in);
     return finish();
   }
   if (op == "map") {
@@ -491,16 +509,19 @@ Cost CostModel::Of(const Computation& c, const Instruction& in) {
     cost.bytes_read = cost.bytes_written = static_cast<double>(ShapeBytes(in.shape));
     return finish();
   }
+  // XLA's HandleDynamicSlice / HandleDynamicUpdateSlice read the slice (or
+  // the update) and only the FIRST start index (operand 1, resp. 2): with
+  // scalar indices, one per dimension, the others are not counted.
   if (op == "dynamic-slice" || op == "gather") {
     cost.bytes_read = cost.bytes_written = static_cast<double>(ShapeBytes(in.shape));
-    for (size_t i = 1; i < in.operands.size(); ++i) cost.bytes_read += static_cast<double>(OperandBytes(c, in, i));
+    if (in.operands.size() > 1) cost.bytes_read += static_cast<double>(OperandBytes(c, in, 1));
     return finish();
   }
   if (op == "dynamic-update-slice") {
     double update = static_cast<double>(OperandBytes(c, in, 1));
     cost.bytes_read = update;
     cost.bytes_written = update;
-    for (size_t i = 2; i < in.operands.size(); ++i) cost.bytes_read += static_cast<double>(OperandBytes(c, in, i));
+    if (in.operands.size() > 2) cost.bytes_read += static_cast<double>(OperandBytes(c, in, 2));
     return finish();
   }
   if (op == "scatter") {
