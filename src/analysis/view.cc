@@ -18,13 +18,33 @@ namespace {
 
 // The float64 a JSON parser (Python's, HTA's) makes of an exact time: the
 // decimal text of `ps` picoseconds as microseconds, through strtod.
+// Exact for any Ps128 (a timestamp past int64 microseconds, ~1e19 us, is
+// still formatted digit by digit, never cast down).
 double ToFloat64Us(Ps128 ps) {
-  bool neg = ps < 0;
-  if (neg) ps = -ps;
-  auto whole = static_cast<long long>(ps / kPsPerUs);
-  auto frac = static_cast<long long>(ps % kPsPerUs);
-  std::string text = fmt::format("{}{}.{:06d}", neg ? "-" : "", whole, frac);
+  const bool neg = ps < 0;
+  unsigned __int128 v = neg ? -static_cast<unsigned __int128>(ps) : static_cast<unsigned __int128>(ps);
+  const auto frac = static_cast<long long>(v % static_cast<unsigned __int128>(kPsPerUs));
+  unsigned __int128 whole = v / static_cast<unsigned __int128>(kPsPerUs);
+  char digits[48];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + static_cast<int>(whole % 10));
+    whole /= 10;
+  } while (whole != 0);
+  std::string text = neg ? "-" : "";
+  while (n > 0) text.push_back(digits[--n]);
+  text += fmt::format(".{:06d}", frac);
   return std::strtod(text.c_str(), nullptr);
+}
+
+// A whole number of microseconds as ps, saturated to what int64 ps holds
+// (float64 arithmetic on huge clocks may step outside it; never a cast of an
+// out-of-range double).
+Ps WholeUsToPs(double us) {
+  constexpr double kMaxUs = 9.2e12;  // 9.2e18 ps, inside int64
+  if (!(us > -kMaxUs)) return static_cast<Ps>(-kMaxUs) * kPsPerUs;
+  if (!(us < kMaxUs)) return static_cast<Ps>(kMaxUs) * kPsPerUs;
+  return static_cast<Ps>(us) * kPsPerUs;
 }
 
 // HTA: ts = ceil(ts), end = floor(ts + dur), on float64 values of the trace
@@ -37,8 +57,8 @@ void RoundLikeHta(const RankProfile& p, RankView* rv) {
   for (size_t i = 0; i < o.size(); ++i) {
     double ts = ToFloat64Us(p.origin_abs_ps + o.ts[i]);
     double dur = ToFloat64Us(o.dur[i]);
-    rv->rounded_ts[i] = static_cast<Ps>(std::ceil(ts) - origin_us) * kPsPerUs;
-    rv->rounded_end[i] = static_cast<Ps>(std::floor(ts + dur) - origin_us) * kPsPerUs;
+    rv->rounded_ts[i] = WholeUsToPs(std::ceil(ts) - origin_us);
+    rv->rounded_end[i] = WholeUsToPs(std::floor(ts + dur) - origin_us);
   }
 }
 
@@ -63,6 +83,15 @@ static RankView BuildRankView(const RankProfile& p, size_t r, bool multi_step, c
   rv.profile = &p;
   rv.rank = p.rank_or(static_cast<int64_t>(r));
   rv.rounded = options.hta_rounding && p.meta.has_float_ts;
+  if (rv.rounded) {
+    // float64 holds whole microseconds exactly only up to 2^53.
+    constexpr Ps128 kExactUs = Ps128{1} << 53;
+    Ps last = 0;
+    for (size_t i = 0; i < o.size(); ++i) last = std::max(last, o.end(i));
+    const Ps128 first_abs = p.origin_abs_ps, last_abs = p.origin_abs_ps + last;
+    auto beyond = [&](Ps128 v) { return v >= kExactUs * kPsPerUs || v <= -kExactUs * kPsPerUs; };
+    if (beyond(first_abs) || beyond(last_abs)) rv.rounded = false, rv.rounding_refused = true;
+  }
   if (rv.rounded) RoundLikeHta(p, &rv);
   rv.keep.assign(o.size(), 1);
   if (options.drop_last_step && multi_step && !p.steps.empty()) {

@@ -45,8 +45,11 @@ ClassUnions UnionsByClass(const std::vector<GpuOpRef>& ops);
 struct RankView {
   const RankProfile* profile = nullptr;
   int64_t rank = 0;
-  bool filtered = false;                    // drop_last_step applied
-  bool rounded = false;                     // hta_rounding applied
+  bool filtered = false;  // drop_last_step applied
+  bool rounded = false;   // hta_rounding applied
+  // hta_rounding asked for but not applied: the trace clock passes 2^53 us,
+  // where float64 microseconds (HTA's arithmetic) are no longer exact.
+  bool rounding_refused = false;
   std::vector<uint8_t> keep;                // per op
   std::vector<GpuOpRef> gpu;                // kept ops occupying a GPU stream, sorted by (ts, end)
   std::vector<Ps> rounded_ts, rounded_end;  // per op, when `rounded`

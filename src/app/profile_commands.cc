@@ -23,6 +23,11 @@ namespace {
 Report WithImportWarnings(const Session& s) {
   Report r;
   r.warnings = ImportWarnings(s.profile);
+  for (const RankView& rv : s.view.ranks)
+    if (rv.rounding_refused)
+      r.warnings.push_back(rv.profile->path +
+                           ": --hta-rounding not applied: the trace clock passes 2^53 us, where float64 "
+                           "microseconds (HTA's arithmetic) no longer hold every whole microsecond; times are exact");
   return r;
 }
 

@@ -914,9 +914,33 @@ std::string DescribeNonTrace(const std::vector<std::string>& keys) {
   return "";
 }
 
-Status ParseError(const std::string& path, uint64_t offset, error_code err, std::string_view expected) {
-  return DataLoss(fmt::format("{}: invalid JSON at byte {}: {} (expected {})", path, offset,
-                              simdjson::error_message(err), expected));
+// "byte N", or "decompressed byte N" when the file was compressed (offsets
+// count the decoded text).
+std::string ByteAt(uint64_t offset, bool decompressed) {
+  return fmt::format("{}byte {}", decompressed ? "decompressed " : "", offset);
+}
+
+Status ParseError(const LoadedFile& file, uint64_t offset, error_code err, std::string_view expected) {
+  return DataLoss(fmt::format("{}: invalid JSON at {}: {} (expected {})", file.path,
+                              ByteAt(offset, file.compression != Compression::kNone), simdjson::error_message(err),
+                              expected));
+}
+
+// The end of the top-level JSON value that starts at `start` (one past its
+// closing bracket), or npos when the text ends before it closes.
+size_t DocumentEnd(std::string_view s, size_t start) {
+  int depth = 0;
+  StringState str;
+  for (size_t i = start; i < s.size(); ++i) {
+    const char c = s[i];
+    if (str.Feed(c)) continue;
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) return i + 1;
+    }
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace
@@ -986,9 +1010,23 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     size_t last = size;
     while (last > start && (IsSpace(data[last - 1]) || data[last - 1] == '\0')) --last;
     char c = last > start ? data[last - 1] : 0;
-    if (c != '}' && c != ']' && !repair())
-      return ParseError(file.path, size, simdjson::INCOMPLETE_ARRAY_OR_OBJECT,
-                        "a complete trace event before the end of the file");
+    if (c != '}' && c != ']') {
+      // A document that closes before the end is followed by something else
+      // (a log line, a second document): refused, never dropped silently.
+      const size_t end = DocumentEnd(std::string_view(data, size), start);
+      if (end != std::string_view::npos) {
+        size_t junk = end;
+        while (junk < size && (IsSpace(data[junk]) || data[junk] == '\0')) ++junk;
+        return DataLoss(fmt::format(
+            "{}: data after the end of the JSON document at {}: expected only whitespace after the trace's last "
+            "'{}' (at {})",
+            file.path, ByteAt(junk, file.compression != Compression::kNone), data[end - 1],
+            ByteAt(end - 1, file.compression != Compression::kNone)));
+      }
+      if (!repair())
+        return ParseError(file, size, simdjson::INCOMPLETE_ARRAY_OR_OBJECT,
+                          "a complete trace event before the end of the file");
+    }
   }
 
   ReaderState st{&builder, data, size, &options, nullptr, 0, {}, {}, false, false, {}, {}};
@@ -1007,7 +1045,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     if ((err == simdjson::UNCLOSED_STRING || err == simdjson::UNESCAPED_CHARS) && may_repair &&
         out->stats.Get(ImportStat::truncated_json) == 0) {
       // Ends inside a string whose text happens to end with a bracket.
-      if (!repair()) return ParseError(file.path, size, err, "a complete trace event before the end of the file");
+      if (!repair()) return ParseError(file, size, err, "a complete trace event before the end of the file");
       doc = data + start;
       len = size - start;
       cap = len + kBufferPadding;
@@ -1015,11 +1053,11 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
       rs.size = size;
       err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
     }
-    if (err) return ParseError(file.path, OffsetOf(rs, doc), err, "a JSON document");
+    if (err) return ParseError(file, OffsetOf(rs, doc), err, "a JSON document");
     rs.doc = &d;
     uint64_t doc_at = OffsetOf(rs, doc);
     od::json_type type;
-    if ((err = d.type().get(type))) return ParseError(file.path, doc_at, err, "a JSON object or array");
+    if ((err = d.type().get(type))) return ParseError(file, doc_at, err, "a JSON object or array");
     uint64_t err_at = 0;
     if (type == od::json_type::array) {
       out->format = "chrome-json (array)";
@@ -1035,15 +1073,16 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
         cap = len + kBufferPadding;
         if ((err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d)) ||
             (err = d.get_array().get(arr)))
-          return ParseError(file.path, start, err, "an array of events");
+          return ParseError(file, start, err, "an array of events");
       } else if (err) {
-        return ParseError(file.path, doc_at, err, "an array of events");
+        return ParseError(file, doc_at, err, "an array of events");
       }
       found_events = true;
       err = ReadEvents(rs, arr, &err_at);
     } else if (type == od::json_type::object) {
       od::object top;
-      if ((err = d.get_object().get(top))) return ParseError(file.path, doc_at, err, "an object");
+      if ((err = d.get_object().get(top))) return ParseError(file, doc_at, err, "an object");
+      int events_keys = 0;
       for (auto field_res : top) {
         od::field field;
         if ((err = std::move(field_res).get(field))) {
@@ -1056,6 +1095,19 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
         if (keys.size() < 8) keys.emplace_back(key);
         od::value v = field.value();
         if (key == "traceEvents") {
+          // JSON leaves duplicate keys to the reader: mlprof refuses a second
+          // events array rather than pick one of them silently.
+          if (++events_keys > 1) {
+            // The key's offset: the last "traceEvents" before where the
+            // parser stands (just past the key).
+            const char* loc = nullptr;
+            size_t here = d.current_location().get(loc) == simdjson::SUCCESS && loc ? OffsetOf(rs, loc) : rs.size;
+            size_t at = std::string_view(rs.base, std::min<size_t>(here + 16, rs.size)).rfind("\"traceEvents\"");
+            return DataLoss(fmt::format(
+                "{}: a second \"traceEvents\" key at {}: a trace has one events array (two traces merged "
+                "into one object?)",
+                file.path, ByteAt(at == std::string_view::npos ? here : at, file.compression != Compression::kNone)));
+          }
           od::array arr;
           if ((err = v.get_array().get(arr))) {
             if (err == simdjson::INCORRECT_TYPE)
@@ -1084,17 +1136,29 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
       // Truncation keeps what was read: the error lies after the last complete
       // event (the text ends early, or the closing brackets are missing). An
       // error before that point is corruption in the middle of the data.
-      if (!found_events) return ParseError(file.path, err_at, err, "\"traceEvents\"");
+      if (!found_events) return ParseError(file, err_at, err, "\"traceEvents\"");
       size_t last_complete = OffsetOf(rs, doc) + LastCompleteEventEnd(std::string_view(doc, len));
-      if (err_at < last_complete) return ParseError(file.path, err_at, err, "a trace event object");
+      if (err_at < last_complete) return ParseError(file, err_at, err, "a trace event object");
       if (out->stats.Get(ImportStat::truncated_json) == 0) builder.Warn(ImportStat::truncated_json, err_at);
+    } else if (const char* loc = nullptr;
+               d.current_location().get(loc) == simdjson::SUCCESS && loc && loc >= rs.base && loc < rs.base + rs.size) {
+      // A second document (or anything else) after the first one:
+      // simdjson stops at the first document's end.
+      const uint64_t at = OffsetOf(rs, loc);
+      return DataLoss(
+          fmt::format("{}: data after the end of the JSON document at {}: expected only whitespace "
+                      "after the trace (is it two traces in one file?)",
+                      file.path, ByteAt(at, file.compression != Compression::kNone)));
     }
     return OkStatus();
   };
 
   size_t events_open = size >= options.windowed_min_bytes ? FindEventsArray(std::string_view(data, size), start) : 0;
   if (events_open == 0) {
-    RETURN_IF_ERROR(parse_document(st, data + start, size - start, size - start + kBufferPadding, true));
+    // Whitespace and NUL padding after the document are not part of it.
+    size_t content_end = size;
+    while (content_end > start && (IsSpace(data[content_end - 1]) || data[content_end - 1] == '\0')) --content_end;
+    RETURN_IF_ERROR(parse_document(st, data + start, content_end - start, size - start + kBufferPadding, true));
   } else {
     // Large input: parse the events array in windows of about window_bytes so
     // that simdjson's structural index (4 bytes per structural character,
@@ -1144,8 +1208,24 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
         if (!err) err = ReadEvents(st, arr, &err_at);
         if (err && wd.current_location().get(fail_loc) != simdjson::SUCCESS) fail_loc = nullptr;
       }
+      // The events array closed inside the window (what follows it is more
+      // keys, or a second document): simdjson stops at that bracket, so the
+      // rest of the window is left to the final parse, from the bracket on.
+      size_t closed_at = 0;
+      if (!err) {
+        const char* loc = nullptr;
+        if (wd.current_location().get(loc) == simdjson::SUCCESS && loc && loc < data + cut) {
+          size_t q = static_cast<size_t>(loc - data);
+          while (q > pos && data[q - 1] != ']') --q;
+          if (q > pos) closed_at = q - 1;
+        }
+      }
       data[pos - 1] = saved_open;
       data[cut] = saved_cut;
+      if (closed_at) {
+        pos = closed_at;
+        break;
+      }
       if (!err) {
         pos = cut + 1;
         limit = pos + window;
@@ -1166,7 +1246,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
         continue;
       }
       bool at_cut = fail_loc == nullptr || fail_loc >= data + cut;
-      if (!at_cut) return ParseError(file.path, err_at, err, "a trace event object");
+      if (!at_cut) return ParseError(file, err_at, err, "a trace event object");
       if (err_at <= pos) {  // not one whole event in the window: widen it
         window *= 2;
       } else {
@@ -1190,7 +1270,9 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
       data[begin] = '[';
     }
     st.doc = nullptr;
-    RETURN_IF_ERROR(parse_document(st, data + begin, size - begin, size - begin + kBufferPadding, false));
+    size_t content_end = size;
+    while (content_end > begin && (IsSpace(data[content_end - 1]) || data[content_end - 1] == '\0')) --content_end;
+    RETURN_IF_ERROR(parse_document(st, data + begin, content_end - begin, size - begin + kBufferPadding, false));
   }
 
   if (st.events > 0 && out->format == "chrome-json (array)") {

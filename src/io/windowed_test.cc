@@ -109,6 +109,36 @@ TEST(Windowed, TrickyCutsInsideStringsAndArgs) {
   EXPECT_FALSE(c.ok());
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.status().message().find("invalid JSON at byte"), std::string::npos) << d.status().message();
+  // Whitespace and NUL padding after the document are fine on both paths;
+  // anything else after it (a log line, a second document) is refused with
+  // its offset, never dropped; so is a second "traceEvents" key.
+  for (const std::string* json : {&obj, &arr}) {
+    std::string padded = *json + "\n \n" + std::string(40, '\0');
+    auto p1 = LoadTraceBytes(padded, "t.json");
+    auto p2 = LoadTraceBytes(padded, "t.json", Windowed(100));
+    ASSERT_TRUE(p1.ok()) << p1.status().message();
+    ASSERT_TRUE(p2.ok()) << p2.status().message();
+    ExpectSameProfile(*p1, *p2);
+    for (const std::string& tail : {std::string("\nDONE in 3 s\n"), std::string("\n") + *json}) {
+      const std::string joined = *json + tail;
+      const std::string at = "data after the end of the JSON document at byte " + std::to_string(json->size() + 1);
+      auto t1 = LoadTraceBytes(joined, "t.json");
+      auto t2 = LoadTraceBytes(joined, "t.json", Windowed(100));
+      ASSERT_FALSE(t1.ok());
+      ASSERT_FALSE(t2.ok()) << (json == &obj ? "obj " : "arr ") << tail.size();
+      EXPECT_NE(t1.status().message().find(at), std::string::npos) << t1.status().message();
+      EXPECT_NE(t2.status().message().find(at), std::string::npos) << t2.status().message();
+    }
+  }
+  std::string twice = obj.substr(0, obj.size() - 1) + R"(,"traceEvents":[]})";
+  auto e1 = LoadTraceBytes(twice, "t.json");
+  auto e2 = LoadTraceBytes(twice, "t.json", Windowed(100));
+  ASSERT_FALSE(e1.ok());
+  ASSERT_FALSE(e2.ok());
+  const std::string second =
+      "a second \"traceEvents\" key at byte " + std::to_string(twice.find("\"traceEvents\"", obj.size() - 2));
+  EXPECT_NE(e1.status().message().find(second), std::string::npos) << e1.status().message() << " want " << second;
+  EXPECT_NE(e2.status().message().find(second), std::string::npos) << e2.status().message();
 }
 
 }  // namespace

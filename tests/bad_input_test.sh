@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Bad input never gives a wrong answer (issue "Bad input never gives a wrong
+# answer"): each case asserts the exit code, that the message names the file
+# and the right offset, and that nothing was printed as if the run had
+# succeeded. Usage: bad_input_test.sh MLPROF
+set -u
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP" || exit 1
+pass=0
+fail=0
+
+check() {  # name, condition...
+  local name=$1
+  shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
+}
+run() {  # expected exit code, then the command; output in out, err
+  local want=$1
+  shift
+  "$@" >out 2>err
+  local rc=$?
+  if [ "$rc" -ne "$want" ]; then
+    echo "  exit $rc, expected $want: $*"
+    sed 's/^/  stderr: /' err | head -5
+    return 1
+  fi
+}
+has() { grep -qF -- "$1" "$2"; }
+empty() { [ ! -s "$1" ]; }
+
+EV='{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":5,"args":{"stream":7}}'
+DOC="{\"traceEvents\":[$EV]}"  # 105 bytes; EV is 87
+
+# --- 1. Never a silent wrong result ------------------------------------------
+# A clock past 2^53 us: --hta-rounding (float64 us, as HTA) is not applied,
+# said so; the times stay exact (14.75 us from 10^19 + 0.5 to 10^19 + 15.25).
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10000000000000000000.5,"dur":5.5,"args":{"stream":7}},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10000000000000000010.25,"dur":5,"args":{"stream":7}}]}' >huge_ts.json
+check "huge ts + --hta-rounding exits 0" run 0 "$BIN" summary huge_ts.json --hta-rounding --format csv
+check "huge ts: rounding refused, said so" has "huge_ts.json: --hta-rounding not applied: the trace clock passes 2^53 us" err
+check "huge ts: exact kernel time" has "0,4250000,10500000,0,14750000," out
+
+# Data after the first document: refused with the offset of what follows.
+printf '%s\nDONE in 3 s\n' "$DOC" >logline.json
+check "log line after the trace exits 2" run 2 "$BIN" info logline.json
+check "log line: file and offset" has "logline.json: data after the end of the JSON document at byte 106" err
+check "log line: nothing printed" empty out
+printf '%s%s' "$DOC" "$DOC" >two_docs.json
+check "two documents exit 2" run 2 "$BIN" summary two_docs.json
+check "two documents: offset" has "two_docs.json: data after the end of the JSON document at byte 105" err
+check "two documents: nothing printed" empty out
+printf '[%s][%s]' "$EV" "$EV" >two_arrays.json
+check "two arrays exit 2" run 2 "$BIN" kernels two_arrays.json
+check "two arrays: offset" has "two_arrays.json: data after the end of the JSON document at byte 89" err
+# In a compressed file the offset counts decompressed bytes, and says so.
+printf '%s\nDONE\n' "$DOC" | gzip >logline.json.gz
+check "gzip + log line exits 2" run 2 "$BIN" info logline.json.gz
+check "gzip: decompressed offset" has "logline.json.gz: data after the end of the JSON document at decompressed byte 106" err
+# Whitespace and NUL padding after the document are fine.
+{ printf '%s \n\n' "$DOC"; head -c 64 /dev/zero; } >padded.json
+check "NUL padding is fine" run 0 "$BIN" kernels padded.json --format csv
+check "NUL padding: the kernel is read" has ",k" out
+# Two "traceEvents" keys: refused, not merged.
+printf '{"traceEvents":[%s],"traceEvents":[%s]}' "$EV" "$EV" >dup_key.json
+check "duplicate traceEvents exits 2" run 2 "$BIN" kernels dup_key.json
+check "duplicate traceEvents: offset" has "dup_key.json: a second \"traceEvents\" key at byte 105" err
+check "duplicate traceEvents: nothing printed" empty out
+
+echo "bad input: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
