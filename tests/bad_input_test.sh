@@ -67,5 +67,18 @@ check "duplicate traceEvents exits 2" run 2 "$BIN" kernels dup_key.json
 check "duplicate traceEvents: offset" has "dup_key.json: a second \"traceEvents\" key at byte 105" err
 check "duplicate traceEvents: nothing printed" empty out
 
+# Impossible chip figures are refused with the allowed range; a BOM and gzip
+# are read as everywhere else.
+printf '{"id":"x1","name":"X1","peak_tflops":{"bf16":100},"hbm_bytes_per_s":0}' >hbm0.json
+check "chip with 0 HBM bandwidth exits 2" run 2 "$BIN" chips --chip-file hbm0.json --chip x1
+check "chip 0 HBM: field and range" has "hbm0.json: chip file, field 'hbm_bytes_per_s': expected a number from 1e+09 to 1e+15" err
+check "chip 0 HBM: nothing printed" empty out
+printf '{"id":"x1","name":"X1","peak_tflops":{"bf16":1e9},"hbm_bytes_per_s":1e12}' >peak.json
+check "chip with absurd peak exits 2" run 2 "$BIN" chips --chip-file peak.json
+check "chip absurd peak: range" has "field 'peak_tflops.bf16': expected a number of TFLOP/s above 0 and at most 1e+06" err
+printf '\xef\xbb\xbf{"id":"x1","name":"X1","peak_tflops":{"bf16":100},"hbm_bytes_per_s":1e12}' | gzip >bom.json.gz
+check "chip file with BOM, gzip" run 0 "$BIN" chips --chip-file bom.json.gz --chip x1 --format csv
+check "chip file with BOM, gzip: read" has "peak bf16 (dense),100 TFLOP/s" out
+
 echo "bad input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

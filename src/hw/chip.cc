@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/file_loader.h"
+
 namespace mlprof::hw {
 
 extern const char* const kBuiltInChipFiles[][2];  // generated: {file name, JSON}
@@ -71,8 +73,10 @@ class ChipReader {
     double cores = 1;
     RETURN_IF_ERROR(Num(o, "cores_per_chip", &cores, false, 1, 1024));
     c.cores_per_chip = static_cast<int>(cores);
-    RETURN_IF_ERROR(Num(o, "hbm_bytes", &c.hbm_bytes, false, 0, 1e15));
-    RETURN_IF_ERROR(Num(o, "hbm_bytes_per_s", &c.hbm_bytes_per_s, false, 0, 1e15));
+    // Present figures must be possible: a chip with no HBM leaves the fields
+    // out (0 would give a ridge point of 0 and a roofline of nothing).
+    RETURN_IF_ERROR(Num(o, "hbm_bytes", &c.hbm_bytes, false, 1e6, 1e15));
+    RETURN_IF_ERROR(Num(o, "hbm_bytes_per_s", &c.hbm_bytes_per_s, false, 1e9, 1e15));
     simdjson::dom::object peaks;
     auto pe = o["peak_tflops"].get(peaks);
     if (pe == simdjson::NO_SUCH_FIELD) return Err("peak_tflops", "an object of peak TFLOP/s per data type");
@@ -85,7 +89,8 @@ class ChipReader {
                    "a data type: fp32, tf32, bf16, fp16, fp8 or int8");
       double tf = 0;
       if (value.get(tf) || !(tf > 0) || tf > 1e6)
-        return Err(fmt::format("peak_tflops.{}", std::string_view(key)), "a number of TFLOP/s above 0");
+        return Err(fmt::format("peak_tflops.{}", std::string_view(key)),
+                   "a number of TFLOP/s above 0 and at most 1e+06 (a million TFLOP/s)");
       c.peak_flops[static_cast<int>(t)] = tf * 1e12;
       any = true;
     }
@@ -197,6 +202,7 @@ double Chip::ridge(DType t) const { return peak(t) > 0 && hbm_bytes_per_s > 0 ? 
 StatusOr<Chip> ParseChipJson(std::string_view text, std::string_view path) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
   const simdjson::padded_string padded(text);
   if (auto e = parser.parse(padded).get(root))
     return DataLoss(fmt::format("{}: chip file is not valid JSON: {}", path, simdjson::error_message(e)));
@@ -226,11 +232,13 @@ const ChipDb& ChipDb::BuiltIn() {
 StatusOr<ChipDb> ChipDb::WithFiles(const std::vector<std::string>& files) {
   ChipDb d = BuiltIn();
   for (const std::string& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    if (!in) return NotFound(fmt::format("{}: cannot open the chip file", f));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    ASSIGN_OR_RETURN(Chip c, ParseChipJson(ss.str(), f));
+    // As every input: gzip or zstd compressed or not.
+    auto file = LoadFile(f);
+    if (!file.ok()) return Status(file.status().code(), "cannot open the chip file: " + file.status().message());
+    if (file->truncated)
+      return DataLoss(fmt::format("{}: chip file: the {} stream ends early (compressed byte {})", f,
+                                  CompressionName(file->compression), file->truncated_at));
+    ASSIGN_OR_RETURN(Chip c, ParseChipJson(std::string_view(file->bytes.data(), file->bytes.size()), f));
     c.origin = f;
     auto same = std::find_if(d.chips_.begin(), d.chips_.end(), [&](const Chip& x) { return x.id == c.id; });
     if (same != d.chips_.end())

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 
 namespace mlprof {
@@ -190,8 +191,11 @@ std::string JsonEscape(std::string_view s) {
 std::string CsvEscape(std::string_view s) {
   std::string v(s);
   if (!v.empty() && (v[0] == '=' || v[0] == '+' || v[0] == '-' || v[0] == '@' || v[0] == '\t' || v[0] == '\r')) {
-    // A number like -3.5 is data, not a formula.
-    bool numeric = v.size() > 1 && v[0] == '-' && v.find_first_not_of("0123456789.eE+-", 1) == std::string::npos;
+    // A cell that is wholly one number (-3.5, -1e-9) is data, not a formula;
+    // anything more (-1+1, -cmd|...) is neutralised.
+    double d;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+    const bool numeric = ec == std::errc() && end == v.data() + v.size();
     if (!numeric) v.insert(v.begin(), '\'');
   }
   if (v.find_first_of(",\"\n\r") == std::string::npos) return v;

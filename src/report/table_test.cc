@@ -51,6 +51,12 @@ TEST(Csv, QuotesAndNeutralisesFormulas) {
             "-3.5,\n");
   EXPECT_EQ(CsvEscape("@SUM(A1)"), "'@SUM(A1)");
   EXPECT_EQ(CsvEscape("+1+1"), "'+1+1");
+  // Only a cell that is wholly one number is left alone.
+  EXPECT_EQ(CsvEscape("-1+1"), "'-1+1");
+  EXPECT_EQ(CsvEscape("-cmd|' /C calc'!A0"), "'-cmd|' /C calc'!A0");
+  EXPECT_EQ(CsvEscape("-1e-9"), "-1e-9");
+  EXPECT_EQ(CsvEscape("-"), "'-");
+  EXPECT_EQ(CsvEscape("\t1"), "'\t1");
 }
 
 TEST(Json, EscapesControlCharactersAndQuotes) {
