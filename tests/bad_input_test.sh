@@ -67,6 +67,42 @@ check "duplicate traceEvents exits 2" run 2 "$BIN" kernels dup_key.json
 check "duplicate traceEvents: offset" has "dup_key.json: a second \"traceEvents\" key at byte 105" err
 check "duplicate traceEvents: nothing printed" empty out
 
+# Damage in the middle, with events after it, is an error at the damage (on
+# both parse paths; the windowed one is unit-tested in windowed_test.cc), not
+# a file "cut short" that keeps the events before it. 300 events of 90 bytes.
+{
+  printf '{"traceEvents":['
+  for i in $(seq 100 399); do
+    [ "$i" -gt 100 ] && printf ','
+    printf '{"ph":"X","cat":"kernel","name":"k%d","pid":0,"tid":7,"ts":%d0,"dur":5,"args":{"stream":7}}' "$i" "$i"
+  done
+  printf ']}'
+} >many.json
+# Where kernel k150's name starts (its opening quote), and the end of the
+# event before it (its closing brace + 1).
+AT=$(grep -bo '"k150"' many.json | cut -d: -f1)
+PREV_END=$((AT - 33))
+head -c $((AT + 2)) many.json >ctrl.json && printf '\001' >>ctrl.json && tail -c +$((AT + 4)) many.json >>ctrl.json
+check "control byte mid-file exits 2" run 2 "$BIN" summary ctrl.json
+check "control byte: file and the byte" has "ctrl.json: invalid JSON at byte $((AT + 2)): control byte 0x01 inside a string" err
+check "control byte: nothing printed" empty out
+head -c $((AT + 2)) many.json >nul.json && head -c 3 /dev/zero >>nul.json && tail -c +$((AT + 6)) many.json >>nul.json
+check "NULs mid-file exit 2" run 2 "$BIN" info nul.json
+check "NULs: the byte" has "nul.json: invalid JSON at byte $((AT + 2)): control byte 0x00 inside a string" err
+head -c $((AT + 1)) many.json >quote.json && printf '#$%%"' >>quote.json && tail -c +$((AT + 6)) many.json >>quote.json
+check "garbage mid-file exits 2" run 2 "$BIN" kernels quote.json
+check "garbage: the event after the last good one" has "quote.json: invalid JSON in the event after byte $PREV_END" err
+check "garbage: nothing printed" empty out
+# A file whose last '}' is missing was cut short: every event is kept, said so.
+head -c -1 many.json >open.json
+check "missing final brace keeps the data" run 0 "$BIN" kernels open.json --format csv
+check "missing final brace: said so" has "open.json: 1 x truncated_json" err
+check "missing final brace: all 300 kernels, 5 us each" has "COMPUTATION,1500000000,100" out
+# A 1-byte file: the message names no byte that does not exist.
+printf '{' >one.json
+check "1-byte file exits 2" run 2 "$BIN" info one.json
+check "1-byte file: the end of the data" has "one.json: invalid JSON at the end of the data (1 bytes)" err
+
 # Impossible chip figures are refused with the allowed range; a BOM and gzip
 # are read as everywhere else.
 printf '{"id":"x1","name":"X1","peak_tflops":{"bf16":100},"hbm_bytes_per_s":0}' >hbm0.json

@@ -921,9 +921,49 @@ std::string ByteAt(uint64_t offset, bool decompressed) {
 }
 
 Status ParseError(const LoadedFile& file, uint64_t offset, error_code err, std::string_view expected) {
-  return DataLoss(fmt::format("{}: invalid JSON at {}: {} (expected {})", file.path,
-                              ByteAt(offset, file.compression != Compression::kNone), simdjson::error_message(err),
-                              expected));
+  const bool decompressed = file.compression != Compression::kNone;
+  // An offset at or past the end names no byte: say where the data ends.
+  const std::string where =
+      offset >= file.bytes.size()
+          ? fmt::format("the end of the {}data ({} bytes)", decompressed ? "decompressed " : "", file.bytes.size())
+          : ByteAt(offset, decompressed);
+  return DataLoss(fmt::format("{}: invalid JSON at {}: {} (expected {})", file.path, where,
+                              simdjson::error_message(err), expected));
+}
+
+// The first raw control byte (below 0x20) inside a string, which JSON
+// forbids, or npos.
+size_t FirstControlInString(std::string_view s) {
+  StringState str;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const bool was_in = str.in_str;
+    str.Feed(s[i]);
+    if (was_in && str.in_str && static_cast<unsigned char>(s[i]) < 0x20) return i;
+  }
+  return std::string_view::npos;
+}
+
+// True when `s` holds the start of another event after a complete one:
+// '}' ',' '{' and then one of the keys every trace event has ("ph", "name",
+// "cat", "pid", "tid", "ts"), whitespace allowed between. (Objects nested in
+// args rarely start with those keys, and only the few bytes after the last
+// complete event are looked at for a file cut short.)
+bool HasEventStart(std::string_view s) {
+  static constexpr std::string_view kKeys[] = {"\"ph\"", "\"name\"", "\"cat\"", "\"pid\"", "\"tid\"", "\"ts\""};
+  auto skip = [&](size_t j) {
+    while (j < s.size() && IsSpace(s[j])) ++j;
+    return j;
+  };
+  for (size_t i = s.find('}'); i != std::string_view::npos; i = s.find('}', i + 1)) {
+    size_t j = skip(i + 1);
+    if (j >= s.size() || s[j] != ',') continue;
+    j = skip(j + 1);
+    if (j >= s.size() || s[j] != '{') continue;
+    j = skip(j + 1);
+    for (std::string_view k : kKeys)
+      if (s.substr(j, k.size()) == k) return true;
+  }
+  return false;
 }
 
 // The end of the top-level JSON value that starts at `start` (one past its
@@ -994,9 +1034,31 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   // A text that does not end with a closing bracket was cut short: keep the
   // complete events, close the brackets, and parse that. (simdjson checks the
   // root's closing bracket before the first element, so this must come first.)
+  // Damage in the middle (more events after the point where the text stops
+  // making sense) is not a file cut short: repair() refuses it, and the
+  // caller returns this error instead.
+  Status damage;
   auto repair = [&]() -> bool {
     size_t cut = LastCompleteEventEnd(std::string_view(data, size));
     if (cut == 0) return false;
+    if (HasEventStart(std::string_view(data + cut, size - cut))) {
+      const bool dz = file.compression != Compression::kNone;
+      // A raw control byte (JSON allows none, even in strings) is the fault
+      // when there is one.
+      std::string fault;
+      for (size_t i = cut; i < size; ++i) {
+        const auto c = static_cast<unsigned char>(data[i]);
+        if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') {
+          fault = fmt::format(": control byte 0x{:02x} at {}", c, ByteAt(i, dz));
+          break;
+        }
+      }
+      damage = DataLoss(fmt::format(
+          "{}: invalid JSON in the event after {}{}; more events follow, so the file is damaged, not cut short "
+          "(expected a trace event object)",
+          file.path, ByteAt(cut, dz), fault));
+      return false;
+    }
     std::string_view close = data[start] == '[' ? "]" : "]}";
     file.bytes.Resize(cut + close.size());
     data = file.bytes.data();
@@ -1024,8 +1086,9 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
             ByteAt(end - 1, file.compression != Compression::kNone)));
       }
       if (!repair())
-        return ParseError(file, size, simdjson::INCOMPLETE_ARRAY_OR_OBJECT,
-                          "a complete trace event before the end of the file");
+        return !damage.ok() ? damage
+                            : ParseError(file, size, simdjson::INCOMPLETE_ARRAY_OR_OBJECT,
+                                         "a complete trace event before the end of the file");
     }
   }
 
@@ -1042,10 +1105,22 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     error_code err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
     if (err == simdjson::UTF8_ERROR && rs.base == data && repair_utf8())
       err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
+    if (err == simdjson::UNESCAPED_CHARS) {
+      // A raw control byte inside a string: damage at that byte, unless it
+      // lies in the last, partial event of a file cut short.
+      const size_t bad = FirstControlInString(std::string_view(doc, len));
+      if (bad != std::string_view::npos && HasEventStart(std::string_view(doc + bad, len - bad)))
+        return DataLoss(fmt::format(
+            "{}: invalid JSON at {}: control byte 0x{:02x} inside a string (JSON allows none there; escape it as "
+            "\\u{:04x}); more events follow, so the file is damaged",
+            file.path, ByteAt(OffsetOf(rs, doc + bad), file.compression != Compression::kNone),
+            static_cast<unsigned char>(doc[bad]), static_cast<unsigned char>(doc[bad])));
+    }
     if ((err == simdjson::UNCLOSED_STRING || err == simdjson::UNESCAPED_CHARS) && may_repair &&
         out->stats.Get(ImportStat::truncated_json) == 0) {
       // Ends inside a string whose text happens to end with a bracket.
-      if (!repair()) return ParseError(file, size, err, "a complete trace event before the end of the file");
+      if (!repair())
+        return !damage.ok() ? damage : ParseError(file, size, err, "a complete trace event before the end of the file");
       doc = data + start;
       len = size - start;
       cap = len + kBufferPadding;
@@ -1075,13 +1150,30 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
             (err = d.get_array().get(arr)))
           return ParseError(file, start, err, "an array of events");
       } else if (err) {
+        if (!damage.ok()) return damage;
         return ParseError(file, doc_at, err, "an array of events");
       }
       found_events = true;
       err = ReadEvents(rs, arr, &err_at);
     } else if (type == od::json_type::object) {
       od::object top;
-      if ((err = d.get_object().get(top))) return ParseError(file, doc_at, err, "an object");
+      err = d.get_object().get(top);
+      if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && may_repair &&
+          out->stats.Get(ImportStat::truncated_json) == 0 && repair()) {
+        // The object never closes (its last '}' is missing): cut after the
+        // last complete event, as for a file cut short.
+        rs.base = data;
+        rs.size = size;
+        doc = data + start;
+        len = size - start;
+        cap = len + kBufferPadding;
+        if ((err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d)) ||
+            (err = d.get_object().get(top)))
+          return ParseError(file, start, err, "an object");
+      } else if (err) {
+        if (!damage.ok()) return damage;
+        return ParseError(file, doc_at, err, "an object");
+      }
       int events_keys = 0;
       for (auto field_res : top) {
         od::field field;
@@ -1139,6 +1231,11 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
       if (!found_events) return ParseError(file, err_at, err, "\"traceEvents\"");
       size_t last_complete = OffsetOf(rs, doc) + LastCompleteEventEnd(std::string_view(doc, len));
       if (err_at < last_complete) return ParseError(file, err_at, err, "a trace event object");
+      // Damage followed by more events is corruption, not a file cut short,
+      // even where the damage hides the events from the bracket count above.
+      const size_t rel = err_at > OffsetOf(rs, doc) ? err_at - OffsetOf(rs, doc) : 0;
+      if (rel < len && HasEventStart(std::string_view(doc + rel, len - rel)))
+        return ParseError(file, err_at, err, "a trace event object (the data goes on after the damage)");
       if (out->stats.Get(ImportStat::truncated_json) == 0) builder.Warn(ImportStat::truncated_json, err_at);
     } else if (const char* loc = nullptr;
                d.current_location().get(loc) == simdjson::SUCCESS && loc && loc >= rs.base && loc < rs.base + rs.size) {
@@ -1272,6 +1369,24 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     st.doc = nullptr;
     size_t content_end = size;
     while (content_end > begin && (IsSpace(data[content_end - 1]) || data[content_end - 1] == '\0')) --content_end;
+    // A document that never closes (its last bracket missing) was cut short,
+    // as on the whole-document path: keep the events up to the last complete
+    // one, unless more events follow the damage.
+    if (DocumentEnd(std::string_view(data + begin, content_end - begin), 0) == std::string_view::npos) {
+      const size_t cut = begin + LastCompleteEventEnd(std::string_view(data + begin, content_end - begin));
+      if (cut > begin) {
+        if (HasEventStart(std::string_view(data + cut, content_end - cut)))
+          return ParseError(file, cut, simdjson::TAPE_ERROR, "a trace event object; more events follow the damage");
+        const std::string_view close = data[start] == '[' ? "]" : "]}";
+        file.bytes.Resize(cut + close.size());
+        data = file.bytes.data();
+        std::memcpy(data + cut, close.data(), close.size());
+        size = content_end = cut + close.size();
+        st.base = data;
+        st.size = size;
+        builder.Warn(ImportStat::truncated_json, cut);
+      }
+    }
     RETURN_IF_ERROR(parse_document(st, data + begin, content_end - begin, size - begin + kBufferPadding, false));
   }
 

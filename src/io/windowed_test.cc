@@ -130,6 +130,25 @@ TEST(Windowed, TrickyCutsInsideStringsAndArgs) {
       EXPECT_NE(t2.status().message().find(at), std::string::npos) << t2.status().message();
     }
   }
+  // A missing final '}' is a file cut short on both paths (the events are
+  // kept); damage in the middle with events after it is an error on both.
+  std::string open_end = obj.substr(0, obj.size() - 1);
+  auto o1 = LoadTraceBytes(open_end, "t.json");
+  auto o2 = LoadTraceBytes(open_end, "t.json", Windowed(100));
+  ASSERT_TRUE(o1.ok()) << o1.status().message();
+  ASSERT_TRUE(o2.ok()) << "[" << o2.status().message() << "]";
+  EXPECT_EQ(o1->ops.size(), 120u);
+  EXPECT_EQ(o1->stats.Get(ImportStat::truncated_json), 1u);
+  ExpectSameProfile(*o1, *o2);
+  for (std::string_view damage :
+       {std::string_view("\x01", 1), std::string_view("\0\0\0\0", 4), std::string_view("#$%^&*\"")}) {
+    std::string hurt = obj;
+    hurt.replace(obj.find("\"name\"", obj.size() / 3), damage.size(), damage);
+    auto h1 = LoadTraceBytes(hurt, "t.json");
+    auto h2 = LoadTraceBytes(hurt, "t.json", Windowed(100));
+    EXPECT_FALSE(h1.ok()) << "whole path kept " << (h1.ok() ? h1->ops.size() : 0) << " ops";
+    EXPECT_FALSE(h2.ok()) << "windowed path kept " << (h2.ok() ? h2->ops.size() : 0) << " ops";
+  }
   std::string twice = obj.substr(0, obj.size() - 1) + R"(,"traceEvents":[]})";
   auto e1 = LoadTraceBytes(twice, "t.json");
   auto e2 = LoadTraceBytes(twice, "t.json", Windowed(100));
