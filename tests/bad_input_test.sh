@@ -103,6 +103,33 @@ printf '{' >one.json
 check "1-byte file exits 2" run 2 "$BIN" info one.json
 check "1-byte file: the end of the data" has "one.json: invalid JSON at the end of the data (1 bytes)" err
 
+# --- 2. Bounded memory ----------------------------------------------------------
+# Devices and FIFOs are refused (a FIFO is not even opened: that would block).
+check "/dev/zero refused" run 2 "$BIN" info /dev/zero
+check "/dev/zero: why" has "/dev/zero: is a character device, not a file" err
+mkfifo fifo.json
+check "FIFO refused without blocking" run 2 timeout 10 "$BIN" info fifo.json
+check "FIFO: why" has "fifo.json: is a FIFO (named pipe), not a file" err
+# In a directory, a FIFO named like a trace is skipped and named; so are the
+# other entries.
+mkdir dir && printf '%s' "$DOC" >dir/rank-0.json && mkfifo dir/rank-1.json && echo x >dir/notes.txt
+check "directory with a FIFO reads the rest" run 0 timeout 10 "$BIN" info dir
+check "directory: the FIFO named" has "dir/rank-1.json: skipped: a FIFO (named pipe), not a trace file" err
+check "directory: other entries named" has "skipped 1 entry not named as traces (*.json, *.json.gz, *.zst, *.xplane.pb): notes.txt" err
+# Standard input is read up to the load cap.
+check "stdin past the cap exits 2" run 2 bash -c "head -c 30000000 /dev/zero | '$BIN' info - --max-input-gb 0.01"
+check "stdin: the cap" has "standard input: the input read passes the load cap of 0.01 GB" err
+# A zstd frame claiming 512 GB allocates nothing of the sort.
+printf '\x28\xb5\x2f\xfd\xe0\x00\x00\x88\x35\x77\x00\x00\x00\x91\x00\x00{"traceEvents":[]}' >claim.json.zst
+check "zstd 512 GB claim exits 2, not out of memory" run 2 "$BIN" info claim.json.zst
+check "zstd claim: named" has "claim.json.zst: corrupt zstd data" err
+# A gzip bomb stops at the cap; under it, leading blanks are JSON whitespace.
+{ head -c 30000000 /dev/zero | tr '\0' ' '; printf '%s' "$DOC"; } | gzip -1 >blanks.json.gz
+check "gzip past the cap exits 2" run 2 "$BIN" info blanks.json.gz --max-input-gb 0.01
+check "gzip cap: named" has "blanks.json.gz: the decompressed gzip data passes the load cap of 0.01 GB" err
+check "30 MB of leading blanks are whitespace" run 0 "$BIN" kernels blanks.json.gz --format csv
+check "leading blanks: the kernel is read" has ",k" out
+
 # Impossible chip figures are refused with the allowed range; a BOM and gzip
 # are read as everywhere else.
 printf '{"id":"x1","name":"X1","peak_tflops":{"bf16":100},"hbm_bytes_per_s":0}' >hbm0.json

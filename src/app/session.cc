@@ -12,6 +12,7 @@ StatusOr<Session> OpenSession(const InputOptions& inputs, const ProgressFn& prog
   const auto t0 = std::chrono::steady_clock::now();
   LoadOptions lo;
   lo.threads = inputs.threads;
+  lo.max_decoded_bytes = static_cast<uint64_t>(inputs.max_input_gb * 1e9);
   lo.progress = progress;
   Session s;
   s.inputs = inputs;

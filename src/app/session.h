@@ -23,8 +23,9 @@ struct InputOptions {
   std::vector<std::string> paths;  // trace files or directories of per-rank traces
   int64_t rank = -1;               // only this rank (-1: all)
   bool hta_rounding = false;
-  bool all_steps = false;  // keep the last ProfilerStep
-  int threads = 0;         // 0: one per core
+  bool all_steps = false;   // keep the last ProfilerStep
+  int threads = 0;          // 0: one per core
+  double max_input_gb = 0;  // decoded bytes one input may hold (0: half the machine's memory)
 };
 
 // (bytes done, bytes total) over all files, from reader threads.

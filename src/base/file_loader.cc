@@ -9,6 +9,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -80,9 +81,41 @@ void PaddedBuffer::Resize(size_t size) {
   std::memset(data_.get() + size_, 0, kBufferPadding);
 }
 
+uint64_t DefaultMaxDecodedBytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  const uint64_t phys = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  return std::max<uint64_t>(phys / 2, uint64_t{1} << 30);
+}
+
 namespace {
 
-Status ReadAll(const std::string& path, PaddedBuffer* out, uint64_t* file_size) {
+uint64_t Cap(const LoadLimits& l) { return l.max_decoded_bytes ? l.max_decoded_bytes : DefaultMaxDecodedBytes(); }
+
+Status OverCap(const std::string& path, const char* what, uint64_t cap) {
+  return DataLoss(fmt::format(
+      "{}: the {} passes the load cap of {:.3g} GB (by default half the machine's memory; --max-input-gb sets it)",
+      path == "-" ? "standard input" : path, what, static_cast<double>(cap) / 1e9));
+}
+
+const char* NotAFileKind(mode_t m) {
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(m)) return "a socket";
+  return nullptr;
+}
+
+Status ReadAll(const std::string& path, PaddedBuffer* out, uint64_t* file_size, uint64_t cap_bytes) {
+  if (path != "-") {
+    // Checked before open(): opening a FIFO for reading blocks until a
+    // writer comes.
+    struct stat pre {};
+    if (::stat(path.c_str(), &pre) == 0)
+      if (const char* kind = NotAFileKind(pre.st_mode))
+        return DataLoss(fmt::format(
+            "{}: is {}, not a file: mlprof reads regular files (or '-' for standard input, up to the load cap)", path,
+            kind));
+  }
   int fd = path == "-" ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
@@ -108,6 +141,10 @@ Status ReadAll(const std::string& path, PaddedBuffer* out, uint64_t* file_size) 
   PaddedBuffer buf(cap);
   size_t used = 0;
   for (;;) {
+    if (used >= cap_bytes) {
+      if (fd) ::close(fd);
+      return OverCap(path, "input read", cap_bytes);
+    }
     if (used == buf.capacity()) buf.Resize(used + used / 2 + 4096), buf.Resize(used);
     ssize_t n = ::read(fd, buf.data() + used, buf.capacity() - used);
     if (n < 0) {
@@ -129,10 +166,10 @@ Status ReadAll(const std::string& path, PaddedBuffer* out, uint64_t* file_size) 
 // zlib streaming decode, used to salvage a damaged gzip stream and to find
 // where it breaks. Returns the decompressed prefix in *out.
 Status InflateWithZlib(const LoadedFile& in_meta, std::string_view in, PaddedBuffer* out, bool* truncated,
-                       uint64_t* stop_offset) {
+                       uint64_t* stop_offset, uint64_t cap_bytes) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 32) != Z_OK) return Internal("zlib init failed");
-  PaddedBuffer buf(in.size() * 4 + 4096);
+  PaddedBuffer buf(std::min<uint64_t>(in.size() * 4 + 4096, cap_bytes + 1));
   size_t used = 0;
   Bytef* base = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   zs.next_in = base;
@@ -141,8 +178,12 @@ Status InflateWithZlib(const LoadedFile& in_meta, std::string_view in, PaddedBuf
   int rc = Z_OK;
   for (;;) {
     if (used == buf.capacity()) {
+      if (used > cap_bytes) {
+        inflateEnd(&zs);
+        return OverCap(in_meta.path, "decompressed gzip data", cap_bytes);
+      }
       size_t keep = used;
-      buf.Resize(used * 2);
+      buf.Resize(std::min<uint64_t>(used * 2, cap_bytes + 1));
       buf.Resize(keep);
     }
     zs.next_out = reinterpret_cast<Bytef*>(buf.data() + used);
@@ -178,11 +219,12 @@ Status InflateWithZlib(const LoadedFile& in_meta, std::string_view in, PaddedBuf
   return OkStatus();
 }
 
-Status DecodeGzip(LoadedFile* f, std::string_view in) {
+Status DecodeGzip(LoadedFile* f, std::string_view in, uint64_t cap_bytes) {
   uint32_t isize = 0;
   if (in.size() >= 4) std::memcpy(&isize, in.data() + in.size() - 4, 4);
-  // ISIZE is the size mod 2^32 of the last member only: a hint, never trusted.
-  size_t guess = std::max<size_t>(static_cast<size_t>(isize), in.size() * 3) + 1;
+  // ISIZE is the size mod 2^32 of the last member only: a hint, never trusted
+  // beyond the cap.
+  size_t guess = std::min<uint64_t>(std::max<size_t>(static_cast<size_t>(isize), in.size() * 3), cap_bytes) + 1;
   libdeflate_decompressor* d = libdeflate_alloc_decompressor();
   if (!d) return Internal("libdeflate alloc failed");
   PaddedBuffer out(guess);
@@ -193,8 +235,12 @@ Status DecodeGzip(LoadedFile* f, std::string_view in) {
     r = libdeflate_gzip_decompress_ex(d, in.data() + in_pos, in.size() - in_pos, out.data() + out_pos,
                                       out.capacity() - out_pos, &in_used, &out_used);
     if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+      if (out.capacity() > cap_bytes) {
+        libdeflate_free_decompressor(d);
+        return OverCap(f->path, "decompressed gzip data", cap_bytes);
+      }
       size_t keep = out_pos;
-      out.Resize(out.capacity() * 2 + 4096);
+      out.Resize(std::min<uint64_t>(out.capacity() * 2 + 4096, cap_bytes + 1));
       out.Resize(keep);
       continue;
     }
@@ -213,7 +259,7 @@ Status DecodeGzip(LoadedFile* f, std::string_view in) {
   PaddedBuffer salvaged;
   bool truncated = false;
   uint64_t stop = 0;
-  RETURN_IF_ERROR(InflateWithZlib(*f, in, &salvaged, &truncated, &stop));
+  RETURN_IF_ERROR(InflateWithZlib(*f, in, &salvaged, &truncated, &stop, cap_bytes));
   if (!truncated) {
     // zlib decoded it all (e.g. an unusual member layout libdeflate rejects).
     f->bytes = std::move(salvaged);
@@ -225,21 +271,29 @@ Status DecodeGzip(LoadedFile* f, std::string_view in) {
   return OkStatus();
 }
 
-Status DecodeZstd(LoadedFile* f, std::string_view in) {
+Status DecodeZstd(LoadedFile* f, std::string_view in, uint64_t cap_bytes) {
   ZSTD_DStream* ds = ZSTD_createDStream();
   if (!ds) return Internal("zstd alloc failed");
+  // The frame header's content size is a claim: it sizes the first buffer
+  // only up to 64 times the compressed size (and the cap); the buffer grows
+  // as data really arrives.
   unsigned long long hint = ZSTD_getFrameContentSize(in.data(), in.size());
-  size_t cap = (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR && hint < (1ULL << 40))
-                   ? static_cast<size_t>(hint) + 1
-                   : in.size() * 4 + 4096;
+  const uint64_t plausible = std::min<uint64_t>(in.size() * 64 + 4096, cap_bytes);
+  size_t cap = (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR)
+                   ? static_cast<size_t>(std::min<uint64_t>(hint, plausible)) + 1
+                   : static_cast<size_t>(std::min<uint64_t>(in.size() * 4 + 4096, cap_bytes)) + 1;
   PaddedBuffer out(cap);
   size_t used = 0;
   ZSTD_inBuffer ib{in.data(), in.size(), 0};
   size_t last = 0;
   for (;;) {
     if (used == out.capacity()) {
+      if (used > cap_bytes) {
+        ZSTD_freeDStream(ds);
+        return OverCap(f->path, "decompressed zstd data", cap_bytes);
+      }
       size_t keep = used;
-      out.Resize(used * 2);
+      out.Resize(std::min<uint64_t>(used * 2, cap_bytes + 1));
       out.Resize(keep);
     }
     ZSTD_outBuffer ob{out.data() + used, out.capacity() - used, 0};
@@ -262,16 +316,16 @@ Status DecodeZstd(LoadedFile* f, std::string_view in) {
   return OkStatus();
 }
 
-Status Decode(LoadedFile* f, PaddedBuffer raw) {
+Status Decode(LoadedFile* f, PaddedBuffer raw, uint64_t cap_bytes) {
   std::string_view in = raw.view();
   if (in.size() >= 2 && static_cast<uint8_t>(in[0]) == 0x1f && static_cast<uint8_t>(in[1]) == 0x8b) {
     f->compression = Compression::kGzip;
-    return DecodeGzip(f, in);
+    return DecodeGzip(f, in, cap_bytes);
   }
   if (in.size() >= 4 && static_cast<uint8_t>(in[0]) == 0x28 && static_cast<uint8_t>(in[1]) == 0xb5 &&
       static_cast<uint8_t>(in[2]) == 0x2f && static_cast<uint8_t>(in[3]) == 0xfd) {
     f->compression = Compression::kZstd;
-    return DecodeZstd(f, in);
+    return DecodeZstd(f, in, cap_bytes);
   }
   f->bytes = std::move(raw);
   return OkStatus();
@@ -279,23 +333,23 @@ Status Decode(LoadedFile* f, PaddedBuffer raw) {
 
 }  // namespace
 
-StatusOr<LoadedFile> LoadFile(const std::string& path) {
+StatusOr<LoadedFile> LoadFile(const std::string& path, const LoadLimits& limits) {
   LoadedFile f;
   f.path = path;
   PaddedBuffer raw;
-  RETURN_IF_ERROR(ReadAll(path, &raw, &f.file_size));
-  RETURN_IF_ERROR(Decode(&f, std::move(raw)));
+  RETURN_IF_ERROR(ReadAll(path, &raw, &f.file_size, Cap(limits)));
+  RETURN_IF_ERROR(Decode(&f, std::move(raw), Cap(limits)));
   return f;
 }
 
-StatusOr<LoadedFile> LoadBytes(std::string_view bytes, std::string name) {
+StatusOr<LoadedFile> LoadBytes(std::string_view bytes, std::string name, const LoadLimits& limits) {
   LoadedFile f;
   f.path = std::move(name);
   f.file_size = bytes.size();
   PaddedBuffer raw(bytes.size());
   if (!bytes.empty()) std::memcpy(raw.data(), bytes.data(), bytes.size());
   raw.Resize(bytes.size());
-  RETURN_IF_ERROR(Decode(&f, std::move(raw)));
+  RETURN_IF_ERROR(Decode(&f, std::move(raw), Cap(limits)));
   return f;
 }
 

@@ -61,11 +61,23 @@ struct LoadedFile {
   uint64_t truncated_at = 0;
 };
 
-// Reads `path` (or "-" for stdin). Errors name the file and, for corrupt
-// compressed data, the compressed byte offset.
-StatusOr<LoadedFile> LoadFile(const std::string& path);
+// How much a load may hold: the decoded bytes (decompressed, or read from
+// standard input) stop with an error naming the file and the cap when they
+// pass `max_decoded_bytes`. Buffers grow as data arrives; no size a file
+// declares (a zstd frame header, a gzip ISIZE) is trusted for an allocation.
+struct LoadLimits {
+  uint64_t max_decoded_bytes = 0;  // 0: DefaultMaxDecodedBytes()
+};
+// Half the machine's physical memory, at least 1 GiB: a decoded text larger
+// than that could not be analysed here anyway.
+uint64_t DefaultMaxDecodedBytes();
+
+// Reads `path` (or "-" for stdin). Only regular files (and "-"): a device,
+// FIFO or socket is refused, never read without end. Errors name the file
+// and, for corrupt compressed data, the compressed byte offset.
+StatusOr<LoadedFile> LoadFile(const std::string& path, const LoadLimits& limits = {});
 
 // Same, for bytes already in memory (tests, fuzzers).
-StatusOr<LoadedFile> LoadBytes(std::string_view bytes, std::string name);
+StatusOr<LoadedFile> LoadBytes(std::string_view bytes, std::string name, const LoadLimits& limits = {});
 
 }  // namespace mlprof

@@ -76,6 +76,9 @@ void ProfileCommand::AddOptions(CLI::App* app) {
                 "keep the last ProfilerStep (HTA and mlprof drop it by default when there are >= 2 steps)");
   app->add_option("--threads", in_.threads, "threads for reading and analysing ranks (default: one per core)")
       ->check(NumberAtLeastZero());
+  app->add_option("--max-input-gb", in_.max_input_gb,
+                  "the most one input may decode to, in GB (default: half the machine's memory)")
+      ->check(CLI::PositiveNumber);
   AddWidthOption(app, out_.width);
   app->add_flag("--stats", stats_, "print mlprof's own timing to stderr");
   app->add_flag("-q,--quiet", out_.quiet, "do not print import warnings");

@@ -985,11 +985,11 @@ size_t DocumentEnd(std::string_view s, size_t start) {
 
 }  // namespace
 
-bool LooksLikeChromeJson(std::string_view head) {
+bool LooksLikeChromeJson(std::string_view text) {
   size_t i = 0;
-  if (head.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
-  while (i < head.size() && IsSpace(head[i])) ++i;
-  return i < head.size() && (head[i] == '{' || head[i] == '[');
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
+  while (i < text.size() && IsSpace(text[i])) ++i;
+  return i < text.size() && (text[i] == '{' || text[i] == '[');
 }
 
 Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile* out) {

@@ -48,16 +48,43 @@ Status ReadOne(LoadedFile& f, const ReadOptions& ro, RankProfile* out) {
 
 namespace {
 
-StatusOr<std::vector<std::string>> TraceFilesIn(const fs::path& dir) {
+// A directory's trace files, by name. Every other entry is named in `notes`
+// with why it was skipped: a trace name on something that is not a regular
+// file (a FIFO, a device, a broken link) one by one, the rest in one line.
+StatusOr<std::vector<std::string>> TraceFilesIn(const fs::path& dir, std::vector<std::string>* notes) {
   std::error_code ec;
-  std::vector<std::string> files;
+  std::vector<std::string> files, others;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (!entry.is_regular_file()) continue;
     std::string name = entry.path().filename().string();
-    if (IsTraceFileName(name)) files.push_back(entry.path().string());
+    std::error_code ec2;
+    const bool regular = entry.is_regular_file(ec2);
+    if (!IsTraceFileName(name)) {
+      others.push_back(entry.is_directory(ec2) ? name + "/" : name);
+      continue;
+    }
+    if (regular) {
+      files.push_back(entry.path().string());
+      continue;
+    }
+    const fs::file_status st = entry.symlink_status(ec2);
+    const char* kind = fs::is_fifo(st)                                      ? "a FIFO (named pipe)"
+                       : fs::is_character_file(st) || fs::is_block_file(st) ? "a device"
+                       : fs::is_socket(st)                                  ? "a socket"
+                       : fs::is_directory(st)                               ? "a directory"
+                       : fs::is_symlink(st)                                 ? "a link to no regular file"
+                                                                            : "not a regular file";
+    if (notes) notes->push_back(fmt::format("{}: skipped: {}, not a trace file", entry.path().string(), kind));
   }
   if (ec) return InvalidArgument(fmt::format("{}: cannot list directory: {}", dir.string(), ec.message()));
   std::sort(files.begin(), files.end());
+  if (notes && !others.empty() && !files.empty()) {
+    std::sort(others.begin(), others.end());
+    std::string listed;
+    for (size_t i = 0; i < others.size() && i < 5; ++i) listed += (i ? ", " : "") + others[i];
+    if (others.size() > 5) listed += fmt::format(" and {} more", others.size() - 5);
+    notes->push_back(fmt::format("{}: skipped {} {} not named as traces (*.json, *.json.gz, *.zst, *.xplane.pb): {}",
+                                 dir.string(), others.size(), others.size() == 1 ? "entry" : "entries", listed));
+  }
   return files;
 }
 
@@ -79,7 +106,7 @@ StatusOr<std::vector<std::string>> TensorBoardRunFiles(const fs::path& dir, std:
     if (entry.is_directory()) runs.push_back(entry.path());
   std::sort(runs.begin(), runs.end());
   for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
-    ASSIGN_OR_RETURN(std::vector<std::string> files, TraceFilesIn(*run));
+    ASSIGN_OR_RETURN(std::vector<std::string> files, TraceFilesIn(*run, nullptr));
     std::set<std::string> xspace_hosts;
     for (const auto& f : files)
       if (f.ends_with(".xplane.pb")) xspace_hosts.insert(f.substr(0, f.size() - std::string_view(".xplane.pb").size()));
@@ -109,7 +136,7 @@ StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::strin
   for (const std::string& p : paths) {
     std::error_code ec;
     if (p != "-" && fs::is_directory(p, ec)) {
-      ASSIGN_OR_RETURN(std::vector<std::string> files, TraceFilesIn(p));
+      ASSIGN_OR_RETURN(std::vector<std::string> files, TraceFilesIn(p, notes));
       if (files.empty()) {
         ASSIGN_OR_RETURN(files, TensorBoardRunFiles(p, notes));
       }
@@ -149,7 +176,7 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < files.size();) {
-      auto loaded = LoadFile(files[i]);
+      auto loaded = LoadFile(files[i], LoadLimits{options.max_decoded_bytes});
       if (!loaded.ok()) {
         statuses[i] = loaded.status();
         continue;

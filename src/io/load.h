@@ -14,7 +14,8 @@
 namespace mlprof {
 
 struct LoadOptions {
-  int threads = 0;  // 0: one per core, at most one per file
+  int threads = 0;                 // 0: one per core
+  uint64_t max_decoded_bytes = 0;  // per input; 0: DefaultMaxDecodedBytes(), at most one per file
   // (bytes done, bytes total) over all files; called from reader threads
   // under a lock.
   std::function<void(uint64_t, uint64_t)> progress;

@@ -69,7 +69,8 @@ const std::vector<Reader>& Readers() {
   static const std::vector<Reader> kReaders = {
       {"chrome-json",
        "Chrome/Kineto trace JSON",
-       [](std::string_view b) { return LooksLikeChromeJson(b.substr(0, 64)); },
+       // JSON allows any amount of leading whitespace: look past it.
+       [](std::string_view b) { return LooksLikeChromeJson(b); },
        {},
        ReadChromeJson,
        nullptr},

@@ -583,7 +583,8 @@ std::vector<std::string> ImportWarnings(const Profile& p) {
       if (!r.stats.count[k]) continue;
       const auto& info = GetImportStatInfo(static_cast<ImportStat>(k));
       if (info.severity < Severity::kWarning) continue;
-      out.push_back(fmt::format("{}: {} x {} (first at byte {}): {}", r.path, r.stats.count[k], info.name,
+      out.push_back(fmt::format("{}: {} x {} (first at {}byte {}): {}", r.path, r.stats.count[k], info.name,
+                                r.compression == "none" || r.compression.empty() ? "" : "decompressed ",
                                 r.stats.first_offset[k], info.help));
     }
   return out;
