@@ -130,6 +130,24 @@ check "gzip cap: named" has "blanks.json.gz: the decompressed gzip data passes t
 check "30 MB of leading blanks are whitespace" run 0 "$BIN" kernels blanks.json.gz --format csv
 check "leading blanks: the kernel is read" has ",k" out
 
+# --- 3. Errors that point at the fault -------------------------------------------
+# Garbage after a complete gzip member: kept and warned, as gzip -d does.
+printf '%s' "$DOC" | gzip >garbage.json.gz
+GZ_SIZE=$(wc -c <garbage.json.gz)
+printf 'this is not gzip' >>garbage.json.gz
+check "gzip trailing garbage keeps the data" run 0 "$BIN" kernels garbage.json.gz --format csv
+check "gzip trailing garbage: the kernel" has ",k" out
+check "gzip trailing garbage: warned with the compressed offset" has "garbage.json.gz: 1 x compressed_trailing_garbage (first at compressed byte $GZ_SIZE)" err
+
+# One exit code for bad input, 2, whatever the file: a model TOML with an
+# unknown key, a directory where a file is expected.
+printf '[model]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\nsize = 3\n' >bad_model.toml
+check "bad model TOML exits 2" run 2 "$BIN" plan --model bad_model.toml --chip h100-sxm --chips 8 --global-batch 8 --seq 128
+check "bad model TOML: file and line" has "bad_model.toml:7: unknown key 'model.size'" err
+check "directory as an HLO file exits 2" run 2 "$BIN" hlo dir
+check "directory as a chip file exits 2" run 2 "$BIN" chips --chip-file dir
+check "directory as a chip file: why" has "dir: is a directory, not a file" err
+
 # Impossible chip figures are refused with the allowed range; a BOM and gzip
 # are read as everywhere else.
 printf '{"id":"x1","name":"X1","peak_tflops":{"bf16":100},"hbm_bytes_per_s":0}' >hbm0.json

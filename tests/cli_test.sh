@@ -252,7 +252,7 @@ check "plan explain memory" has "Tot = W + G + O + FBuf + Act + Rsv" out
 check "plan tpu" run 0 "$BIN" plan --model llama3-8b --chip tpu-v5p --chips 64 --ici-axes 4x4x4 --global-batch 128 --top 1
 check "plan tpu calibrated" has "GEMM 0.65 (calibrated for tpu-v5p)" out
 printf '[model]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\nsize = 3\n' >"$TMP/bad_model.toml"
-check "plan unknown key" run 1 "$BIN" plan --model "$TMP/bad_model.toml" --chip h100-sxm --chips 8 --global-batch 8 --seq 128
+check "plan unknown key (bad input: exit 2)" run 2 "$BIN" plan --model "$TMP/bad_model.toml" --chip h100-sxm --chips 8 --global-batch 8 --seq 128
 check "plan unknown key message" has "bad_model.toml:7: unknown key 'model.size'" err
 printf '[model]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\nseq_len = 128\n' >"$TMP/toy.toml"
 check "plan own model file" run 0 "$BIN" plan --model "$TMP/toy.toml" --chip h100-sxm --chips 8 --global-batch 8 --top 1

@@ -127,7 +127,7 @@ Status ReadAll(const std::string& path, PaddedBuffer* out, uint64_t* file_size, 
   if (::fstat(fd, &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
       if (fd) ::close(fd);
-      return InvalidArgument(fmt::format("{}: is a directory", path));
+      return DataLoss(fmt::format("{}: is a directory, not a file", path));
     }
     if (S_ISREG(st.st_mode)) {
       cap = static_cast<size_t>(st.st_size) + 1;
@@ -166,7 +166,7 @@ Status ReadAll(const std::string& path, PaddedBuffer* out, uint64_t* file_size, 
 // zlib streaming decode, used to salvage a damaged gzip stream and to find
 // where it breaks. Returns the decompressed prefix in *out.
 Status InflateWithZlib(const LoadedFile& in_meta, std::string_view in, PaddedBuffer* out, bool* truncated,
-                       uint64_t* stop_offset, uint64_t cap_bytes) {
+                       uint64_t* stop_offset, uint64_t cap_bytes, uint64_t* trailing_garbage_at) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 32) != Z_OK) return Internal("zlib init failed");
   PaddedBuffer buf(std::min<uint64_t>(in.size() * 4 + 4096, cap_bytes + 1));
@@ -195,7 +195,14 @@ Status InflateWithZlib(const LoadedFile& in_meta, std::string_view in, PaddedBuf
     if (zs.avail_in == 0 && consumed < in.size())
       zs.avail_in = static_cast<uInt>(std::min<size_t>(in.size() - consumed, UINT32_MAX));
     if (rc == Z_STREAM_END) {
-      // Concatenated gzip members: continue if more input follows.
+      // Concatenated gzip members: continue if more input follows and it is
+      // another member; anything else is trailing garbage, ignored as gzip
+      // -d does (zeros padding a block device image, a stray log line).
+      if (consumed < in.size() && !(in.size() - consumed >= 2 && static_cast<uint8_t>(in[consumed]) == 0x1f &&
+                                    static_cast<uint8_t>(in[consumed + 1]) == 0x8b)) {
+        *trailing_garbage_at = consumed;
+        break;
+      }
       if (consumed < in.size()) {
         inflateReset(&zs);
         continue;
@@ -259,7 +266,7 @@ Status DecodeGzip(LoadedFile* f, std::string_view in, uint64_t cap_bytes) {
   PaddedBuffer salvaged;
   bool truncated = false;
   uint64_t stop = 0;
-  RETURN_IF_ERROR(InflateWithZlib(*f, in, &salvaged, &truncated, &stop, cap_bytes));
+  RETURN_IF_ERROR(InflateWithZlib(*f, in, &salvaged, &truncated, &stop, cap_bytes, &f->trailing_garbage_at));
   if (!truncated) {
     // zlib decoded it all (e.g. an unusual member layout libdeflate rejects).
     f->bytes = std::move(salvaged);

@@ -59,6 +59,10 @@ struct LoadedFile {
   // `bytes` and `truncated_at` is the compressed offset where decoding stopped.
   bool truncated = false;
   uint64_t truncated_at = 0;
+  // Bytes after the last complete gzip member that are not another member
+  // (gzip -d: "trailing garbage ignored"): ignored, and said so by the
+  // reader. The compressed offset where they start; 0 when none.
+  uint64_t trailing_garbage_at = 0;
 };
 
 // How much a load may hold: the decoded bytes (decompressed, or read from

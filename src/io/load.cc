@@ -193,6 +193,8 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
         };
       }
       statuses[i] = ReadOne(*loaded, ro, &profile.ranks[i]);
+      if (statuses[i].ok() && loaded->trailing_garbage_at)
+        profile.ranks[i].stats.Add(ImportStat::compressed_trailing_garbage, loaded->trailing_garbage_at);
     }
   };
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());

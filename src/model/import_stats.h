@@ -17,6 +17,9 @@ enum class Severity : uint8_t { kInfo, kWarning, kError };
     "the JSON ends early (truncated file or missing closing bracket); "                                             \
     "events before that point were kept")                                                                           \
   X(truncated_compressed, kWarning, "the compressed stream ends early; the decoded prefix was kept")                \
+  X(compressed_trailing_garbage, kWarning,                                                                          \
+    "bytes after the last gzip member are not gzip data (the offset is in the compressed file); ignored, "          \
+    "as gzip -d does")                                                                                              \
   X(invalid_utf8, kWarning, "bytes that are not valid UTF-8 were replaced by '?'")                                  \
   X(trailing_empty_event, kInfo, "an empty {} event (old Kineto writes one at the end); skipped")                   \
   X(event_not_object, kWarning, "a traceEvents entry is not a JSON object; skipped")                                \

@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "base/file_loader.h"
+
 namespace mlprof::plan {
 
 extern const char* const kBuiltInModelFiles[][2];
@@ -32,11 +34,10 @@ class TableReader {
     // Type first: toml++'s value<int64_t>() casts a float to an integer
     // without a range check (undefined for 1e300).
     const auto* iv = n->as_integer();
-    if (!iv)
-      return InvalidArgument(fmt::format("{}: {}{}: expected an integer", Where(file_, n->source()), prefix_, key));
+    if (!iv) return DataLoss(fmt::format("{}: {}{}: expected an integer", Where(file_, n->source()), prefix_, key));
     const int64_t v = iv->get();
     if (v < lo || v > hi)
-      return InvalidArgument(
+      return DataLoss(
           fmt::format("{}: {}{} = {}: expected {} to {}", Where(file_, n->source()), prefix_, key, v, lo, hi));
     *out = v;
     return OkStatus();
@@ -46,7 +47,7 @@ class TableReader {
     const toml::node* n = t_.get(key);
     if (!n) return OkStatus();
     if (!n->is_boolean())
-      return InvalidArgument(fmt::format("{}: {}{}: expected true or false", Where(file_, n->source()), prefix_, key));
+      return DataLoss(fmt::format("{}: {}{}: expected true or false", Where(file_, n->source()), prefix_, key));
     *out = *n->value<bool>();
     return OkStatus();
   }
@@ -55,7 +56,7 @@ class TableReader {
     const toml::node* n = t_.get(key);
     if (!n) return required ? Missing(key) : OkStatus();
     if (!n->is_string())
-      return InvalidArgument(fmt::format("{}: {}{}: expected a string", Where(file_, n->source()), prefix_, key));
+      return DataLoss(fmt::format("{}: {}{}: expected a string", Where(file_, n->source()), prefix_, key));
     *out = *n->value<std::string>();
     return OkStatus();
   }
@@ -64,14 +65,14 @@ class TableReader {
     for (const auto& [k, v] : t_) {
       const std::string key(k.str());
       if (!seen_.count(key))
-        return InvalidArgument(fmt::format("{}: unknown key '{}{}'", Where(file_, k.source()), prefix_, key));
+        return DataLoss(fmt::format("{}: unknown key '{}{}'", Where(file_, k.source()), prefix_, key));
     }
     return OkStatus();
   }
 
  private:
   Status Missing(const char* key) {
-    return InvalidArgument(fmt::format("{}: missing key '{}{}'", Where(file_, t_.source()), prefix_, key));
+    return DataLoss(fmt::format("{}: missing key '{}{}'", Where(file_, t_.source()), prefix_, key));
   }
   const toml::table& t_;
   std::string file_, prefix_;
@@ -90,10 +91,10 @@ Status ReadModel(const toml::table& root, const std::string& file, ModelSpec* m)
   std::set<std::string> tables = {"model", "moe", "mla", "layers"};
   for (const auto& [k, v] : root)
     if (!tables.count(std::string(k.str())))
-      return InvalidArgument(fmt::format("{}: unknown table or key '{}' (expected [model], [moe], [mla], [[layers]])",
-                                         Where(file, k.source()), k.str()));
+      return DataLoss(fmt::format("{}: unknown table or key '{}' (expected [model], [moe], [mla], [[layers]])",
+                                  Where(file, k.source()), k.str()));
   const toml::table* mt = root["model"].as_table();
-  if (!mt) return InvalidArgument(fmt::format("{}: missing table [model]", file));
+  if (!mt) return DataLoss(fmt::format("{}: missing table [model]", file));
   TableReader r(*mt, file, "model.");
   MLPROF_TRY(r.String("id", &m->id));
   MLPROF_TRY(r.String("name", &m->name));
@@ -112,23 +113,23 @@ Status ReadModel(const toml::table& root, const std::string& file, ModelSpec* m)
   std::string norm = "rms";
   MLPROF_TRY(r.String("norm", &norm));
   if (norm != "rms" && norm != "layernorm")
-    return InvalidArgument(fmt::format("{}: model.norm = '{}': expected \"rms\" or \"layernorm\"", file, norm));
+    return DataLoss(fmt::format("{}: model.norm = '{}': expected \"rms\" or \"layernorm\"", file, norm));
   m->layernorm = norm == "layernorm";
   MLPROF_TRY(r.Done());
 
   if (m->head_dim == 0) {
     if (m->hidden % m->heads != 0)
-      return InvalidArgument(fmt::format("{}: model.heads = {} does not divide model.hidden = {}; give model.head_dim",
-                                         file, m->heads, m->hidden));
+      return DataLoss(fmt::format("{}: model.heads = {} does not divide model.hidden = {}; give model.head_dim", file,
+                                  m->heads, m->hidden));
     m->head_dim = m->hidden / m->heads;
   }
   if (m->heads % m->kv_heads != 0)
-    return InvalidArgument(
+    return DataLoss(
         fmt::format("{}: model.kv_heads = {} does not divide model.heads = {}", file, m->kv_heads, m->heads));
 
   if (const toml::node* n = root.get("moe")) {
     const toml::table* t = n->as_table();
-    if (!t) return InvalidArgument(fmt::format("{}: moe: expected a table", Where(file, n->source())));
+    if (!t) return DataLoss(fmt::format("{}: moe: expected a table", Where(file, n->source())));
     TableReader e(*t, file, "moe.");
     MLPROF_TRY(e.Int("experts", &m->experts, true, 1, 1 << 20));
     MLPROF_TRY(e.Int("top_k", &m->top_k, true, 1, 1 << 20));
@@ -138,12 +139,11 @@ Status ReadModel(const toml::table& root, const std::string& file, ModelSpec* m)
     MLPROF_TRY(e.Int("shared_ffn", &m->shared_ffn, false, 1, 1 << 24));
     MLPROF_TRY(e.Done());
     if (m->top_k > m->experts)
-      return InvalidArgument(
-          fmt::format("{}: moe.top_k = {} is more than moe.experts = {}", file, m->top_k, m->experts));
+      return DataLoss(fmt::format("{}: moe.top_k = {} is more than moe.experts = {}", file, m->top_k, m->experts));
   }
   if (const toml::node* n = root.get("mla")) {
     const toml::table* t = n->as_table();
-    if (!t) return InvalidArgument(fmt::format("{}: mla: expected a table", Where(file, n->source())));
+    if (!t) return DataLoss(fmt::format("{}: mla: expected a table", Where(file, n->source())));
     TableReader a(*t, file, "mla.");
     MLPROF_TRY(a.Int("q_lora_rank", &m->q_lora_rank, false, 0, 1 << 20));
     MLPROF_TRY(a.Int("kv_lora_rank", &m->kv_lora_rank, true, 1, 1 << 20));
@@ -154,22 +154,22 @@ Status ReadModel(const toml::table& root, const std::string& file, ModelSpec* m)
   }
   if (const toml::node* n = root.get("layers")) {
     const toml::array* arr = n->as_array();
-    if (!arr) return InvalidArgument(fmt::format("{}: layers: expected [[layers]] tables", Where(file, n->source())));
+    if (!arr) return DataLoss(fmt::format("{}: layers: expected [[layers]] tables", Where(file, n->source())));
     int64_t total = 0;
     for (size_t i = 0; i < arr->size(); ++i) {
       const toml::table* t = (*arr)[i].as_table();
-      if (!t) return InvalidArgument(fmt::format("{}: layers[{}]: expected a table", file, i));
+      if (!t) return DataLoss(fmt::format("{}: layers[{}]: expected a table", file, i));
       TableReader g(*t, file, fmt::format("layers[{}].", i));
       LayerGroup lg;
       MLPROF_TRY(g.Int("count", &lg.count, true, 1, 100000));
       std::string mlp = "dense";
       MLPROF_TRY(g.String("mlp", &mlp));
       if (mlp != "dense" && mlp != "moe")
-        return InvalidArgument(
+        return DataLoss(
             fmt::format("{}: layers[{}].mlp = '{}': expected \"dense\" or \"moe\"", Where(file, t->source()), i, mlp));
       lg.moe = mlp == "moe";
       if (lg.moe && !m->moe())
-        return InvalidArgument(fmt::format("{}: layers[{}].mlp = \"moe\" but there is no [moe] table", file, i));
+        return DataLoss(fmt::format("{}: layers[{}].mlp = \"moe\" but there is no [moe] table", file, i));
       MLPROF_TRY(g.Int("ffn", &lg.ffn, false, 1, 1 << 24));
       MLPROF_TRY(g.Int("window", &lg.window, false, 0, kBig));
       MLPROF_TRY(g.Done());
@@ -177,14 +177,14 @@ Status ReadModel(const toml::table& root, const std::string& file, ModelSpec* m)
       m->groups.push_back(lg);
     }
     if (total != m->layers)
-      return InvalidArgument(
+      return DataLoss(
           fmt::format("{}: the [[layers]] counts add up to {}, not model.layers = {}", file, total, m->layers));
   } else {
     m->groups.push_back({m->layers, m->moe(), 0, 0});
   }
   for (const LayerGroup& g : m->groups)
     if (!g.moe && g.ffn == 0 && m->ffn == 0)
-      return InvalidArgument(fmt::format("{}: missing key 'model.ffn' (dense layers need an MLP width)", file));
+      return DataLoss(fmt::format("{}: missing key 'model.ffn' (dense layers need an MLP width)", file));
   return OkStatus();
 }
 
@@ -197,8 +197,7 @@ StatusOr<ModelSpec> ParseModelToml(std::string_view text, const std::string& nam
     toml::table root = toml::parse(text, name);
     MLPROF_TRY(ReadModel(root, name, &m));
   } catch (const toml::parse_error& e) {
-    return InvalidArgument(
-        fmt::format("{}:{}:{}: {}", name, e.source().begin.line, e.source().begin.column, e.description()));
+    return DataLoss(fmt::format("{}:{}:{}: {}", name, e.source().begin.line, e.source().begin.column, e.description()));
   }
   if (m.id.empty()) m.id = name;
   if (m.name.empty()) m.name = m.id;
@@ -206,11 +205,10 @@ StatusOr<ModelSpec> ParseModelToml(std::string_view text, const std::string& nam
 }
 
 StatusOr<ModelSpec> LoadModelFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return NotFound(fmt::format("{}: cannot open the model file", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ParseModelToml(ss.str(), path);
+  // As every input: a regular file, gzip or zstd compressed or not.
+  auto file = LoadFile(path);
+  if (!file.ok()) return Status(file.status().code(), "cannot open the model file: " + file.status().message());
+  return ParseModelToml(std::string(file->bytes.view()), path);
 }
 
 std::vector<std::string> BuiltInModelIds() {

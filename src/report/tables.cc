@@ -584,7 +584,10 @@ std::vector<std::string> ImportWarnings(const Profile& p) {
       const auto& info = GetImportStatInfo(static_cast<ImportStat>(k));
       if (info.severity < Severity::kWarning) continue;
       out.push_back(fmt::format("{}: {} x {} (first at {}byte {}): {}", r.path, r.stats.count[k], info.name,
-                                r.compression == "none" || r.compression.empty() ? "" : "decompressed ",
+                                r.compression == "none" || r.compression.empty() ? ""
+                                : static_cast<ImportStat>(k) == ImportStat::compressed_trailing_garbage
+                                    ? "compressed "
+                                    : "decompressed ",
                                 r.stats.first_offset[k], info.help));
     }
   return out;
