@@ -103,6 +103,18 @@ printf '{' >one.json
 check "1-byte file exits 2" run 2 "$BIN" info one.json
 check "1-byte file: the end of the data" has "one.json: invalid JSON at the end of the data (1 bytes)" err
 
+# Invalid HLO is refused with line and column, never costed.
+printf 'HloModule m\nENTRY e {\n  x = f32[2]{0} parameter(0)\n  ROOT y = f32[2]{0} add(x, zz)\n}\n' >undef.hlo
+check "HLO undefined operand exits 2" run 2 "$BIN" hlo undef.hlo
+check "HLO undefined operand: line:col" has "undef.hlo:4:3: operand 'zz' of 'y' is not defined in computation 'e'" err
+check "HLO undefined operand: nothing printed" empty out
+printf 'HloModule m\na {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=b\n}\nb {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=a\n}\nENTRY e {\n  x = f32[] parameter(0)\n  ROOT y = f32[] call(x), to_apply=a\n}\n' >cycle.hlo
+check "HLO call cycle exits 2" run 2 "$BIN" hlo cycle.hlo
+check "HLO call cycle: line:col" has "cycle.hlo:8:3: 'c' calls computation 'a', which is already being called on this path" err
+printf 'HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = f32[8,8]{1,0} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[8,8]{1,0} reduce-window(x, z), window={size=3xQ pad=1_1}, to_apply=add\n}\n' >window.hlo
+check "HLO bad window exits 2" run 2 "$BIN" hlo window.hlo
+check "HLO bad window: line:col" has "window.hlo:10:3: window={size=3xQ pad=1_1} of 'r': expected" err
+
 # --- 2. Bounded memory ----------------------------------------------------------
 # Devices and FIFOs are refused (a FIFO is not even opened: that would block).
 check "/dev/zero refused" run 2 "$BIN" info /dev/zero

@@ -262,6 +262,11 @@ struct Module {
   // picks the entry (the ENTRY computation, else the last one, as XLA does).
   // Unknown callees are an error naming the instruction.
   Status Link();
+  // After Link: what the cost model could only get wrong is refused, each
+  // error naming `path`, the line and column (text) and the instruction: an
+  // operand no instruction of the computation defines, computations that
+  // call each other in a cycle, a window= attribute that does not parse.
+  Status Validate(std::string_view path) const;
 };
 
 }  // namespace mlprof::hlo

@@ -231,6 +231,8 @@ class ProtoReader {
     }
     Status st = m.Link();
     if (!st.ok()) return DataLoss(fmt::format("{}: HloProto module '{}': {}", path_, m.name, st.message()));
+    st = m.Validate(fmt::format("{}: HloProto module '{}'", path_, m.name));
+    if (!st.ok()) return st;
     return m;
   }
 

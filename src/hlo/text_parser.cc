@@ -627,13 +627,73 @@ Status Module::Link() {
   return OkStatus();
 }
 
+Status Module::Validate(std::string_view path) const {
+  auto where = [&](const Instruction& in) {
+    return in.line ? fmt::format("{}:{}:{}", path, in.line, in.column) : std::string(path);
+  };
+  for (const Computation& c : computations)
+    for (const Instruction& in : c.instructions) {
+      for (size_t k = 0; k < in.operands.size() && k < in.operand_names.size(); ++k)
+        if (in.operands[k] < 0)
+          return DataLoss(fmt::format("{}: operand '{}' of '{}' is not defined in computation '{}'", where(in),
+                                      in.operand_names[k], in.name, c.name));
+      if (const std::string_view* w = in.Attr("window")) {
+        std::vector<WindowDim> dims;
+        if (!ParseWindow(*w, &dims))
+          return DataLoss(
+              fmt::format("{}: window={} of '{}': expected {{size=AxB stride=.. pad=lo_hi.. "
+                          "lhs_dilate=.. rhs_dilate=..}} with positive sizes",
+                          where(in), *w, in.name));
+      }
+    }
+  // Cycles in the call graph (a computation reaching itself through calls):
+  // depth-first, iteratively, 0 = unseen, 1 = on the path, 2 = done.
+  std::vector<uint8_t> state(computations.size(), 0);
+  struct Frame {
+    size_t comp, inst = 0, call = 0;
+  };
+  for (size_t root = 0; root < computations.size(); ++root) {
+    if (state[root]) continue;
+    std::vector<Frame> stack{{root}};
+    state[root] = 1;
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const Computation& c = computations[f.comp];
+      if (f.inst >= c.instructions.size()) {
+        state[f.comp] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const Instruction& in = c.instructions[f.inst];
+      if (f.call >= in.called_ids.size()) {
+        ++f.inst, f.call = 0;
+        continue;
+      }
+      const int32_t callee = in.called_ids[f.call++];
+      if (callee < 0) continue;
+      if (state[static_cast<size_t>(callee)] == 1)
+        return DataLoss(
+            fmt::format("{}: '{}' calls computation '{}', which is already being called on this path: "
+                        "the call graph has a cycle, which HLO does not allow",
+                        where(in), in.name, computations[static_cast<size_t>(callee)].name));
+      if (state[static_cast<size_t>(callee)] == 0) {
+        state[static_cast<size_t>(callee)] = 1;
+        stack.push_back({static_cast<size_t>(callee)});
+      }
+    }
+  }
+  return OkStatus();
+}
+
 StatusOr<std::vector<Module>> ParseHloText(std::string_view text, std::string_view path) {
   // One copy of the text that every view of the modules points into.
   auto arena = std::make_shared<StringArena>();
   const std::string_view own = arena->Copy(text);
   TextParser p(own, path, arena);
   auto modules = p.ParseFile();
-  if (modules.ok()) AssignLines(own, &modules.value());
+  if (!modules.ok()) return modules;
+  AssignLines(own, &modules.value());
+  for (const Module& m : *modules) RETURN_IF_ERROR(m.Validate(path));
   return modules;
 }
 
