@@ -115,6 +115,15 @@ printf 'HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n
 check "HLO bad window exits 2" run 2 "$BIN" hlo window.hlo
 check "HLO bad window: line:col" has "window.hlo:10:3: window={size=3xQ pad=1_1} of 'r': expected" err
 
+# Every output is valid UTF-8: a name with invalid bytes in HLO text reaches
+# the JSON as '?', and the JSON parses.
+printf 'HloModule m\nENTRY e {\n  x = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(x), metadata={op_name="jit(f)/ne\377g" source_file="a\377.py" source_line=3}\n}\n' >utf8.hlo
+check "HLO with invalid UTF-8 reads" run 0 "$BIN" hlo utf8.hlo --op n --format json
+check "HLO with invalid UTF-8: repaired name in the JSON" has '"value": "jit(f)/ne?g"' out
+if command -v python3 >/dev/null; then
+  check "HLO with invalid UTF-8: the JSON parses" python3 -c "import json; json.load(open('out', encoding='utf-8'))"
+fi
+
 # --- 2. Bounded memory ----------------------------------------------------------
 # Devices and FIFOs are refused (a FIFO is not even opened: that would block).
 check "/dev/zero refused" run 2 "$BIN" info /dev/zero

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "base/utf8.h"
+
 namespace mlprof {
 
 namespace {
@@ -30,6 +32,17 @@ std::string_view StringPool::Store(std::string_view s) {
 StringId StringPool::Intern(std::string_view s) {
   auto it = index_.find(s);
   if (it != index_.end()) return it->second;
+  // Every string the model holds is valid UTF-8 (names come from untrusted
+  // files; JSON output must parse): invalid bytes become '?'.
+  if (!IsValidUtf8(s)) {
+    const std::string fixed = ValidUtf8(s);
+    if (auto f = index_.find(std::string_view(fixed)); f != index_.end()) return f->second;
+    std::string_view stored = Store(fixed);
+    auto id = static_cast<StringId>(strings_.size());
+    strings_.push_back(stored);
+    index_.emplace(stored, id);
+    return id;
+  }
   std::string_view stored = Store(s);
   auto id = static_cast<StringId>(strings_.size());
   strings_.push_back(stored);

@@ -33,3 +33,27 @@ TEST(StringPool, HoldsStringsLargerThanABlock) {
 
 }  // namespace
 }  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+// Names come from untrusted files: the pool holds valid UTF-8 only, invalid
+// bytes replaced by '?' one for one; the same bad name maps to one id.
+TEST(StringPool, InvalidUtf8BecomesQuestionMarks) {
+  StringPool p;
+  const StringId a = p.Intern(
+      "k\xff\xfe"
+      "ernel");
+  EXPECT_EQ(p.Get(a), "k??ernel");
+  EXPECT_EQ(p.Intern("k\xff\xfe"
+                     "ernel"),
+            a);
+  EXPECT_EQ(p.Intern("k??ernel"), a);
+  // Valid multi-byte text is kept; an overlong form and a lone surrogate are not.
+  EXPECT_EQ(p.Get(p.Intern("caf\xc3\xa9")), "caf\xc3\xa9");
+  EXPECT_EQ(p.Get(p.Intern("x\xc0\xafy")), "x??y");
+  EXPECT_EQ(p.Get(p.Intern("s\xed\xa0\x80")), "s???");
+}
+
+}  // namespace
+}  // namespace mlprof

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "base/proto_wire.h"
+#include "base/utf8.h"
 
 namespace mlprof::hlo {
 
@@ -634,7 +635,15 @@ class ProtoReader {
 
   // A copy of `s` in the module's arena (the bytes being read may not
   // outlive the module).
-  std::string_view Keep(std::string_view s) { return arena_->Copy(s); }
+  std::string_view Keep(std::string_view s) {
+    std::string_view kept = arena_->Copy(s);
+    // Names reach every output: invalid UTF-8 bytes become '?'.
+    if (!IsValidUtf8(kept)) {
+      uint64_t first = 0;
+      RepairUtf8(const_cast<char*>(kept.data()), kept.size(), &first);
+    }
+    return kept;
+  }
 
   std::string_view all_;
   StringArena* arena_ = nullptr;

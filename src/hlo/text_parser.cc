@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "base/utf8.h"
 #include "hlo/attrs.h"
 
 namespace mlprof::hlo {
@@ -689,6 +690,12 @@ StatusOr<std::vector<Module>> ParseHloText(std::string_view text, std::string_vi
   // One copy of the text that every view of the modules points into.
   auto arena = std::make_shared<StringArena>();
   const std::string_view own = arena->Copy(text);
+  // Names and metadata reach every output: invalid UTF-8 bytes become '?'
+  // (one for one, so lines and columns stay).
+  if (!IsValidUtf8(own)) {
+    uint64_t first = 0;
+    RepairUtf8(const_cast<char*>(own.data()), own.size(), &first);
+  }
   TextParser p(own, path, arena);
   auto modules = p.ParseFile();
   if (!modules.ok()) return modules;

@@ -51,6 +51,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/utf8.h"
 #include "io/kineto_vocabulary.h"
 #include "io/xspace_conventions.h"
 #include "model/builder.h"
@@ -134,50 +135,6 @@ bool ParseIntToken(std::string_view tok, int64_t* out) {
   if (i != tok.size()) return false;
   *out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
   return true;
-}
-
-// Replaces every byte that is not part of a valid UTF-8 sequence with '?'.
-// Returns how many bytes were replaced and the first offset.
-uint64_t RepairUtf8(char* data, size_t n, uint64_t* first) {
-  uint64_t bad = 0;
-  auto* s = reinterpret_cast<unsigned char*>(data);
-  size_t i = 0;
-  while (i < n) {
-    unsigned char c = s[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len = 0;
-    uint32_t cp = 0;
-    if ((c & 0xE0) == 0xC0)
-      len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0)
-      len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0)
-      len = 4, cp = c & 0x07;
-    bool ok = len != 0 && i + len <= n;
-    for (size_t k = 1; ok && k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80)
-        ok = false;
-      else
-        cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (ok) {
-      // Reject overlong forms, surrogates and values past U+10FFFF.
-      if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-          (cp >= 0xD800 && cp <= 0xDFFF))
-        ok = false;
-    }
-    if (ok) {
-      i += len;
-    } else {
-      if (bad++ == 0) *first = i;
-      s[i] = '?';
-      ++i;
-    }
-  }
-  return bad;
 }
 
 // Tracks whether the bytes of a JSON text fed one by one are inside a string

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/proto_wire.h"
+#include "base/utf8.h"
 #include "io/xprof_names.h"
 #include "model/builder.h"
 
@@ -577,20 +578,20 @@ class XPlaneReader {
   Status ReadPlaneStats(std::string_view plane_name, const std::vector<std::string_view>& stats) {
     if (stats.empty()) return OkStatus();
     DeviceProperties d;
-    d.name = std::string(plane_name);
+    d.name = ValidUtf8(plane_name);
     bool any = false;
     std::vector<ArgValue> args;  // every named stat, typed, kept if the plane is a device
     for (std::string_view sv : stats) {
       StatValue st;
       if (!ReadStat(sv, &st)) return Error(Offset(sv), "a valid XStat");
       if (st.metadata_id == 0) continue;
-      if (st.metadata_id == ids_.device_type) d.device_type = std::string(StatString(st)), any = true;
+      if (st.metadata_id == ids_.device_type) d.device_type = ValidUtf8(StatString(st)), any = true;
       if (st.metadata_id == ids_.peak_tflops) d.peak_tflops = StatNumber(st), any = true;
       if (st.metadata_id == ids_.peak_hbm) d.peak_hbm_gbps = StatNumber(st), any = true;
       if (st.metadata_id == ids_.memory_bandwidth) d.memory_bandwidth_bps = StatNumber(st), any = true;
       // A GPU plane's description of its device (no name): what chip
       // detection by signature reads.
-      if (st.metadata_id == ids_.vendor) d.vendor = std::string(StatString(st)), any = true;
+      if (st.metadata_id == ids_.vendor) d.vendor = ValidUtf8(StatString(st)), any = true;
       if (st.metadata_id == ids_.cc_major) d.compute_major = static_cast<int64_t>(StatNumber(st)), any = true;
       if (st.metadata_id == ids_.cc_minor) d.compute_minor = static_cast<int64_t>(StatNumber(st)), any = true;
       if (st.metadata_id == ids_.core_count) d.num_sms = static_cast<int64_t>(StatNumber(st)), any = true;

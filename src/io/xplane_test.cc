@@ -191,3 +191,30 @@ TEST(XPlane, CorpusCounts) {
 
 }  // namespace
 }  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+using namespace testing::xspace;  // NOLINT
+
+// Names in an XSpace are bytes: invalid UTF-8 in an event name and a plane
+// name reaches the model as '?', so that JSON output parses.
+TEST(XPlane, InvalidUtf8NamesAreRepaired) {
+  std::string line = Field(1, uint64_t{7}) + Field(2, std::string("Stream #7(Kernel)")) + Field(3, uint64_t{1000}) +
+                     Field(4, Event(1, 5000000, 2500000));
+  std::string gpu = Field(1, uint64_t{1}) + Field(2, std::string("/device:GPU:0\xff")) + Field(3, line) +
+                    EventMeta(1, "gemm\xc3\x28kernel");
+  auto r = LoadTraceBytes(Field(1, gpu), "u.xplane.pb");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  bool found = false;
+  for (size_t i = 0; i < r->strings.size(); ++i) {
+    const std::string_view s = r->strings.Get(static_cast<StringId>(i));
+    EXPECT_EQ(s.find('\xff'), std::string_view::npos);
+    found = found || s == "gemm?(kernel";
+  }
+  EXPECT_TRUE(found);
+  for (const DeviceProperties& d : r->meta.devices) EXPECT_EQ(d.name.find('\xff'), std::string::npos) << d.name;
+}
+
+}  // namespace
+}  // namespace mlprof
