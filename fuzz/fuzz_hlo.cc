@@ -1,8 +1,9 @@
-// libFuzzer target for the HLO readers and the planner's model files: the
-// input is tried as HLO text, as a binary HloProto, as one instruction line
-// and as a TOML model file; every module that parses is run through the
-// cost model and the category rules, every model through a plan search on
-// 8 chips. Errors are fine;
+// libFuzzer target for the HLO readers, the planner's model files and the
+// chip files: the input is tried as HLO text, as a binary HloProto, as one
+// instruction line, as a TOML model file and as a chip JSON file; every
+// module that parses is run through the cost model and the category rules,
+// every model through a plan search on 8 chips, every chip through its
+// derived figures and the chips table. Errors are fine;
 // crashes, sanitizer reports and hangs are not.
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +53,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!s.plans.empty())
         (void)mlprof::PlanExplainTable(1, *model, c, t, {}, mlprof::plan::Explain(*model, c, t, {}, s.plans[0]));
     }
+  }
+  if (auto chip = mlprof::hw::ParseChipJson(bytes, "fuzz.json"); chip.ok()) {
+    for (int t = 0; t < static_cast<int>(mlprof::hw::DType::kCount); ++t)
+      (void)chip->ridge(static_cast<mlprof::hw::DType>(t));
+    for (const auto& l : chip->interconnect) (void)l.bytes_per_s_per_dir();
   }
   if (auto text = mlprof::hlo::ParseHloText(bytes, "fuzz.hlo"); text.ok()) {
     for (const auto& m : *text) Exercise(m);

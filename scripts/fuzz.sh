@@ -17,7 +17,7 @@ for f in ../shared/corpus/xla/tracelens_mi300x_jax08_gemm.xplane.pb ../shared/co
 done
 log=build-fuzz/fuzz.log
 if ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_chrome_json "$work" -max_total_time="$secs" -max_len=65536 \
-  -rss_limit_mb=4096 -artifact_prefix=build-fuzz/ >"$log" 2>&1; then
+  -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix=build-fuzz/ >"$log" 2>&1; then
   grep -E "^#[0-9]+ +(INITED|DONE)|^Done" "$log"
 else
   echo "fuzz: FAILED; the input is saved as build-fuzz/crash-* (add it to a test). Report:"
@@ -25,11 +25,12 @@ else
   exit 1
 fi
 
-# The HLO readers (text, HloProto) and the planner's model files: half the time again, seeds of our own plus
+# The HLO readers (text, HloProto), the planner's model files and chip files: half the time again, seeds of our own plus
 # small corpus modules when the corpus is there.
 work=build-fuzz/corpus-hlo
 mkdir -p "$work"
-cp tests/data/*.hlo fuzz/seeds_hlo/* data/models/mixtral-8x7b.toml data/models/deepseek-v3.toml data/models/gpt3-175b.toml "$work"/
+cp tests/data/*.hlo fuzz/seeds_hlo/* data/models/mixtral-8x7b.toml data/models/deepseek-v3.toml data/models/gpt3-175b.toml \
+  data/chips/h100-sxm.json data/chips/tpu-v5p.json "$work"/
 for f in ../shared/corpus/hlo/xla_test_import_async_collectives.hlo ../shared/corpus/hlo/xla_test_layouts_and_names.hlo \
   ../shared/corpus/hlo/jaxtoolbox_pax_fsdp4_a100_module_0038.jit__psum.sm_8.0_gpu_after_optimizations.hlo.pb \
   ../shared/corpus/xla/tracelens_mi300x_jax_conv3d_legacy.jit_forward_3d_conv_15.hlo_proto.pb; do
@@ -37,7 +38,7 @@ for f in ../shared/corpus/hlo/xla_test_import_async_collectives.hlo ../shared/co
 done
 log=build-fuzz/fuzz_hlo.log
 if ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_hlo "$work" -max_total_time="$((secs / 2))" -max_len=65536 \
-  -rss_limit_mb=4096 -artifact_prefix=build-fuzz/hlo- >"$log" 2>&1; then
+  -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix=build-fuzz/hlo- >"$log" 2>&1; then
   grep -E "^#[0-9]+ +(INITED|DONE)|^Done" "$log"
 else
   echo "fuzz_hlo: FAILED; the input is saved as build-fuzz/hlo-crash-* (add it to a test). Report:"
