@@ -125,7 +125,8 @@ class XPlaneReader {
   }
 
   Status Error(uint64_t at, std::string_view expected) {
-    return DataLoss(fmt::format("{}: invalid XPlane protobuf at byte {}: expected {}", f_.path, at, expected));
+    return DataLoss(fmt::format("{}: invalid XPlane protobuf at {}byte {}: expected {}", f_.path,
+                                f_.compression == Compression::kNone ? "" : "decompressed ", at, expected));
   }
   uint64_t Offset(std::string_view s) const { return static_cast<uint64_t>(s.data() - f_.bytes.data()); }
 
