@@ -178,6 +178,9 @@ check "chip 0 HBM: nothing printed" empty out
 printf '{"id":"x1","name":"X1","peak_tflops":{"bf16":1e9},"hbm_bytes_per_s":1e12}' >peak.json
 check "chip with absurd peak exits 2" run 2 "$BIN" chips --chip-file peak.json
 check "chip absurd peak: range" has "field 'peak_tflops.bf16': expected a number of TFLOP/s above 0 and at most 1e+06" err
+printf '{"id":"x1","name":"X1",\n"peak_tflops":{"bf16":100,}}' >syntax.json
+check "chip file syntax error exits 2" run 2 "$BIN" chips --chip-file syntax.json
+check "chip file syntax error: the byte" has "syntax.json: chip file is not valid JSON at byte 50" err
 printf '\xef\xbb\xbf{"id":"x1","name":"X1","peak_tflops":{"bf16":100},"hbm_bytes_per_s":1e12}' | gzip >bom.json.gz
 check "chip file with BOM, gzip" run 0 "$BIN" chips --chip-file bom.json.gz --chip x1 --format csv
 check "chip file with BOM, gzip: read" has "peak bf16 (dense),100 TFLOP/s" out

@@ -44,7 +44,6 @@ uint64_t RepairUtf8(char* data, size_t n, uint64_t* first) {
   return bad;
 }
 
-
 bool IsValidUtf8(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;

@@ -199,13 +199,67 @@ double Link::bytes_per_s_per_dir() const {
 
 double Chip::ridge(DType t) const { return peak(t) > 0 && hbm_bytes_per_s > 0 ? peak(t) / hbm_bytes_per_s : 0; }
 
+namespace {
+// Where a JSON text stops being JSON, as " at byte N" ("" when not found):
+// the DOM parser says only what went wrong, so the text is walked again with
+// the on-demand parser, which knows where it stands.
+simdjson::error_code Walk(simdjson::ondemand::value v, int depth) {
+  if (depth > 64) return simdjson::DEPTH_ERROR;
+  simdjson::ondemand::json_type t;
+  if (auto e = v.type().get(t)) return e;
+  if (t == simdjson::ondemand::json_type::object) {
+    simdjson::ondemand::object o;
+    if (auto e = v.get_object().get(o)) return e;
+    for (auto f : o) {
+      simdjson::ondemand::field fl;
+      if (auto e = std::move(f).get(fl)) return e;
+      if (auto e = Walk(fl.value(), depth + 1)) return e;
+    }
+    return simdjson::SUCCESS;
+  }
+  if (t == simdjson::ondemand::json_type::array) {
+    simdjson::ondemand::array a;
+    if (auto e = v.get_array().get(a)) return e;
+    for (auto x : a) {
+      simdjson::ondemand::value xv;
+      if (auto e = std::move(x).get(xv)) return e;
+      if (auto e = Walk(xv, depth + 1)) return e;
+    }
+    return simdjson::SUCCESS;
+  }
+  std::string_view raw = v.raw_json_token();
+  if (t == simdjson::ondemand::json_type::string) {
+    std::string_view s;
+    return v.get_string().get(s);
+  }
+  if (t == simdjson::ondemand::json_type::number) {
+    double d;
+    return v.get_double().get(d);
+  }
+  return raw.empty() ? simdjson::TAPE_ERROR : simdjson::SUCCESS;
+}
+
+std::string SyntaxErrorAt(const simdjson::padded_string& text) {
+  simdjson::ondemand::parser p;
+  simdjson::ondemand::document doc;
+  if (p.iterate(text).get(doc)) return "";
+  simdjson::ondemand::value v;
+  simdjson::error_code e = doc.get_value().get(v);
+  if (!e) e = Walk(v, 0);
+  const char* loc = nullptr;
+  if (!e || doc.current_location().get(loc) || !loc) return "";
+  return fmt::format(" at byte {}", loc - text.data());
+}
+}  // namespace
+
 StatusOr<Chip> ParseChipJson(std::string_view text, std::string_view path) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
   const simdjson::padded_string padded(text);
   if (auto e = parser.parse(padded).get(root))
-    return DataLoss(fmt::format("{}: chip file is not valid JSON: {}", path, simdjson::error_message(e)));
+    return DataLoss(
+        fmt::format("{}: chip file is not valid JSON{}: {}", path, SyntaxErrorAt(padded), simdjson::error_message(e)));
   ChipReader r(path);
   return r.Read(root);
 }
