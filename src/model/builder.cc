@@ -90,9 +90,10 @@ void ProfileBuilder::CatchUp(bool kineto_columns) {
     o.grid.resize(n, 0);
     o.block.resize(n, 0);
     o.bytes.resize(n, -1);
-    o.stack.resize(n, 0);
-    o.blocks_per_sm.resize(n, -1);
-    o.occupancy.resize(n, -1);
+    // The sparse columns stay empty until an event has a value for them.
+    if (!o.stack.empty()) o.stack.resize(n, 0);
+    if (!o.blocks_per_sm.empty()) o.blocks_per_sm.resize(n, -1);
+    if (!o.occupancy.empty()) o.occupancy.resize(n, -1);
   }
   lagging_ = false;
 }
@@ -168,9 +169,20 @@ void ProfileBuilder::AppendOp(const EventRecord& e, uint32_t track, Ps ts, Ps du
   o.grid.push_back(e.grid);
   o.block.push_back(e.block);
   o.bytes.push_back(e.bytes);
-  o.stack.push_back(e.stack);
-  o.blocks_per_sm.push_back(e.blocks_per_sm);
-  o.occupancy.push_back(e.occupancy);
+  // Sparse columns (most traces have none of these): allocated, with every
+  // earlier op at the default, on the first event that has a value.
+  const size_t before = o.ts.size() - 1;
+  auto sparse = [before](auto& col, auto v, auto none) {
+    if (!col.empty()) {
+      col.push_back(v);
+    } else if (v != none) {
+      col.resize(before, none);
+      col.push_back(v);
+    }
+  };
+  sparse(o.stack, e.stack, StringId{0});
+  sparse(o.blocks_per_sm, e.blocks_per_sm, -1.0f);
+  sparse(o.occupancy, e.occupancy, -1.0f);
   o.xla.push_back(e.xla);
   o.offset.push_back(e.offset);
   const uint32_t op = static_cast<uint32_t>(o.size() - 1);

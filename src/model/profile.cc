@@ -9,7 +9,10 @@ namespace mlprof {
 void OpTable::Reserve(size_t n, bool kineto_columns) {
   auto one = [n](auto& col) { col.reserve(n); };
   if (kineto_columns) {
-#define MLPROF_X(type, col, desc) one(col);
+#define MLPROF_X(type, col, desc)                                                                     \
+  if (static_cast<const void*>(&col) != &stack && static_cast<const void*>(&col) != &blocks_per_sm && \
+      static_cast<const void*>(&col) != &occupancy)                                                   \
+    one(col);
     MLPROF_OP_COLUMNS(MLPROF_X)
 #undef MLPROF_X
     return;

@@ -88,6 +88,8 @@ struct OpTable {
   void Reserve(size_t n, bool kineto_columns = true);
   void Permute(const std::vector<uint32_t>& order);  // new[i] = old[order[i]]; empty columns stay empty
 
+  // stack, blocks_per_sm and occupancy are sparse: empty until an event has
+  // a value (most traces have none), then full.
   // The Kineto-only columns (external_id, input_dims, input_types,
   // concrete_inputs, comm, grid, block, bytes, stack, blocks_per_sm, occupancy) are either full or empty: a
   // binary reader whose events never carry them (XPlane) leaves them empty,
