@@ -68,6 +68,16 @@ struct RooflineOutput {
 };
 StatusOr<RooflineOutput> Roofline(const Session& s, const RooflineOptions& o);
 
+// Writes the loaded profile as a Perfetto trace to `path` (through a
+// temporary file renamed at the end, so an interrupted run leaves no file
+// that looks complete; an existing file only with `force`). The Report says
+// what was written.
+struct ExportOptions {
+  std::string perfetto;  // output path
+  bool force = false;
+};
+StatusOr<Report> Export(const Session& s, const ExportOptions& o);
+
 // --- commands that may read no profile ----------------------------------------
 struct MfuOptions : TableOptions {
   std::vector<std::string> chip_files;

@@ -96,6 +96,7 @@ std::unique_ptr<Command> MakeOpsCommand();
 std::unique_ptr<Command> MakeIdleCommand();
 std::unique_ptr<Command> MakeOverlapCommand();
 std::unique_ptr<Command> MakeOverviewCommand();
+std::unique_ptr<Command> MakeExportCommand();
 std::unique_ptr<Command> MakeStepsCommand();
 std::unique_ptr<Command> MakeLaunchesCommand();
 std::unique_ptr<Command> MakeScopesCommand();

@@ -567,7 +567,8 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
       }
       break;
     }
-    if (kept) continue;
+    // A counter's series may carry a slot's name ("bytes"): it stays a series.
+    if (kept && !collect_numbers) continue;
     // A kernel's launch figures (the TensorBoard plugin's GPU summary).
     if ((k[0] == 'b' && key == kArgBlocksPerSm) || (k[0] == 'e' && key == kArgAchievedOccupancy)) {
       double d;

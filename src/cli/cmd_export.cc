@@ -1,0 +1,22 @@
+// mlprof export: the profile in other tools' formats (Perfetto).
+#include <CLI/CLI.hpp>
+
+#include "app/commands.h"
+#include "cli/command.h"
+
+namespace mlprof::cli {
+namespace {
+
+class ExportCommand : public ProfileCommand {
+  void AddOwnOptions(CLI::App* app) override {
+    app->add_option("--perfetto", o_.perfetto, "write a Perfetto trace (open at ui.perfetto.dev) to this file")
+        ->required();
+    app->add_flag("--force", o_.force, "overwrite the output file if it exists");
+  }
+  StatusOr<Report> Analyse(const app::Session& s) override { return app::Export(s, o_); }
+  app::ExportOptions o_;
+};
+
+}  // namespace
+std::unique_ptr<Command> MakeExportCommand() { return std::make_unique<ExportCommand>(); }
+}  // namespace mlprof::cli

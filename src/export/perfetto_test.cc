@@ -1,0 +1,261 @@
+// The Perfetto export read back with the protobuf wire reader: packets,
+// tracks, slices per track, flows and counters equal the model's, slices
+// nest on every track, times never go back within a sequence, and every
+// interned name is defined before it is used. Field numbers are Perfetto's
+// (protos/perfetto/trace/trace_packet.proto, track_event/*.proto).
+#include "export/perfetto.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+
+#include "../../tests/test_util.h"
+#include "base/proto_wire.h"
+#include "io/load.h"
+
+namespace mlprof {
+namespace {
+
+struct ReadBack {
+  uint64_t packets = 0;
+  std::map<uint64_t, std::string> track_name;  // uuid -> name
+  std::map<uint64_t, uint64_t> track_parent;
+  std::set<uint64_t> counter_tracks, process_tracks, thread_tracks;
+  std::map<uint64_t, uint64_t> begins, instants, counters;  // per track uuid
+  std::multiset<uint64_t> flow_out, flow_in;
+  std::map<uint64_t, std::string> first_name;  // track uuid -> name of its first slice
+  bool nested = true, ordered = true, interned = true;
+  std::string error;
+};
+
+bool Sub(proto::Wire& w, std::string_view* s) { return w.Bytes(s); }
+
+// Reads a whole trace, checking what each packet says as it goes.
+ReadBack Read(const std::string& bytes) {
+  ReadBack rb;
+  proto::Wire top(bytes.data(), bytes);
+  std::map<uint64_t, uint64_t> last_ts;                       // per sequence
+  std::map<uint64_t, std::map<uint64_t, std::string>> names;  // per sequence: iid -> name
+  std::map<uint64_t, int> depth;                              // per track
+  while (!top.done()) {
+    uint32_t field = 0, type = 0;
+    std::string_view packet;
+    if (!top.Tag(&field, &type) || field != 1 || type != proto::kLen || !Sub(top, &packet)) {
+      rb.error = "not a Trace of packets";
+      return rb;
+    }
+    ++rb.packets;
+    proto::Wire p(bytes.data(), packet);
+    uint64_t ts = 0, seq = 0, flags = 0;
+    std::string_view event, descriptor, interned;
+    while (!p.done()) {
+      if (!p.Tag(&field, &type)) return rb.error = "bad packet", rb;
+      uint64_t v = 0;
+      std::string_view s;
+      if (type == proto::kVarint) {
+        p.Varint(&v);
+      } else if (type == proto::kLen) {
+        Sub(p, &s);
+      } else {
+        return rb.error = "unexpected wire type in a packet", rb;
+      }
+      if (field == 8) ts = v;
+      if (field == 10) seq = v;
+      if (field == 13) flags = v;
+      if (field == 11) event = s;
+      if (field == 60) descriptor = s;
+      if (field == 12) interned = s;
+    }
+    if (!descriptor.empty()) {
+      proto::Wire d(bytes.data(), descriptor);
+      uint64_t uuid = 0, parent = 0;
+      std::string name;
+      bool counter = false, process = false, thread = false;
+      while (!d.done()) {
+        d.Tag(&field, &type);
+        uint64_t v = 0;
+        std::string_view s;
+        if (type == proto::kVarint) d.Varint(&v);
+        if (type == proto::kLen) Sub(d, &s);
+        if (field == 1) uuid = v;
+        if (field == 5) parent = v;
+        if (field == 2) name = std::string(s);
+        if (field == 8) counter = true;
+        if (field == 3 || field == 4) {
+          (field == 3 ? process : thread) = true;
+          proto::Wire x(bytes.data(), s);
+          while (!x.done()) {
+            uint32_t xf = 0, xt = 0;
+            x.Tag(&xf, &xt);
+            uint64_t xv = 0;
+            std::string_view xs;
+            if (xt == proto::kVarint) x.Varint(&xv);
+            if (xt == proto::kLen) Sub(x, &xs);
+            if ((field == 3 && xf == 6) || (field == 4 && xf == 5)) name = std::string(xs);
+          }
+        }
+      }
+      rb.track_name[uuid] = name;
+      rb.track_parent[uuid] = parent;
+      if (counter) rb.counter_tracks.insert(uuid);
+      if (process) rb.process_tracks.insert(uuid);
+      if (thread) rb.thread_tracks.insert(uuid);
+    }
+    if (event.empty()) continue;
+    if (flags & 1) names[seq].clear();
+    if (last_ts.count(seq) && ts < last_ts[seq]) rb.ordered = false;
+    last_ts[seq] = ts;
+    // Interned names of this packet.
+    proto::Wire in(bytes.data(), interned);
+    while (!in.done()) {
+      in.Tag(&field, &type);
+      std::string_view s;
+      Sub(in, &s);
+      if (field != 2) continue;  // event_names
+      proto::Wire e(bytes.data(), s);
+      uint64_t iid = 0;
+      std::string name;
+      while (!e.done()) {
+        uint32_t ef = 0, et = 0;
+        e.Tag(&ef, &et);
+        if (et == proto::kVarint) e.Varint(&iid);
+        std::string_view es;
+        if (et == proto::kLen) Sub(e, &es), name = std::string(es);
+      }
+      names[seq][iid] = name;
+    }
+    proto::Wire e(bytes.data(), event);
+    uint64_t etype = 0, track = 0, name_iid = 0;
+    while (!e.done()) {
+      e.Tag(&field, &type);
+      uint64_t v = 0;
+      std::string_view s;
+      if (type == proto::kVarint) e.Varint(&v);
+      if (type == proto::kLen) Sub(e, &s);
+      if (type == proto::kFixed64) {
+        uint64_t x = 0;
+        e.Fixed64(&x);
+        if (field == 47) rb.flow_out.insert(x);
+        if (field == 48) rb.flow_in.insert(x);
+      }
+      if (field == 9) etype = v;
+      if (field == 11) track = v;
+      if (field == 10) name_iid = v;
+    }
+    if (name_iid && !names[seq].count(name_iid)) rb.interned = false;
+    if (etype == 1) {
+      ++rb.begins[track];
+      if (++depth[track] == 1 && !rb.first_name.count(track)) rb.first_name[track] = names[seq][name_iid];
+    } else if (etype == 2) {
+      if (--depth[track] < 0) rb.nested = false;
+    } else if (etype == 3) {
+      ++rb.instants[track];
+    } else if (etype == 4) {
+      ++rb.counters[track];
+    }
+  }
+  for (auto& [t, d] : depth)
+    if (d != 0) rb.nested = false;
+  return rb;
+}
+
+std::string Export(const Profile& p, PerfettoStats* stats) {
+  std::FILE* f = std::tmpfile();
+  EXPECT_NE(f, nullptr);
+  auto r = WritePerfetto(p, f, "tmp");
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  if (r.ok()) *stats = *r;
+  std::string bytes(static_cast<size_t>(std::ftell(f)), '\0');
+  std::rewind(f);
+  EXPECT_EQ(std::fread(bytes.data(), 1, bytes.size(), f), bytes.size());
+  std::fclose(f);
+  return bytes;
+}
+
+TEST(Perfetto, ExampleReadsBackAsTheModel) {
+  auto p = LoadProfile({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  PerfettoStats st;
+  const std::string bytes = Export(*p, &st);
+  const ReadBack rb = Read(bytes);
+  ASSERT_TRUE(rb.error.empty()) << rb.error;
+  EXPECT_EQ(st.bytes, bytes.size());
+  EXPECT_EQ(rb.packets, st.packets);
+  EXPECT_TRUE(rb.nested);
+  EXPECT_TRUE(rb.ordered);
+  EXPECT_TRUE(rb.interned);
+  // Model truth: ops, launches with GPU work, tracks.
+  uint64_t ops = 0, flows = 0, used_tracks = 0;
+  for (const RankProfile& r : p->ranks) {
+    ops += r.ops.size();
+    std::set<int32_t> launches;
+    std::set<uint32_t> tracks;
+    for (size_t i = 0; i < r.ops.size(); ++i) {
+      tracks.insert(r.ops.track[i]);
+      if (r.ops.launch[i] >= 0 && IsGpuOp(r.ops.kind[i])) launches.insert(r.ops.launch[i]);
+    }
+    flows += launches.size();
+    used_tracks += tracks.size();
+  }
+  uint64_t begins = 0;
+  for (auto& [t, n] : rb.begins) begins += n;
+  EXPECT_EQ(begins, ops);  // no instants in the example
+  EXPECT_EQ(st.slices, ops);
+  EXPECT_EQ(rb.flow_out.size(), flows);
+  EXPECT_EQ(rb.flow_in.size(), flows);
+  EXPECT_EQ(rb.flow_out, rb.flow_in);
+  EXPECT_EQ(st.flows, flows);
+  // One process per rank; every model track with ops is a track (the
+  // example nests everywhere: no overlap lanes).
+  EXPECT_EQ(rb.process_tracks.size(), p->ranks.size());
+  EXPECT_EQ(rb.track_name.size(), p->ranks.size() + used_tracks);
+  for (const auto& [uuid, parent] : rb.track_parent)
+    if (!rb.process_tracks.count(uuid)) {
+      EXPECT_TRUE(rb.process_tracks.count(parent)) << rb.track_name.at(uuid);
+    }
+}
+
+// Overlapping slices that do not nest go to a second lane; instants and
+// counters are written; flows pair launch and kernel.
+TEST(Perfetto, OverlapLanesInstantsCounters) {
+  Profile p = testing::ProfileFromJson(R"({"traceEvents":[
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":2,"args":{"correlation":5}},
+    {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":10,"dur":10,"args":{"stream":7,"correlation":5}},
+    {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":15,"dur":10,"args":{"stream":7}},
+    {"ph":"X","cat":"kernel","name":"c","pid":0,"tid":7,"ts":16,"dur":2,"args":{"stream":7}},
+    {"ph":"i","s":"t","name":"mark","pid":1,"tid":1,"ts":1},
+    {"ph":"C","name":"mem","pid":1,"tid":1,"ts":3,"args":{"bytes":10}},
+    {"ph":"C","name":"mem","pid":1,"tid":1,"ts":4,"args":{"bytes":20}}
+  ]})");
+  PerfettoStats st;
+  const ReadBack rb = Read(Export(p, &st));
+  ASSERT_TRUE(rb.error.empty()) << rb.error;
+  EXPECT_TRUE(rb.nested);
+  EXPECT_TRUE(rb.ordered);
+  EXPECT_TRUE(rb.interned);
+  // a [10,20) and c [16,18) nest on the stream's track; b [15,25) overlaps a
+  // without nesting: its own lane.
+  uint64_t stream = 0, lane = 0;
+  for (const auto& [uuid, name] : rb.track_name) {
+    if (name == "GPU 0 stream 7") stream = uuid;
+    if (name == "GPU 0 stream 7 (overlap 1)") lane = uuid;
+  }
+  ASSERT_NE(stream, 0u);
+  ASSERT_NE(lane, 0u);
+  EXPECT_EQ(rb.begins.at(stream), 2u);
+  EXPECT_EQ(rb.begins.at(lane), 1u);
+  EXPECT_EQ(rb.first_name.at(lane), "b");
+  EXPECT_EQ(st.instants, 1u);
+  EXPECT_EQ(st.counters, 2u);
+  ASSERT_EQ(rb.counter_tracks.size(), 1u);
+  EXPECT_EQ(rb.counters.at(*rb.counter_tracks.begin()), 2u);
+  EXPECT_EQ(rb.track_name.at(*rb.counter_tracks.begin()), "mem.bytes");
+  EXPECT_EQ(rb.flow_out.size(), 1u);
+  EXPECT_EQ(rb.flow_out, rb.flow_in);
+}
+
+}  // namespace
+}  // namespace mlprof
