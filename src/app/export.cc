@@ -22,8 +22,7 @@ Status WriteAtomically(const std::string& path, bool force, Fn&& write) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec)) return DataLoss(fmt::format("{}: is a directory; give a file name", path));
-  if (!force && fs::exists(path, ec))
-    return InvalidArgument(fmt::format("{}: exists; --force overwrites it", path));
+  if (!force && fs::exists(path, ec)) return InvalidArgument(fmt::format("{}: exists; --force overwrites it", path));
   const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) return DataLoss(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));

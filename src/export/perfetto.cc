@@ -60,9 +60,9 @@ enum Ann : uint32_t {
   kAnnCount
 };
 constexpr const char* kAnnNames[kAnnCount] = {
-    "category", "correlation",   "external_id",   "input_dims", "input_types", "concrete_inputs", "grid",
-    "block",    "bytes",         "blocks_per_sm", "occupancy",  "step",        "hlo_op",          "hlo_module",
-    "hlo_category", "long_name", "scope",         "source",     "flops",       "bytes_accessed"};
+    "category",     "correlation", "external_id",   "input_dims", "input_types", "concrete_inputs", "grid",
+    "block",        "bytes",       "blocks_per_sm", "occupancy",  "step",        "hlo_op",          "hlo_module",
+    "hlo_category", "long_name",   "scope",         "source",     "flops",       "bytes_accessed"};
 
 class Exporter {
  public:
@@ -257,7 +257,8 @@ class Exporter {
         ++stats_.flows;
       }
       const int32_t l = o.launch[i];
-      if (l >= 0 && IsGpuOp(o.kind[i]) && flow_out[static_cast<size_t>(l)] && first_target_[static_cast<size_t>(l)] == i)
+      if (l >= 0 && IsGpuOp(o.kind[i]) && flow_out[static_cast<size_t>(l)] &&
+          first_target_[static_cast<size_t>(l)] == i)
         w.Fixed64(f::kTerminatingFlowIds, FlowId(rank, static_cast<uint32_t>(l)));
     }
     EmitPacket(Ns(r, type == kSliceEnd ? o.end(i) : o.ts[i]), seq_id);
@@ -281,8 +282,8 @@ class Exporter {
     const OpTable& o = r.ops;
     const int64_t pid = static_cast<int64_t>(rank) + 1;
     const uint64_t proc_uuid = Uuid(rank, 0);
-    Descriptor(proc_uuid, 0, fmt::format("rank {} ({})", r.rank_or(static_cast<int64_t>(rank)), r.path), pid, -1,
-               true, false);
+    Descriptor(proc_uuid, 0, fmt::format("rank {} ({})", r.rank_or(static_cast<int64_t>(rank)), r.path), pid, -1, true,
+               false);
 
     // Flows: each launch with GPU work; the first GPU op it launched ends it.
     std::vector<uint8_t> flow_out(o.size(), 0);
@@ -291,7 +292,8 @@ class Exporter {
       const int32_t l = o.launch[i];
       if (l < 0 || !IsGpuOp(o.kind[i])) continue;
       flow_out[static_cast<size_t>(l)] = 1;
-      first_target_[static_cast<size_t>(l)] = std::min<uint32_t>(first_target_[static_cast<size_t>(l)], static_cast<uint32_t>(i));
+      first_target_[static_cast<size_t>(l)] =
+          std::min<uint32_t>(first_target_[static_cast<size_t>(l)], static_cast<uint32_t>(i));
     }
     // The first GPU op in time ends the flow (the lowest index is the
     // earliest on its track, not across tracks): take the earliest.
