@@ -169,6 +169,17 @@ check "directory as an HLO file exits 2" run 2 "$BIN" hlo dir
 check "directory as a chip file exits 2" run 2 "$BIN" chips --chip-file dir
 check "directory as a chip file: why" has "dir: is a directory, not a file" err
 
+# SQL errors are bad input (exit 2) with SQLite's message, and say the tables.
+check "SQL syntax error exits 2" run 2 "$BIN" sql 'SELECT a.real_value AS bw, s.* AS x FROM slice s JOIN args a ON s.arg_set_id = a.arg_set_id' dir
+check "SQL syntax error: SQLite's message" has 'SQL error: near "AS": syntax error (the tables: slice, track' err
+check "SQL unknown table exits 2" run 2 "$BIN" sql 'select * from slices' dir
+check "SQL unknown table: named" has "SQL error: no such table: slices" err
+# An export never overwrites without --force, and never leaves a half file.
+printf 'x' >taken.pftrace
+check "export onto an existing file exits 1" run 1 "$BIN" export dir --perfetto taken.pftrace
+check "export onto an existing file: says --force" has "taken.pftrace: exists; --force overwrites it" err
+check "export onto an existing file: left as it was" test "$(cat taken.pftrace)" = x
+
 # Impossible chip figures are refused with the allowed range; a BOM and gzip
 # are read as everywhere else.
 printf '{"id":"x1","name":"X1","peak_tflops":{"bf16":100},"hbm_bytes_per_s":0}' >hbm0.json

@@ -73,10 +73,15 @@ StatusOr<RooflineOutput> Roofline(const Session& s, const RooflineOptions& o);
 // that looks complete; an existing file only with `force`). The Report says
 // what was written.
 struct ExportOptions {
-  std::string perfetto;  // output path
+  std::string perfetto;  // output paths (empty: not written)
+  std::string sqlite;
   bool force = false;
 };
 StatusOr<Report> Export(const Session& s, const ExportOptions& o);
+// Runs one SQL query over the profile loaded into SQLite under Perfetto's
+// table names (export/sqlite.h); the rows as a table. SQL errors are bad
+// input (exit 2), with SQLite's message.
+StatusOr<Report> Sql(const Session& s, const std::string& query);
 
 // --- commands that may read no profile ----------------------------------------
 struct MfuOptions : TableOptions {

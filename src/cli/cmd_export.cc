@@ -9,8 +9,9 @@ namespace {
 
 class ExportCommand : public ProfileCommand {
   void AddOwnOptions(CLI::App* app) override {
-    app->add_option("--perfetto", o_.perfetto, "write a Perfetto trace (open at ui.perfetto.dev) to this file")
-        ->required();
+    app->add_option("--perfetto", o_.perfetto, "write a Perfetto trace (open at ui.perfetto.dev) to this file");
+    app->add_option("--sqlite", o_.sqlite,
+                    "write a SQLite database with Perfetto's tables (slice, track, args, ...) to this file");
     app->add_flag("--force", o_.force, "overwrite the output file if it exists");
   }
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Export(s, o_); }

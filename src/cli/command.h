@@ -73,6 +73,8 @@ class ProfileCommand : public Command {
  protected:
   explicit ProfileCommand(bool with_view = true, int top_in_text = 10) : top_{-1, top_in_text}, with_view_(with_view) {}
   virtual void AddOwnOptions(CLI::App*) {}
+  // Positionals that come before the paths (`mlprof sql QUERY PATH...`).
+  virtual void AddLeadingPositionals(CLI::App*) {}
   virtual StatusOr<Report> Analyse(const app::Session& s) = 0;
   int top() const { return top_.For(out_.format); }
   app::InputOptions in_;
@@ -97,6 +99,7 @@ std::unique_ptr<Command> MakeIdleCommand();
 std::unique_ptr<Command> MakeOverlapCommand();
 std::unique_ptr<Command> MakeOverviewCommand();
 std::unique_ptr<Command> MakeExportCommand();
+std::unique_ptr<Command> MakeSqlCommand();
 std::unique_ptr<Command> MakeStepsCommand();
 std::unique_ptr<Command> MakeLaunchesCommand();
 std::unique_ptr<Command> MakeScopesCommand();

@@ -33,7 +33,9 @@ const std::vector<cli::CommandInfo> kCommands = {
     {"mfu", "model FLOPs utilisation from throughput and model size (a calculator)", cli::MakeMfuCommand},
     {"roofline", "XLA profiles: each op and category against the chip's roofline; --svg draws it",
      cli::MakeRooflineCommand},
-    {"export", "the profile as a Perfetto trace (--perfetto FILE) for ui.perfetto.dev", cli::MakeExportCommand},
+    {"export", "the profile as a Perfetto trace (--perfetto F, for ui.perfetto.dev) or SQLite file (--sqlite F)",
+     cli::MakeExportCommand},
+    {"sql", "SQL over the trace with Perfetto's table names: mlprof sql QUERY PATH...", cli::MakeSqlCommand},
     {"plan", "rank TP/DP/PP/EP/FSDP/CP/remat/micro-batch plans by memory and MFU before a run", cli::MakePlanCommand},
 };
 

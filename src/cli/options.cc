@@ -66,6 +66,7 @@ StatusOr<app::Session> OpenWithProgress(const app::InputOptions& in, bool with_v
 }
 
 void ProfileCommand::AddOptions(CLI::App* app) {
+  AddLeadingPositionals(app);
   app->add_option("paths", in_.paths, "trace files or directories of per-rank traces")->required();
   AddFormatOption(app, out_.format);
   AddTopOption(app, top_, "rows per rank/class in ranked tables");

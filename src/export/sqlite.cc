@@ -1,0 +1,267 @@
+#include "export/sqlite.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <cctype>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace mlprof {
+namespace {
+
+constexpr const char* kSchema = R"(
+CREATE TABLE process(upid INTEGER PRIMARY KEY, pid INTEGER, name TEXT, rank INTEGER, path TEXT);
+CREATE TABLE thread(utid INTEGER PRIMARY KEY, tid INTEGER, name TEXT, upid INTEGER);
+CREATE TABLE track(id INTEGER PRIMARY KEY, name TEXT, type TEXT, parent_id INTEGER, upid INTEGER, utid INTEGER,
+                   device INTEGER, stream INTEGER);
+CREATE VIEW thread_track AS SELECT id, name, type, parent_id, utid FROM track WHERE type = 'thread';
+CREATE VIEW process_track AS SELECT id, name, type, parent_id, upid FROM track WHERE type IN ('gpu_stream', 'other');
+CREATE VIEW counter_track AS SELECT id, name, type, parent_id, upid FROM track WHERE type = 'counter';
+CREATE TABLE slice(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT, name TEXT,
+                   depth INTEGER, parent_id INTEGER, arg_set_id INTEGER);
+CREATE TABLE args(arg_set_id INTEGER, flat_key TEXT, key TEXT, int_value INTEGER, string_value TEXT,
+                  real_value REAL, display_value TEXT, value_type TEXT);
+CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER, track_id INTEGER, value REAL);
+CREATE TABLE flow(id INTEGER PRIMARY KEY, slice_out INTEGER, slice_in INTEGER);
+)";
+
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { ok_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) == SQLITE_OK; }
+  ~Stmt() { sqlite3_finalize(s_); }
+  bool ok() const { return ok_; }
+  void Int(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
+  void Real(int i, double v) { sqlite3_bind_double(s_, i, v); }
+  void Text(int i, std::string_view v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  }
+  void Null(int i) { sqlite3_bind_null(s_, i); }
+  bool Step() {
+    const int rc = sqlite3_step(s_);
+    sqlite3_reset(s_);
+    return rc == SQLITE_DONE;
+  }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+  bool ok_ = false;
+};
+
+Status Exec(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string m = err ? err : "error";
+    sqlite3_free(err);
+    return Internal(fmt::format("SQLite: {}", m));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+const char* SqliteSchemaText() { return kSchema; }
+
+SqliteTables SqliteTables::For(std::string_view query) {
+  auto names = [&](std::string_view word) {
+    for (size_t i = 0; i + word.size() <= query.size(); ++i) {
+      bool match = true;
+      for (size_t k = 0; k < word.size() && match; ++k)
+        match = std::tolower(static_cast<unsigned char>(query[i + k])) == word[k];
+      if (!match) continue;
+      auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+      if ((i == 0 || !is_word(query[i - 1])) && (i + word.size() == query.size() || !is_word(query[i + word.size()])))
+        return true;
+    }
+    return false;
+  };
+  SqliteTables t;
+  t.slices = names("slice");
+  t.args = names("args");
+  t.flows = names("flow");
+  t.counters = names("counter") || names("counter_track");
+  t.track_index = names("track") || names("thread_track") || names("process_track") || names("track_id");
+  if (!t.slices && !t.args && !t.flows && !t.counters && !names("track") && !names("thread") && !names("process") &&
+      !names("thread_track") && !names("process_track"))
+    t = SqliteTables{};  // names none of them (sqlite_master, ...): fill everything
+  return t;
+}
+
+StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const SqliteTables& which) {
+  RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;"));
+  RETURN_IF_ERROR(Exec(db, kSchema));
+  Stmt process(db, "INSERT INTO process VALUES(?,?,?,?,?)");
+  Stmt thread(db, "INSERT INTO thread VALUES(?,?,?,?)");
+  Stmt track(db, "INSERT INTO track VALUES(?,?,?,?,?,?,?,?)");
+  Stmt slice(db, "INSERT INTO slice VALUES(?,?,?,?,?,?,?,?,?)");
+  Stmt args(db, "INSERT INTO args VALUES(?,?,?,?,?,?,?,?)");
+  Stmt counter(db, "INSERT INTO counter VALUES(?,?,?,?)");
+  Stmt flow(db, "INSERT INTO flow VALUES(?,?,?)");
+  for (Stmt* s : {&process, &thread, &track, &slice, &args, &counter, &flow})
+    if (!s->ok()) return Internal(fmt::format("SQLite: {}", sqlite3_errmsg(db)));
+  SqliteStats st;
+  auto fail = [&]() { return Internal(fmt::format("SQLite: {}", sqlite3_errmsg(db))); };
+
+  // One clock for every rank, as the Perfetto export.
+  Ps128 shift = 0;
+  for (const RankProfile& r : p.ranks) shift = std::max<Ps128>(shift, -r.origin_abs_ps);
+  int64_t next_slice = 0, next_track = 0, next_utid = 0, next_counter = 0, next_flow = 0;
+  for (size_t ri = 0; ri < p.ranks.size(); ++ri) {
+    const RankProfile& r = p.ranks[ri];
+    const OpTable& o = r.ops;
+    auto ns = [&](Ps ps) -> int64_t {
+      const Ps128 abs = r.origin_abs_ps + ps + shift;
+      return static_cast<int64_t>(abs / 1000);
+    };
+    const int64_t upid = static_cast<int64_t>(ri) + 1, rank = r.rank_or(static_cast<int64_t>(ri));
+    process.Int(1, upid), process.Int(2, upid), process.Text(3, fmt::format("rank {}", rank)), process.Int(4, rank);
+    process.Text(5, r.path);
+    if (!process.Step()) return fail();
+    ++st.processes;
+    // Tracks: one per model track; host threads also a thread row.
+    const int64_t track_base = next_track;
+    for (size_t t = 0; t < r.tracks.size(); ++t) {
+      const Track& tr = r.tracks[t];
+      std::string name(r.str(tr.name));
+      const char* type = "other";
+      int64_t utid = -1;
+      if (tr.kind == TrackKind::kGpuStream) {
+        type = "gpu_stream";
+        if (name.empty()) name = fmt::format("GPU {} stream {}", tr.device, tr.stream);
+      } else if (tr.kind == TrackKind::kHostThread) {
+        type = "thread";
+        utid = next_utid++;
+        thread.Int(1, utid), thread.Int(2, tr.tid), thread.Text(3, name), thread.Int(4, upid);
+        if (!thread.Step()) return fail();
+        ++st.threads;
+        if (name.empty()) name = fmt::format("thread {}", tr.tid);
+      } else if (name.empty()) {
+        name = std::string(r.str(tr.process_name));
+      }
+      track.Int(1, next_track++), track.Text(2, name), track.Text(3, type), track.Null(4), track.Int(5, upid);
+      if (utid >= 0)
+        track.Int(6, utid);
+      else
+        track.Null(6);
+      if (tr.device >= 0)
+        track.Int(7, tr.device);
+      else
+        track.Null(7);
+      if (tr.stream >= 0)
+        track.Int(8, tr.stream);
+      else
+        track.Null(8);
+      if (!track.Step()) return fail();
+      ++st.tracks;
+    }
+    // Slices, their args, flows.
+    const int64_t slice_base = next_slice;
+    auto arg_int = [&](int64_t set, std::string_view key, int64_t v) {
+      args.Int(1, set), args.Text(2, key), args.Text(3, key), args.Int(4, v), args.Null(5), args.Null(6);
+      args.Text(7, std::to_string(v)), args.Text(8, "int");
+      ++st.args;
+      return args.Step();
+    };
+    auto arg_real = [&](int64_t set, std::string_view key, double v) {
+      args.Int(1, set), args.Text(2, key), args.Text(3, key), args.Null(4), args.Null(5), args.Real(6, v);
+      args.Text(7, fmt::format("{}", v)), args.Text(8, "real");
+      ++st.args;
+      return args.Step();
+    };
+    auto arg_str = [&](int64_t set, std::string_view key, StringId v) {
+      if (!v) return true;
+      args.Int(1, set), args.Text(2, key), args.Text(3, key), args.Null(4), args.Text(5, r.str(v)), args.Null(6);
+      args.Text(7, r.str(v)), args.Text(8, "string");
+      ++st.args;
+      return args.Step();
+    };
+    for (size_t i = 0; i < o.size() && (which.slices || which.args || which.flows); ++i) {
+      const int64_t id = slice_base + static_cast<int64_t>(i);
+      bool ok = true;
+      bool any = false;
+      auto mark = [&](bool written) { any = any || written; };
+      // Without the args table, an op's arg set is still named when it
+      // would have one (a slice row does not depend on what else is filled).
+      const bool want_args = which.args;
+      // Args first (the slice row names its arg set only when it has one).
+      if (!want_args) {
+        any = o.correlation[i] >= 0 || o.external_id_of(i) >= 0 || o.input_dims_of(i) || o.input_types_of(i) ||
+              o.grid_of(i) || (!o.block.empty() && o.block[i]) || o.bytes_of(i) >= 0 || o.step[i] >= 0 || o.xla[i] >= 0;
+      } else if (o.correlation[i] >= 0) {
+        ok = ok && arg_int(id, "debug.correlation", o.correlation[i]), mark(true);
+      }
+      if (!want_args) {
+        // no args rows
+      } else {
+        if (o.external_id_of(i) >= 0) ok = ok && arg_int(id, "debug.external_id", o.external_id_of(i)), mark(true);
+        if (o.input_dims_of(i)) ok = ok && arg_str(id, "debug.input_dims", o.input_dims_of(i)), mark(true);
+        if (o.input_types_of(i)) ok = ok && arg_str(id, "debug.input_types", o.input_types_of(i)), mark(true);
+        if (o.grid_of(i)) ok = ok && arg_str(id, "debug.grid", o.grid_of(i)), mark(true);
+        if (!o.block.empty() && o.block[i]) ok = ok && arg_str(id, "debug.block", o.block[i]), mark(true);
+        if (o.bytes_of(i) >= 0) ok = ok && arg_int(id, "debug.bytes", o.bytes_of(i)), mark(true);
+        if (o.step[i] >= 0)
+          ok = ok && arg_int(id, "debug.step", r.steps[static_cast<size_t>(o.step[i])].number), mark(true);
+        if (o.xla[i] >= 0) {
+          const XlaOp& x = r.xla_ops[static_cast<size_t>(o.xla[i])];
+          ok = ok && arg_str(id, "debug.hlo_op", x.hlo_op) && arg_str(id, "debug.hlo_module", x.module) &&
+               arg_str(id, "debug.hlo_category", x.category) && arg_str(id, "debug.long_name", x.expression) &&
+               arg_str(id, "debug.scope", x.tf_op) && arg_str(id, "debug.source", x.source);
+          if (x.flops >= 0) ok = ok && arg_real(id, "debug.flops", x.flops);
+          if (x.bytes_accessed >= 0) ok = ok && arg_real(id, "debug.bytes_accessed", x.bytes_accessed);
+          mark(true);
+        }
+      }
+      if (!ok) return fail();
+      if (which.slices) {
+        slice.Int(1, id), slice.Int(2, ns(o.ts[i])), slice.Int(3, o.dur[i] / 1000);
+        slice.Int(4, track_base + o.track[i]);
+        if (o.cat[i])
+          slice.Text(5, r.str(o.cat[i]));
+        else
+          slice.Null(5);
+        slice.Text(6, r.str(o.name[i])), slice.Int(7, o.depth[i]);
+        if (o.parent[i] >= 0)
+          slice.Int(8, slice_base + o.parent[i]);
+        else
+          slice.Null(8);
+        if (any)
+          slice.Int(9, id);
+        else
+          slice.Null(9);
+        if (!slice.Step()) return fail();
+        ++st.slices;
+      }
+      if (which.flows && o.launch[i] >= 0 && IsGpuOp(o.kind[i])) {
+        flow.Int(1, next_flow++), flow.Int(2, slice_base + o.launch[i]), flow.Int(3, id);
+        if (!flow.Step()) return fail();
+        ++st.flows;
+      }
+    }
+    next_slice += static_cast<int64_t>(o.size());
+    // Counters: a counter track per (track, name, series).
+    std::map<std::tuple<uint32_t, StringId, StringId>, int64_t> counter_tracks;
+    static const std::vector<CounterSample> kNoCounters;
+    for (const CounterSample& c : which.counters ? r.counters : kNoCounters) {
+      auto [it, fresh] = counter_tracks.try_emplace({c.track, c.name, c.series}, next_track);
+      if (fresh) {
+        const std::string_view n = r.str(c.name), s = r.str(c.series);
+        track.Int(1, next_track++), track.Text(2, s.empty() || s == n ? std::string(n) : fmt::format("{}.{}", n, s));
+        track.Text(3, "counter"), track.Null(4), track.Int(5, upid), track.Null(6), track.Null(7), track.Null(8);
+        if (!track.Step()) return fail();
+        ++st.tracks;
+      }
+      counter.Int(1, next_counter++), counter.Int(2, ns(c.ts)), counter.Int(3, it->second), counter.Real(4, c.value);
+      if (!counter.Step()) return fail();
+      ++st.counters;
+    }
+  }
+  // Indexes for the joins people write (slice to track, slice to args).
+  if (which.slices && which.track_index) RETURN_IF_ERROR(Exec(db, "CREATE INDEX slice_track ON slice(track_id);"));
+  if (which.args) RETURN_IF_ERROR(Exec(db, "CREATE INDEX args_set ON args(arg_set_id);"));
+  RETURN_IF_ERROR(Exec(db, "COMMIT;"));
+  return st;
+}
+
+}  // namespace mlprof

@@ -1,0 +1,39 @@
+// SQL over the trace: the model loaded into SQLite under Perfetto's table
+// and column names, so that queries written for trace_processor run as they
+// are: slice, track (with the thread_track, process_track and counter_track
+// views), thread, process, args, counter, flow. Times are nanoseconds on the
+// traces' own clock, as in the Perfetto export; an op's args are under
+// "debug.<name>" as trace_processor shows debug annotations.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "model/profile.h"
+
+struct sqlite3;
+
+namespace mlprof {
+
+struct SqliteStats {
+  uint64_t slices = 0, args = 0, tracks = 0, threads = 0, processes = 0, counters = 0, flows = 0;
+  uint64_t rows() const { return slices + args + tracks + threads + processes + counters + flows; }
+};
+
+// Which tables to fill (all are created): a query that names only `slice`
+// need not wait for the args.
+struct SqliteTables {
+  bool slices = true, args = true, flows = true, counters = true;
+  bool track_index = true;  // index slice(track_id): the query joins tracks
+  // The tables a query names (whole words, any case); all when it names none.
+  static SqliteTables For(std::string_view query);
+};
+
+// Creates the tables in `db` and fills them (one transaction).
+StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const SqliteTables& which = {});
+
+// The schema, for --help and the docs: one line per table.
+const char* SqliteSchemaText();
+
+}  // namespace mlprof
