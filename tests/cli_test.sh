@@ -57,6 +57,24 @@ if command -v python3 >/dev/null; then
   done
 fi
 
+# mlprof report: the files, summary.txt within 100 columns, the SQLite file
+# answering as `mlprof sql`, and a directory never clobbered without --force.
+check "report" run 0 "$BIN" report "$EX" -o "$TMP/rep"
+for f in summary.txt trace.pftrace trace.sqlite; do check "report writes $f" test -s "$TMP/rep/$f"; done
+check "report: no temporary files left" test -z "$(ls "$TMP/rep" | grep tmp)"
+check "summary.txt fits 100 columns" test "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$TMP/rep/summary.txt")" -le 100
+check "summary.txt: engines" grep -q "all devices" "$TMP/rep/summary.txt"
+if command -v python3 >/dev/null; then
+  check "trace.sqlite answers as mlprof sql" test \
+    "$(python3 -c "import sqlite3; print(sqlite3.connect('$TMP/rep/trace.sqlite').execute('select count(*) from slice').fetchone()[0])")" \
+    = "$("$BIN" sql 'select count(*) from slice' "$EX" --format csv | tail -1)"
+fi
+check "report into a non-empty directory exits 1" run 1 "$BIN" report "$EX" -o "$TMP/rep"
+check "report into a non-empty directory: says --force" has "exists and is not empty; --force" err
+check "report --force" run 0 "$BIN" report "$EX" -o "$TMP/rep" --force --no-sqlite
+printf x >"$TMP/afile"
+check "report into a file exits 2" run 2 "$BIN" report "$EX" -o "$TMP/afile"
+
 # Command-line mistakes: one line, the nearest option, exit 1.
 check "option typo" run 1 "$BIN" summary "$EX" --fromat json
 check "option typo suggests" has "unknown option '--fromat' for 'summary'; did you mean '--format'?" err

@@ -46,6 +46,8 @@ struct StepsOptions {
 };
 Report Steps(const Session& s, const StepsOptions& o);
 Report Launches(const Session& s);
+// How busy each engine was: GPU streams, device lines, launching threads.
+Report Engines(const Session& s);
 // The TensorBoard PyTorch profiler plugin's Overview: step time by role and
 // the GPU summary.
 Report Overview(const Session& s);
@@ -78,6 +80,15 @@ struct ExportOptions {
   bool force = false;
 };
 StatusOr<Report> Export(const Session& s, const ExportOptions& o);
+// mlprof report: writes into `dir` summary.txt (engines, steps, time by
+// kind), trace.pftrace and trace.sqlite, each through a temporary name; an
+// existing non-empty `dir` only with `force`. The Report lists the files.
+struct ReportOptions {
+  std::string dir;
+  bool force = false;
+  bool perfetto = true, sqlite = true;
+};
+StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o);
 // Runs one SQL query over the profile loaded into SQLite under Perfetto's
 // table names (export/sqlite.h); the rows as a table. SQL errors are bad
 // input (exit 2), with SQLite's message.

@@ -9,10 +9,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "analysis/steps.h"
 #include "app/commands.h"
 #include "export/perfetto.h"
 #include "export/sqlite.h"
 #include "report/columns.h"
+#include "report/table.h"
 #include "report/tables.h"
 
 namespace mlprof::app {
@@ -48,6 +50,30 @@ Status WriteAtomically(const std::string& path, bool force, Fn&& write) {
   return st;
 }
 
+// Builds the SQLite file under a temporary name (SQLite writes the file
+// itself) and renames it into place when complete.
+Status WriteSqliteFile(const Profile& p, const std::string& path, bool force, SqliteStats* stats) {
+  RETURN_IF_ERROR(CheckOutputPath(path, force));
+  const std::string tmp = TempName(path);
+  std::remove(tmp.c_str());
+  sqlite3* db = nullptr;
+  if (sqlite3_open(tmp.c_str(), &db) != SQLITE_OK) {
+    const std::string m = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    std::remove(tmp.c_str());
+    return DataLoss(fmt::format("{}: cannot write: {}", path, m));
+  }
+  auto loaded = LoadIntoSqlite(p, db);
+  sqlite3_close(db);
+  if (!loaded.ok() || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return loaded.ok() ? DataLoss(fmt::format("{}: cannot rename the finished file into place", path))
+                       : loaded.status();
+  }
+  *stats = *loaded;
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<Report> Export(const Session& s, const ExportOptions& o) {
@@ -80,26 +106,7 @@ StatusOr<Report> Export(const Session& s, const ExportOptions& o) {
   }
   if (!o.sqlite.empty()) {
     SqliteStats stats;
-    RETURN_IF_ERROR(CheckOutputPath(o.sqlite, o.force));
-    // SQLite writes the file itself: built under a temporary name, renamed
-    // into place when complete.
-    const std::string tmp = TempName(o.sqlite);
-    std::remove(tmp.c_str());
-    sqlite3* db = nullptr;
-    if (sqlite3_open(tmp.c_str(), &db) != SQLITE_OK) {
-      const std::string m = db ? sqlite3_errmsg(db) : "out of memory";
-      sqlite3_close(db);
-      std::remove(tmp.c_str());
-      return DataLoss(fmt::format("{}: cannot write: {}", o.sqlite, m));
-    }
-    auto loaded = LoadIntoSqlite(s.profile, db);
-    sqlite3_close(db);
-    if (!loaded.ok() || std::rename(tmp.c_str(), o.sqlite.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      return loaded.ok() ? DataLoss(fmt::format("{}: cannot rename the finished file into place", o.sqlite))
-                         : loaded.status();
-    }
-    stats = *loaded;
+    RETURN_IF_ERROR(WriteSqliteFile(s.profile, o.sqlite, o.force, &stats));
     std::error_code ec;
     const auto size = std::filesystem::file_size(o.sqlite, ec);
     t.rows.push_back({Cell::Text(o.sqlite), Cell::Text("sqlite"), ec ? Cell::Null() : i64(size), i64(stats.tracks),
@@ -184,6 +191,82 @@ StatusOr<Report> Sql(const Session& s, const std::string& query) {
     }
   }
   t.rows = std::move(rows);
+  r.tables.push_back(std::move(t));
+  return r;
+}
+
+StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(o.dir, ec)) {
+    if (!fs::is_directory(o.dir, ec)) return DataLoss(fmt::format("{}: is a file, not a directory", o.dir));
+    if (!fs::is_empty(o.dir, ec) && !o.force)
+      return InvalidArgument(fmt::format("{}: exists and is not empty; --force writes the report into it", o.dir));
+  } else if (!fs::create_directories(o.dir, ec) || ec) {
+    return DataLoss(fmt::format("{}: cannot create the directory: {}", o.dir, ec.message()));
+  }
+  Report r;
+  r.warnings = ImportWarnings(s.profile);
+  Table t("report", "Report written");
+  t.Add(Key("file", Unit::kText, "a file of the report"))
+      .Add(Measure("bytes", Unit::kBytes, "its size").Whole())
+      .Add(Text("what", "what it holds"));
+  auto size_of = [&](const std::string& f) {
+    const auto n = fs::file_size(f, ec);
+    return ec ? Cell::Null() : Cell::Int(static_cast<int64_t>(n));
+  };
+  // summary.txt: the engines, the steps and the time by kind, at 100 columns.
+  Report summary;
+  for (Table& x : Engines(s).tables) summary.tables.push_back(std::move(x));
+  {
+    // Steps, compact: the steady-state medians in ms (XLA profiles: their
+    // own step tables).
+    const StepReport steps = ComputeSteps(s.view, {});
+    if (!steps.summary.empty()) {
+      Table st("steps", "Steady-state step (median over steps after the first; ms)");
+      st.Add(RankKey())
+          .Add(Count("steps", "ProfilerSteps"))
+          .Add(Count("steady", "steps after the warm-up"))
+          .Add(TimeMs("wall", "median host step time"))
+          .Add(TimeMs("gpu_busy", "median time the step's GPU work runs"))
+          .Add(TimeMs("compute", "median COMPUTATION kernel time"));
+      for (const StepSummary& x : steps.summary)
+        st.rows.push_back({Cell::Int(x.rank), Cell::Int(x.steps), Cell::Int(x.steady_steps), UsCell(x.median_wall_us),
+                           UsCell(x.median_busy_us), UsCell(x.median_compute_us)});
+      summary.tables.push_back(std::move(st));
+    } else {
+      for (Table& x : Steps(s, {}).tables) summary.tables.push_back(std::move(x));
+    }
+  }
+  TableOptions ko;
+  ko.top = 5;
+  Report kernels = Kernels(s, ko);
+  if (!kernels.tables.empty() && !kernels.tables.front().rows.empty())
+    summary.tables.push_back(std::move(kernels.tables.front()));
+  const std::string text = RenderText(summary, 100);
+  const std::string summary_path = (fs::path(o.dir) / "summary.txt").string();
+  RETURN_IF_ERROR(WriteAtomically(summary_path, true, [&](std::FILE* f) -> Status {
+    if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
+      return DataLoss(fmt::format("{}: write failed: {}", summary_path, std::strerror(errno)));
+    return OkStatus();
+  }));
+  t.rows.push_back({Cell::Text(summary_path), size_of(summary_path),
+                    Cell::Text("engines (busy, idle, utilisation, bytes), steps, time by kernel type")});
+  if (o.perfetto) {
+    const std::string path = (fs::path(o.dir) / "trace.pftrace").string();
+    RETURN_IF_ERROR(WriteAtomically(path, true, [&](std::FILE* f) -> Status {
+      auto w = WritePerfetto(s.profile, f, path);
+      return w.ok() ? OkStatus() : w.status();
+    }));
+    t.rows.push_back({Cell::Text(path), size_of(path), Cell::Text("the timeline: open at ui.perfetto.dev")});
+  }
+  if (o.sqlite) {
+    const std::string path = (fs::path(o.dir) / "trace.sqlite").string();
+    SqliteStats stats;
+    RETURN_IF_ERROR(WriteSqliteFile(s.profile, path, true, &stats));
+    t.rows.push_back(
+        {Cell::Text(path), size_of(path), Cell::Text("Perfetto's tables for SQL (slice, track, args, ...)")});
+  }
   r.tables.push_back(std::move(t));
   return r;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "analysis/engines.h"
 #include "analysis/gpu_time.h"
 #include "analysis/host_ops.h"
 #include "analysis/idle.h"
@@ -158,6 +159,12 @@ Report Steps(const Session& s, const StepsOptions& o) {
     r.tables.front().notes.push_back(
         "No ProfilerStep#N in these inputs (record with torch.profiler's schedule and prof.step()), and no XLA "
         "module executions or Steps line: no steps to show.");
+  return r;
+}
+
+Report Engines(const Session& s) {
+  Report r = WithImportWarnings(s);
+  r.tables.push_back(EngineTable(ComputeEngines(s.view)));
   return r;
 }
 

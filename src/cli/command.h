@@ -100,6 +100,8 @@ std::unique_ptr<Command> MakeOverlapCommand();
 std::unique_ptr<Command> MakeOverviewCommand();
 std::unique_ptr<Command> MakeExportCommand();
 std::unique_ptr<Command> MakeSqlCommand();
+std::unique_ptr<Command> MakeEnginesCommand();
+std::unique_ptr<Command> MakeReportCommand();
 std::unique_ptr<Command> MakeStepsCommand();
 std::unique_ptr<Command> MakeLaunchesCommand();
 std::unique_ptr<Command> MakeScopesCommand();

@@ -232,6 +232,39 @@ const char* const kRoleDescriptions[kStepRoleCount] = {
 };
 }  // namespace
 
+Table EngineTable(const std::vector<EngineRow>& rows) {
+  Table t("engines", "Engines: busy, idle and utilisation over each rank's window (ms)");
+  t.Add(RankKey())
+      .Add(Key("engine", Unit::kText,
+               "a GPU stream, a device line (XLA Ops of a core, a DMA engine), a host thread that launches work "
+               "(its name), or 'all devices' (the union over the rank's devices)")
+               .Whole())
+      .Add(Count("ops", "ops on the engine"))
+      .Add(TimeMs("busy", "time some op of the engine runs (union)"))
+      .Add(TimeMs("idle", "window - busy"))
+      .Add(Pct("util", "busy / window (first op start to last op end on the rank)", 1))
+      .Add(Measure("compute", Unit::kTime, "time COMPUTATION kernels or XLA compute ops run (devices)")
+               .Show("comp_ms", 1e9, 3))
+      .Add(Measure("transfer", Unit::kTime, "time copies, fills, memory and collective work run (devices)")
+               .Show("xfer_ms", 1e9, 3))
+      .Add(Measure("bytes", Unit::kBytes, "bytes the engine's copies and fills moved (where recorded)")
+               .Show("mb", 1e6, 3))
+      .Add(Measure("bandwidth", Unit::kByteRate, "bytes / the time the ops with bytes ran").Show("gb_s", 1e9, 1));
+  bool any_bytes = false;
+  for (const EngineRow& r : rows) {
+    any_bytes = any_bytes || r.bytes >= 0;
+    const bool device = r.kind != "host";
+    t.rows.push_back({Cell::Int(r.rank), Cell::Text(r.engine), Cell::Int(r.ops), Cell::Int(r.busy), Cell::Int(r.idle()),
+                      Cell::Real(100.0 * r.utilisation()), device ? Cell::Int(r.compute) : Cell::Null(),
+                      device ? Cell::Int(r.transfer) : Cell::Null(), r.bytes >= 0 ? Cell::Int(r.bytes) : Cell::Null(),
+                      r.bytes >= 0 && r.bytes_time > 0
+                          ? Cell::Real(static_cast<double>(r.bytes) / (static_cast<double>(r.bytes_time) / 1e12))
+                          : Cell::Null()});
+  }
+  if (!any_bytes) t.notes.push_back("No op records the bytes it moved (Kineto writes them for memcpy and memset).");
+  return t;
+}
+
 Table OverviewStepTable(const std::vector<RankOverview>& o) {
   Table t("overview_steps", "Step time by what ran (TensorBoard plugin overview; us)");
   t.Add(RankKey()).Add(Key("step", Unit::kId, "N of ProfilerStep#N (0: no steps, the host ops' span)"));

@@ -3,6 +3,7 @@
 // decimals, as HTA prints them.
 #pragma once
 
+#include "analysis/engines.h"
 #include "analysis/gpu_time.h"
 #include "analysis/hlo_summary.h"
 #include "analysis/host_ops.h"
@@ -29,6 +30,8 @@ Table StepTable(const StepReport& s);
 Table StepSummaryTable(const StepReport& s);
 // The TensorBoard plugin's Overview: step time by role, the mean step, and
 // the GPU summary.
+// How busy each engine was (analysis/engines.h).
+Table EngineTable(const std::vector<EngineRow>& rows);
 Table OverviewStepTable(const std::vector<RankOverview>& o);
 Table OverviewMeanTable(const std::vector<RankOverview>& o);
 Table GpuSummaryTable(const std::vector<RankOverview>& o);

@@ -1,0 +1,144 @@
+#include "analysis/engines.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "analysis/intervals.h"
+#include "analysis/kernel_class.h"
+#include "analysis/xla.h"
+
+namespace mlprof {
+namespace {
+
+enum class Work : uint8_t { kCompute, kTransfer, kOther };
+
+}  // namespace
+
+std::vector<EngineRow> ComputeEngines(const ProfileView& view) {
+  std::vector<EngineRow> out;
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& p = *rv.profile;
+    const OpTable& o = p.ops;
+    auto kept = [&](size_t i) { return rv.keep.empty() || rv.keep[i]; };
+    Ps first = std::numeric_limits<Ps>::max(), last = std::numeric_limits<Ps>::min();
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (!kept(i)) continue;
+      first = std::min(first, rv.Ts(static_cast<uint32_t>(i)));
+      last = std::max(last, rv.End(static_cast<uint32_t>(i)));
+    }
+    if (first > last) continue;
+    const Ps window = last - first;
+
+    struct Acc {
+      std::vector<Interval> all, compute, transfer;
+      int64_t ops = 0, bytes = -1;
+      std::vector<Interval> with_bytes;
+      bool device = false, launches = false;
+    };
+    std::vector<Acc> acc(p.tracks.size());
+    KernelClassCache classes(p);
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (!kept(i)) continue;
+      const auto op = static_cast<uint32_t>(i);
+      Acc& a = acc[o.track[i]];
+      const Interval iv{rv.Ts(op), rv.End(op)};
+      a.all.push_back(iv);
+      ++a.ops;
+      const OpKind k = o.kind[i];
+      if (IsLaunchOp(k)) a.launches = true;
+      Work w = Work::kOther;
+      if (o.xla[i] >= 0) {
+        a.device = true;
+        const XlaOp& x = p.xla_ops[static_cast<size_t>(o.xla[i])];
+        const OpCategory c = GroupFromCategory(p.str(x.category), p.str(x.hlo_op ? x.hlo_op : o.name[i]));
+        w = c == OpCategory::kCollective || c == OpCategory::kMemoryTransfer ? Work::kTransfer
+            : c == OpCategory::kAsyncWait                                    ? Work::kOther
+                                                                             : Work::kCompute;
+      } else if (IsGpuOp(k)) {
+        a.device = true;
+        if (k == OpKind::kMemcpy || k == OpKind::kMemset) {
+          w = Work::kTransfer;
+        } else if (k == OpKind::kKernel) {
+          const KernelClass c = classes.Get(o.name[i]);
+          w = c == KernelClass::kComputation                                  ? Work::kCompute
+              : c == KernelClass::kCommunication || c == KernelClass::kMemory ? Work::kTransfer
+                                                                              : Work::kOther;
+        }
+      }
+      if (w == Work::kCompute) a.compute.push_back(iv);
+      if (w == Work::kTransfer) a.transfer.push_back(iv);
+      if ((k == OpKind::kMemcpy || k == OpKind::kMemset) && o.bytes_of(i) >= 0) {
+        a.bytes = std::max<int64_t>(a.bytes, 0) + o.bytes_of(i);
+        a.with_bytes.push_back(iv);
+      }
+    }
+    EngineRow overall;
+    overall.rank = rv.rank;
+    overall.engine = "all devices";
+    overall.kind = "all";
+    overall.window = window;
+    std::vector<Interval> dev_all, dev_compute, dev_transfer, dev_bytes;
+    std::vector<EngineRow> rows;
+    for (size_t t = 0; t < p.tracks.size(); ++t) {
+      Acc& a = acc[t];
+      const Track& tr = p.tracks[t];
+      if (a.ops == 0) continue;
+      const bool device = a.device || tr.kind == TrackKind::kGpuStream;
+      const bool host_launcher = tr.kind == TrackKind::kHostThread && a.launches;
+      if (!device && !host_launcher) continue;
+      EngineRow r;
+      r.rank = rv.rank;
+      r.window = window;
+      r.ops = a.ops;
+      const std::string name(p.str(tr.name));
+      if (tr.kind == TrackKind::kGpuStream) {
+        r.engine = fmt::format("GPU {} stream {}", tr.device, tr.stream);
+        r.kind = "stream";
+      } else if (device) {
+        const std::string_view proc = p.str(tr.process_name);
+        r.engine = proc.empty() ? name : fmt::format("{} {}", proc, name);
+        r.kind = "device";
+      } else {
+        const std::string tid = std::to_string(tr.tid);
+        r.engine = name.empty() || name.find(tid) != std::string::npos ? (name.empty() ? "thread " + tid : name)
+                                                                       : fmt::format("{} ({})", name, tid);
+        r.kind = "host";
+      }
+      std::vector<Interval> all = Union(std::move(a.all));
+      r.busy = TotalLength(all);
+      if (device) {
+        std::vector<Interval> compute = Union(std::move(a.compute)), transfer = Union(std::move(a.transfer));
+        r.compute = TotalLength(compute);
+        r.transfer = TotalLength(transfer);
+        r.bytes = a.bytes;
+        std::vector<Interval> wb = Union(a.with_bytes);
+        r.bytes_time = TotalLength(wb);
+        // The overall row: unions over the device tracks.
+        dev_all.insert(dev_all.end(), all.begin(), all.end());
+        dev_compute.insert(dev_compute.end(), compute.begin(), compute.end());
+        dev_transfer.insert(dev_transfer.end(), transfer.begin(), transfer.end());
+        dev_bytes.insert(dev_bytes.end(), a.with_bytes.begin(), a.with_bytes.end());
+        overall.ops += r.ops;
+        if (r.bytes >= 0) overall.bytes = std::max<int64_t>(overall.bytes, 0) + r.bytes;
+      }
+      rows.push_back(std::move(r));
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const EngineRow& a, const EngineRow& b) {
+      const bool ha = a.kind == "host", hb = b.kind == "host";
+      return ha != hb ? hb : a.engine < b.engine;
+    });
+    out.insert(out.end(), rows.begin(), rows.end());
+    if (!dev_all.empty()) {
+      overall.busy = TotalLength(Union(std::move(dev_all)));
+      overall.compute = TotalLength(Union(std::move(dev_compute)));
+      overall.transfer = TotalLength(Union(std::move(dev_transfer)));
+      overall.bytes_time = TotalLength(Union(std::move(dev_bytes)));
+      out.push_back(std::move(overall));
+    }
+  }
+  return out;
+}
+
+}  // namespace mlprof

@@ -1,0 +1,34 @@
+// How busy each engine was: per rank, every track that does device work (a
+// GPU stream, an XLA line such as "XLA Ops" of a TPU core, a DMA or copy
+// engine) and every host thread that launches it. For each: busy time (the
+// union of its ops), idle = the rank's window - busy, utilisation = busy /
+// window, where the window runs from the rank's first op start to its last
+// op end; the bytes its copies and fills moved, and their bandwidth (bytes /
+// the time those ops ran); compute time (COMPUTATION kernels and XLA ops
+// that are not transfers) and transfer time (copies, fills, collectives).
+// An overall row per rank: the union over its device tracks.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/view.h"
+
+namespace mlprof {
+
+struct EngineRow {
+  int64_t rank = 0;
+  std::string engine;  // "GPU 0 stream 7", "/device:TPU:0 XLA Ops", "thread 1234 (launches)", "all devices"
+  std::string kind;    // "stream" (GPU), "device" (an XLA line, a DMA engine), "host" (launches), "all"
+  int64_t ops = 0;
+  Ps window = 0, busy = 0;
+  Ps compute = 0, transfer = 0;  // device tracks only
+  int64_t bytes = -1;            // copied/filled bytes (-1: none recorded)
+  Ps bytes_time = 0;             // time of the ops with bytes
+  double utilisation() const { return window > 0 ? static_cast<double>(busy) / static_cast<double>(window) : 0; }
+  Ps idle() const { return window - busy; }
+};
+
+std::vector<EngineRow> ComputeEngines(const ProfileView& view);
+
+}  // namespace mlprof

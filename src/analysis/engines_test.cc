@@ -1,0 +1,62 @@
+// Engines on a hand-made trace; every figure counted by hand below.
+#include "analysis/engines.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "../../tests/test_util.h"
+
+namespace mlprof {
+namespace {
+
+// Times in us. Host thread 1: aten::mm [0,10) { cudaLaunchKernel [0,2) corr 1,
+// cudaMemcpyAsync [3,4) corr 2 }; host thread 2: aten::relu [20,30) (launches
+// nothing: not an engine). Stream 7: gemm [10,30); stream 8: a 1 MB copy
+// [25,35); stream 9: an NCCL all-reduce [40,50). Window [0,50): 50 us.
+TEST(Engines, BusyIdleBytesOnAHandTrace) {
+  Profile p = testing::ProfileFromJson(R"J({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":10},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":2,"args":{"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":3,"dur":1,"args":{"correlation":2}},
+    {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":2,"ts":20,"dur":10},
+    {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":20,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","pid":0,"tid":8,"ts":25,"dur":10,"args":{"stream":8,"correlation":2,"bytes":1000000}},
+    {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float","pid":0,"tid":9,"ts":40,"dur":10,"args":{"stream":9}}
+  ]})J");
+  const std::vector<EngineRow> rows = ComputeEngines(BuildProfileView(p, {}));
+  std::map<std::string, EngineRow> by;
+  for (const EngineRow& r : rows) by[r.engine] = r;
+  ASSERT_EQ(rows.size(), 5u);  // 3 streams, thread 1, all devices
+  constexpr Ps us = kPsPerUs;
+  const EngineRow& s7 = by.at("GPU 0 stream 7");
+  EXPECT_EQ(s7.window, 50 * us);
+  EXPECT_EQ(s7.busy, 20 * us);
+  EXPECT_EQ(s7.idle(), 30 * us);
+  EXPECT_DOUBLE_EQ(s7.utilisation(), 0.4);
+  EXPECT_EQ(s7.compute, 20 * us);
+  EXPECT_EQ(s7.transfer, 0);
+  EXPECT_EQ(s7.bytes, -1);
+  const EngineRow& s8 = by.at("GPU 0 stream 8");
+  EXPECT_EQ(s8.busy, 10 * us);
+  EXPECT_EQ(s8.transfer, 10 * us);
+  EXPECT_EQ(s8.bytes, 1000000);
+  EXPECT_EQ(s8.bytes_time, 10 * us);  // 1 MB in 10 us: 100 GB/s
+  const EngineRow& s9 = by.at("GPU 0 stream 9");
+  EXPECT_EQ(s9.transfer, 10 * us);  // communication
+  EXPECT_EQ(s9.compute, 0);
+  const EngineRow& host = by.at("thread 1");
+  EXPECT_EQ(host.kind, "host");
+  EXPECT_EQ(host.ops, 3);
+  EXPECT_EQ(host.busy, 10 * us);
+  const EngineRow& all = by.at("all devices");
+  EXPECT_EQ(all.busy, 35 * us);  // [10,35) and [40,50)
+  EXPECT_DOUBLE_EQ(all.utilisation(), 0.7);
+  EXPECT_EQ(all.compute, 20 * us);
+  EXPECT_EQ(all.transfer, 20 * us);
+  EXPECT_EQ(all.bytes, 1000000);
+  EXPECT_EQ(all.ops, 3);
+}
+
+}  // namespace
+}  // namespace mlprof

@@ -1,0 +1,16 @@
+// mlprof engines: how busy each engine was.
+#include <CLI/CLI.hpp>
+
+#include "app/commands.h"
+#include "cli/command.h"
+
+namespace mlprof::cli {
+namespace {
+
+class EnginesCommand : public ProfileCommand {
+  StatusOr<Report> Analyse(const app::Session& s) override { return app::Engines(s); }
+};
+
+}  // namespace
+std::unique_ptr<Command> MakeEnginesCommand() { return std::make_unique<EnginesCommand>(); }
+}  // namespace mlprof::cli

@@ -1,0 +1,24 @@
+// mlprof report PATH... -o DIR: the files to look at and share.
+#include <CLI/CLI.hpp>
+
+#include "app/commands.h"
+#include "cli/command.h"
+
+namespace mlprof::cli {
+namespace {
+
+class ReportCommand : public ProfileCommand {
+  void AddOwnOptions(CLI::App* app) override {
+    app->add_option("-o,--out", o_.dir, "the directory to write (created; an existing non-empty one needs --force)")
+        ->required();
+    app->add_flag("--force", o_.force, "write into an existing directory, replacing the report's files");
+    app->add_flag("!--no-perfetto", o_.perfetto, "skip trace.pftrace");
+    app->add_flag("!--no-sqlite", o_.sqlite, "skip trace.sqlite");
+  }
+  StatusOr<Report> Analyse(const app::Session& s) override { return app::WriteReport(s, o_); }
+  app::ReportOptions o_;
+};
+
+}  // namespace
+std::unique_ptr<Command> MakeReportCommand() { return std::make_unique<ReportCommand>(); }
+}  // namespace mlprof::cli
