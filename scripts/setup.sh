@@ -2,7 +2,8 @@
 # Installs mlprof's build and test dependencies from Debian 12 (bookworm)
 # packages. Versions tested: simdjson 3.0.1, libdeflate 1.14, zlib 1.2.13,
 # zstd 1.5.4, CLI11 2.1.2, fmt 9.1.0, Abseil 20220623 (InlinedVector), toml++ 3.3.0 (planner model files),
-# SQLite 3.40.1 (`mlprof sql`, `export --sqlite`),
+# SQLite 3.40.1 (`mlprof sql`, `export --sqlite`), libxlsxwriter 1.1.4 (report.xlsx; openpyxl 3.0.9 reads
+# it back in the tests),
 # GoogleTest 1.12.1, Google Benchmark
 # 1.7.1, clang 14 (fuzzing only). CMake checks the minimum versions.
 #   scripts/setup.sh         build + test dependencies
@@ -10,7 +11,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config
       libsimdjson-dev libdeflate-dev zlib1g-dev libzstd-dev
-      libcli11-dev libfmt-dev libabsl-dev libtomlplusplus-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev)
+      libcli11-dev libfmt-dev libabsl-dev libtomlplusplus-dev libsqlite3-dev libxlsxwriter-dev
+      libgtest-dev libgmock-dev libbenchmark-dev python3 python3-openpyxl)
 if [ "${1:-}" = "--ci" ]; then pkgs+=(clang clang-format libclang-rt-14-dev python3 time); fi
 
 missing=()

@@ -60,7 +60,21 @@ fi
 # mlprof report: the files, summary.txt within 100 columns, the SQLite file
 # answering as `mlprof sql`, and a directory never clobbered without --force.
 check "report" run 0 "$BIN" report "$EX" -o "$TMP/rep"
-for f in summary.txt trace.pftrace trace.sqlite; do check "report writes $f" test -s "$TMP/rep/$f"; done
+for f in summary.txt trace.pftrace trace.sqlite report.xlsx; do check "report writes $f" test -s "$TMP/rep/$f"; done
+# report.xlsx holds every table as the JSON output has it (openpyxl reads it).
+for c in engines kernels steps overview idle overlap; do "$BIN" "$c" "$EX" --format json >"$TMP/xl_$c.json"; done
+"$BIN" ops "$EX" --format json --top 0 >"$TMP/xl_ops.json"
+xl_py=""
+for py in /usr/bin/python3 python3; do
+  if command -v "$py" >/dev/null && "$py" -c "import openpyxl" 2>/dev/null; then xl_py=$py; break; fi
+done
+if [ -n "$xl_py" ]; then
+  check "report.xlsx matches the JSON tables" "$xl_py" "$SRC/tests/check_xlsx.py" "$TMP/rep/report.xlsx" "$TMP"/xl_*.json
+elif [ "${CI:-}" = "true" ]; then
+  check "openpyxl present under CI (python3-openpyxl)" false
+else
+  echo "SKIPPED: report.xlsx check: no python3 with openpyxl (apt-get install python3-openpyxl)"
+fi
 check "report: no temporary files left" test -z "$(ls "$TMP/rep" | grep tmp)"
 check "summary.txt fits 100 columns" test "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$TMP/rep/summary.txt")" -le 100
 check "summary.txt: engines" grep -q "all devices" "$TMP/rep/summary.txt"

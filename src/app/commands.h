@@ -81,12 +81,14 @@ struct ExportOptions {
 };
 StatusOr<Report> Export(const Session& s, const ExportOptions& o);
 // mlprof report: writes into `dir` summary.txt (engines, steps, time by
-// kind), trace.pftrace and trace.sqlite, each through a temporary name; an
+// kind), trace.pftrace, trace.sqlite and report.xlsx (every table of
+// summary, engines, kernels, ops, steps, overview, idle and overlap, one
+// sheet each), each through a temporary name; an
 // existing non-empty `dir` only with `force`. The Report lists the files.
 struct ReportOptions {
   std::string dir;
   bool force = false;
-  bool perfetto = true, sqlite = true;
+  bool perfetto = true, sqlite = true, xlsx = true;
 };
 StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o);
 // Runs one SQL query over the profile loaded into SQLite under Perfetto's

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "analysis/steps.h"
 #include "app/commands.h"
@@ -16,6 +17,7 @@
 #include "report/columns.h"
 #include "report/table.h"
 #include "report/tables.h"
+#include "report/xlsx.h"
 
 namespace mlprof::app {
 namespace {
@@ -266,6 +268,45 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
     RETURN_IF_ERROR(WriteSqliteFile(s.profile, path, true, &stats));
     t.rows.push_back(
         {Cell::Text(path), size_of(path), Cell::Text("Perfetto's tables for SQL (slice, track, args, ...)")});
+  }
+  if (o.xlsx) {
+    const std::string path = (fs::path(o.dir) / "report.xlsx").string();
+    Report book;
+    std::set<std::string> ids;
+    auto add = [&](Report x) {  // each table once (summary repeats some)
+      for (Table& tb : x.tables)
+        if (ids.insert(tb.id).second) book.tables.push_back(std::move(tb));
+    };
+    SummaryOptions so;
+    so.top = 0;
+    so.top_ops = 0;
+    add(Summary(s, so));
+    add(Engines(s));
+    TableOptions all;
+    all.top = 0;
+    add(Kernels(s, all));
+    OpsOptions oo;
+    oo.top = 0;
+    add(Ops(s, oo));
+    add(Steps(s, {}));
+    add(Overview(s));
+    add(Idle(s, {}));
+    add(Overlap(s));
+    std::vector<std::string> cover = {"mlprof report"};
+    for (const RankProfile& rp : s.profile.ranks)
+      cover.push_back(fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, rp.format, rp.ops.size()));
+    for (const std::string& w : r.warnings) cover.push_back("warning: " + w);
+    const std::string tmp = TempName(path);
+    Status st = WriteXlsx(book, cover, tmp);
+    if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0)
+      st = DataLoss(fmt::format("{}: cannot rename the finished file into place", path));
+    if (!st.ok()) {
+      std::remove(tmp.c_str());
+      return st;
+    }
+    t.rows.push_back(
+        {Cell::Text(path), size_of(path),
+         Cell::Text(fmt::format("every table, one sheet each ({} sheets and a cover)", book.tables.size()))});
   }
   r.tables.push_back(std::move(t));
   return r;

@@ -14,6 +14,7 @@ class ReportCommand : public ProfileCommand {
     app->add_flag("--force", o_.force, "write into an existing directory, replacing the report's files");
     app->add_flag("!--no-perfetto", o_.perfetto, "skip trace.pftrace");
     app->add_flag("!--no-sqlite", o_.sqlite, "skip trace.sqlite");
+    app->add_flag("!--no-xlsx", o_.xlsx, "skip report.xlsx");
   }
   StatusOr<Report> Analyse(const app::Session& s) override { return app::WriteReport(s, o_); }
   app::ReportOptions o_;

@@ -35,8 +35,13 @@ class Stmt {
   bool ok() const { return ok_; }
   void Int(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
   void Real(int i, double v) { sqlite3_bind_double(s_, i, v); }
+  // A view that outlives the Step (the string pool's strings, literals).
   void Text(int i, std::string_view v) {
     sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  }
+  // A temporary: SQLite copies it.
+  void TextCopy(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
   void Null(int i) { sqlite3_bind_null(s_, i); }
   bool Step() {
@@ -116,7 +121,7 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
       return static_cast<int64_t>(abs / 1000);
     };
     const int64_t upid = static_cast<int64_t>(ri) + 1, rank = r.rank_or(static_cast<int64_t>(ri));
-    process.Int(1, upid), process.Int(2, upid), process.Text(3, fmt::format("rank {}", rank)), process.Int(4, rank);
+    process.Int(1, upid), process.Int(2, upid), process.TextCopy(3, fmt::format("rank {}", rank)), process.Int(4, rank);
     process.Text(5, r.path);
     if (!process.Step()) return fail();
     ++st.processes;
@@ -160,13 +165,13 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
     const int64_t slice_base = next_slice;
     auto arg_int = [&](int64_t set, std::string_view key, int64_t v) {
       args.Int(1, set), args.Text(2, key), args.Text(3, key), args.Int(4, v), args.Null(5), args.Null(6);
-      args.Text(7, std::to_string(v)), args.Text(8, "int");
+      args.TextCopy(7, std::to_string(v)), args.Text(8, "int");
       ++st.args;
       return args.Step();
     };
     auto arg_real = [&](int64_t set, std::string_view key, double v) {
       args.Int(1, set), args.Text(2, key), args.Text(3, key), args.Null(4), args.Null(5), args.Real(6, v);
-      args.Text(7, fmt::format("{}", v)), args.Text(8, "real");
+      args.TextCopy(7, fmt::format("{}", v)), args.Text(8, "real");
       ++st.args;
       return args.Step();
     };
@@ -247,7 +252,8 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
       auto [it, fresh] = counter_tracks.try_emplace({c.track, c.name, c.series}, next_track);
       if (fresh) {
         const std::string_view n = r.str(c.name), s = r.str(c.series);
-        track.Int(1, next_track++), track.Text(2, s.empty() || s == n ? std::string(n) : fmt::format("{}.{}", n, s));
+        track.Int(1, next_track++),
+            track.TextCopy(2, s.empty() || s == n ? std::string(n) : fmt::format("{}.{}", n, s));
         track.Text(3, "counter"), track.Null(4), track.Int(5, upid), track.Null(6), track.Null(7), track.Null(8);
         if (!track.Step()) return fail();
         ++st.tracks;

@@ -156,6 +156,12 @@ bool SaysUnit(std::string_view name, Unit u) {
 
 }  // namespace
 
+std::string HeaderWithUnit(const Column& col) {
+  std::string header = col.name;
+  if (!SaysUnit(header, col.unit)) header += UnitSuffix(col.unit);
+  return header;
+}
+
 std::string JsonEscape(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);
@@ -345,9 +351,7 @@ std::string RenderCsv(const Report& r) {
     if (r.tables.size() > 1) out += (out.empty() ? "" : "\n") + std::string("# ") + t.id + "\n";
     for (size_t c = 0; c < t.columns.size(); ++c) {
       const Column& col = t.columns[c];
-      std::string header = col.name;
-      if (!SaysUnit(header, col.unit)) header += UnitSuffix(col.unit);
-      out += (c ? "," : "") + CsvEscape(header);
+      out += (c ? "," : "") + CsvEscape(HeaderWithUnit(col));
     }
     out += "\n";
     for (const auto& row : t.rows) {

@@ -135,6 +135,10 @@ std::string RenderJson(const Report& r);
 // spreadsheets do not evaluate them as formulas.
 std::string RenderCsv(const Report& r);
 
+// A column's name with its unit, as CSV and xlsx headers write it
+// ("idle_ps"; a name that already says its unit is kept: "file_bytes").
+std::string HeaderWithUnit(const Column& col);
+
 std::string JsonEscape(std::string_view s);
 std::string CsvEscape(std::string_view s);
 
