@@ -127,7 +127,9 @@ StatusOr<Report> Sql(const Session& s, const std::string& query) {
     sqlite3_close(db);
     return Internal("SQLite: cannot open an in-memory database");
   }
-  auto loaded = LoadIntoSqlite(s.profile, db, SqliteTables::For(query));
+  SqliteTables which = SqliteTables::For(query);
+  which.slice_view = true;  // no copy of the slices for one query
+  auto loaded = LoadIntoSqlite(s.profile, db, which);
   if (!loaded.ok()) {
     sqlite3_close(db);
     return loaded.status();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <string>
@@ -12,6 +13,9 @@
 namespace mlprof {
 namespace {
 
+constexpr const char* kSliceColumns =
+    "id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT, name TEXT, depth INTEGER, "
+    "parent_id INTEGER, arg_set_id INTEGER";
 constexpr const char* kSchema = R"(
 CREATE TABLE process(upid INTEGER PRIMARY KEY, pid INTEGER, name TEXT, rank INTEGER, path TEXT);
 CREATE TABLE thread(utid INTEGER PRIMARY KEY, tid INTEGER, name TEXT, upid INTEGER);
@@ -20,8 +24,6 @@ CREATE TABLE track(id INTEGER PRIMARY KEY, name TEXT, type TEXT, parent_id INTEG
 CREATE VIEW thread_track AS SELECT id, name, type, parent_id, utid FROM track WHERE type = 'thread';
 CREATE VIEW process_track AS SELECT id, name, type, parent_id, upid FROM track WHERE type IN ('gpu_stream', 'other');
 CREATE VIEW counter_track AS SELECT id, name, type, parent_id, upid FROM track WHERE type = 'counter';
-CREATE TABLE slice(id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT, name TEXT,
-                   depth INTEGER, parent_id INTEGER, arg_set_id INTEGER);
 CREATE TABLE args(arg_set_id INTEGER, flat_key TEXT, key TEXT, int_value INTEGER, string_value TEXT,
                   real_value REAL, display_value TEXT, value_type TEXT);
 CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER, track_id INTEGER, value REAL);
@@ -30,7 +32,11 @@ CREATE TABLE flow(id INTEGER PRIMARY KEY, slice_out INTEGER, slice_in INTEGER);
 
 class Stmt {
  public:
-  Stmt(sqlite3* db, const char* sql) { ok_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) == SQLITE_OK; }
+  Stmt(sqlite3* db, const char* sql) {
+    ok_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) == SQLITE_OK;
+    if (!ok_) error_ = sqlite3_errmsg(db);
+  }
+  const std::string& error() const { return error_; }
   ~Stmt() { sqlite3_finalize(s_); }
   bool ok() const { return ok_; }
   void Int(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
@@ -53,7 +59,195 @@ class Stmt {
  private:
   sqlite3_stmt* s_ = nullptr;
   bool ok_ = false;
+  std::string error_;
 };
+
+// Whether an op has an arg set (the args table's rows for it).
+bool HasArgs(const OpTable& o, size_t i) {
+  return o.correlation[i] >= 0 || o.external_id_of(i) >= 0 || o.input_dims_of(i) || o.input_types_of(i) ||
+         o.grid_of(i) || (!o.block.empty() && o.block[i]) || o.bytes_of(i) >= 0 || o.step[i] >= 0 || o.xla[i] >= 0;
+}
+
+// --- `slice` as a virtual table over the model ---------------------------------
+// Row id = slice id = the op's rank base + its index; columns computed from
+// the op columns as the bulk load writes them.
+struct SliceModel {
+  const Profile* p = nullptr;
+  std::vector<int64_t> op_base, track_base;  // per rank; op_base has one more entry (the total)
+  Ps128 shift = 0;
+};
+struct SliceVtab {
+  sqlite3_vtab base;
+  const SliceModel* m;
+};
+struct SliceCursor {
+  sqlite3_vtab_cursor base;
+  const SliceModel* m;
+  int64_t id = 0, end = 0;
+  size_t rank = 0;
+};
+
+int SliceConnect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
+  const int rc = sqlite3_declare_vtab(db, fmt::format("CREATE TABLE x({})", kSliceColumns).c_str());
+  if (rc != SQLITE_OK) return rc;
+  auto* v = new SliceVtab{};
+  v->m = static_cast<const SliceModel*>(aux);
+  *out = &v->base;
+  return SQLITE_OK;
+}
+int SliceDisconnect(sqlite3_vtab* v) {
+  delete reinterpret_cast<SliceVtab*>(v);
+  return SQLITE_OK;
+}
+int SliceBestIndex(sqlite3_vtab* v, sqlite3_index_info* info) {
+  const SliceModel* m = reinterpret_cast<SliceVtab*>(v)->m;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& c = info->aConstraint[i];
+    if (c.usable && (c.iColumn == 0 || c.iColumn == -1) && c.op == SQLITE_INDEX_CONSTRAINT_EQ) {
+      info->aConstraintUsage[i].argvIndex = 1;
+      info->aConstraintUsage[i].omit = 1;
+      info->idxNum = 1;
+      info->estimatedCost = 1;
+      info->estimatedRows = 1;
+      info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+      return SQLITE_OK;
+    }
+  }
+  info->idxNum = 0;
+  info->estimatedCost = static_cast<double>(m->op_base.back()) + 1;
+  info->estimatedRows = m->op_base.back();
+  return SQLITE_OK;
+}
+int SliceOpen(sqlite3_vtab* v, sqlite3_vtab_cursor** out) {
+  auto* c = new SliceCursor{};
+  c->m = reinterpret_cast<SliceVtab*>(v)->m;
+  *out = &c->base;
+  return SQLITE_OK;
+}
+int SliceClose(sqlite3_vtab_cursor* c) {
+  delete reinterpret_cast<SliceCursor*>(c);
+  return SQLITE_OK;
+}
+int SliceFilter(sqlite3_vtab_cursor* cur, int idx, const char*, int argc, sqlite3_value** argv) {
+  auto* c = reinterpret_cast<SliceCursor*>(cur);
+  const int64_t total = c->m->op_base.back();
+  c->id = 0, c->end = total;
+  if (idx == 1 && argc == 1) {
+    const int64_t want = sqlite3_value_int64(argv[0]);
+    const bool ok = sqlite3_value_numeric_type(argv[0]) == SQLITE_INTEGER && want >= 0 && want < total;
+    c->id = ok ? want : 0;
+    c->end = ok ? want + 1 : 0;
+  }
+  const auto& b = c->m->op_base;
+  c->rank = static_cast<size_t>(std::upper_bound(b.begin(), b.end() - 1, c->id) - b.begin());
+  c->rank = c->rank > 0 ? c->rank - 1 : 0;
+  return SQLITE_OK;
+}
+int SliceNext(sqlite3_vtab_cursor* cur) {
+  auto* c = reinterpret_cast<SliceCursor*>(cur);
+  ++c->id;
+  while (c->rank + 2 < c->m->op_base.size() && c->id >= c->m->op_base[c->rank + 1]) ++c->rank;
+  return SQLITE_OK;
+}
+int SliceEof(sqlite3_vtab_cursor* cur) {
+  return reinterpret_cast<SliceCursor*>(cur)->id >= reinterpret_cast<SliceCursor*>(cur)->end;
+}
+int SliceRowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
+  *out = reinterpret_cast<SliceCursor*>(cur)->id;
+  return SQLITE_OK;
+}
+int SliceColumn(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
+  auto* c = reinterpret_cast<SliceCursor*>(cur);
+  const SliceModel& m = *c->m;
+  const RankProfile& r = m.p->ranks[c->rank];
+  const OpTable& o = r.ops;
+  const auto i = static_cast<size_t>(c->id - m.op_base[c->rank]);
+  auto text = [&](std::string_view s) {
+    sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_STATIC);
+  };
+  switch (col) {
+    case 0:
+      sqlite3_result_int64(ctx, c->id);
+      break;
+    case 1:
+      sqlite3_result_int64(ctx, static_cast<int64_t>((r.origin_abs_ps + o.ts[i] + m.shift) / 1000));
+      break;
+    case 2:
+      sqlite3_result_int64(ctx, o.dur[i] / 1000);
+      break;
+    case 3:
+      sqlite3_result_int64(ctx, m.track_base[c->rank] + o.track[i]);
+      break;
+    case 4:
+      if (o.cat[i])
+        text(r.str(o.cat[i]));
+      else
+        sqlite3_result_null(ctx);
+      break;
+    case 5:
+      text(r.str(o.name[i]));
+      break;
+    case 6:
+      sqlite3_result_int64(ctx, o.depth[i]);
+      break;
+    case 7:
+      if (o.parent[i] >= 0)
+        sqlite3_result_int64(ctx, m.op_base[c->rank] + o.parent[i]);
+      else
+        sqlite3_result_null(ctx);
+      break;
+    case 8:
+      if (HasArgs(o, i))
+        sqlite3_result_int64(ctx, c->id);
+      else
+        sqlite3_result_null(ctx);
+      break;
+    default:
+      sqlite3_result_null(ctx);
+  }
+  return SQLITE_OK;
+}
+
+sqlite3_module MakeSliceModule() {
+  sqlite3_module mod{};
+  mod.iVersion = 1;
+  mod.xCreate = SliceConnect;
+  mod.xConnect = SliceConnect;
+  mod.xBestIndex = SliceBestIndex;
+  mod.xDisconnect = SliceDisconnect;
+  mod.xDestroy = SliceDisconnect;
+  mod.xOpen = SliceOpen;
+  mod.xClose = SliceClose;
+  mod.xFilter = SliceFilter;
+  mod.xNext = SliceNext;
+  mod.xEof = SliceEof;
+  mod.xColumn = SliceColumn;
+  mod.xRowid = SliceRowid;
+  return mod;
+}
+
+Status Exec(sqlite3* db, const char* sql);
+
+// Registers the module (its model is freed with the database) and creates
+// `slice` over it.
+Status AddSliceTable(const Profile& p, sqlite3* db) {
+  static const sqlite3_module kModule = MakeSliceModule();
+  auto* m = new SliceModel;
+  m->p = &p;
+  int64_t ops = 0, tracks = 0;
+  for (const RankProfile& r : p.ranks) {
+    m->shift = std::max<Ps128>(m->shift, -r.origin_abs_ps);
+    m->op_base.push_back(ops);
+    m->track_base.push_back(tracks);
+    ops += static_cast<int64_t>(r.ops.size());
+    tracks += static_cast<int64_t>(r.tracks.size());
+  }
+  m->op_base.push_back(ops);
+  if (sqlite3_create_module_v2(db, "mlprof_slice", &kModule, m, [](void* x) { delete static_cast<SliceModel*>(x); }) !=
+      SQLITE_OK)
+    return Internal(fmt::format("SQLite: {}", sqlite3_errmsg(db)));  // the module's destructor freed m
+  return Exec(db, "CREATE VIRTUAL TABLE slice USING mlprof_slice;");
+}
 
 Status Exec(sqlite3* db, const char* sql) {
   char* err = nullptr;
@@ -97,15 +291,21 @@ SqliteTables SqliteTables::For(std::string_view query) {
 StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const SqliteTables& which) {
   RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;"));
   RETURN_IF_ERROR(Exec(db, kSchema));
+  if (which.slice_view) {
+    RETURN_IF_ERROR(AddSliceTable(p, db));
+  } else {
+    RETURN_IF_ERROR(Exec(db, fmt::format("CREATE TABLE slice({});", kSliceColumns).c_str()));
+  }
   Stmt process(db, "INSERT INTO process VALUES(?,?,?,?,?)");
   Stmt thread(db, "INSERT INTO thread VALUES(?,?,?,?)");
   Stmt track(db, "INSERT INTO track VALUES(?,?,?,?,?,?,?,?)");
-  Stmt slice(db, "INSERT INTO slice VALUES(?,?,?,?,?,?,?,?,?)");
+  // (A slice view is read-only: nothing to insert.)
+  Stmt slice(db, which.slice_view ? "SELECT 1" : "INSERT INTO slice VALUES(?,?,?,?,?,?,?,?,?)");
   Stmt args(db, "INSERT INTO args VALUES(?,?,?,?,?,?,?,?)");
   Stmt counter(db, "INSERT INTO counter VALUES(?,?,?,?)");
   Stmt flow(db, "INSERT INTO flow VALUES(?,?,?)");
   for (Stmt* s : {&process, &thread, &track, &slice, &args, &counter, &flow})
-    if (!s->ok()) return Internal(fmt::format("SQLite: {}", sqlite3_errmsg(db)));
+    if (!s->ok()) return Internal(fmt::format("SQLite: {}", s->error()));
   SqliteStats st;
   auto fail = [&]() { return Internal(fmt::format("SQLite: {}", sqlite3_errmsg(db))); };
 
@@ -113,6 +313,10 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
   Ps128 shift = 0;
   for (const RankProfile& r : p.ranks) shift = std::max<Ps128>(shift, -r.origin_abs_ps);
   int64_t next_slice = 0, next_track = 0, next_utid = 0, next_counter = 0, next_flow = 0;
+  // Track ids: every rank's model tracks first, in rank order (so that a
+  // slice's track id is its rank's base + its track), counter tracks after.
+  int64_t next_counter_track = 0;
+  for (const RankProfile& r : p.ranks) next_counter_track += static_cast<int64_t>(r.tracks.size());
   for (size_t ri = 0; ri < p.ranks.size(); ++ri) {
     const RankProfile& r = p.ranks[ri];
     const OpTable& o = r.ops;
@@ -219,7 +423,7 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
         }
       }
       if (!ok) return fail();
-      if (which.slices) {
+      if (which.slices && !which.slice_view) {
         slice.Int(1, id), slice.Int(2, ns(o.ts[i])), slice.Int(3, o.dur[i] / 1000);
         slice.Int(4, track_base + o.track[i]);
         if (o.cat[i])
@@ -249,10 +453,10 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
     std::map<std::tuple<uint32_t, StringId, StringId>, int64_t> counter_tracks;
     static const std::vector<CounterSample> kNoCounters;
     for (const CounterSample& c : which.counters ? r.counters : kNoCounters) {
-      auto [it, fresh] = counter_tracks.try_emplace({c.track, c.name, c.series}, next_track);
+      auto [it, fresh] = counter_tracks.try_emplace({c.track, c.name, c.series}, next_counter_track);
       if (fresh) {
         const std::string_view n = r.str(c.name), s = r.str(c.series);
-        track.Int(1, next_track++),
+        track.Int(1, next_counter_track++),
             track.TextCopy(2, s.empty() || s == n ? std::string(n) : fmt::format("{}.{}", n, s));
         track.Text(3, "counter"), track.Null(4), track.Int(5, upid), track.Null(6), track.Null(7), track.Null(8);
         if (!track.Step()) return fail();
@@ -264,7 +468,8 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
     }
   }
   // Indexes for the joins people write (slice to track, slice to args).
-  if (which.slices && which.track_index) RETURN_IF_ERROR(Exec(db, "CREATE INDEX slice_track ON slice(track_id);"));
+  if (which.slices && which.track_index && !which.slice_view)
+    RETURN_IF_ERROR(Exec(db, "CREATE INDEX slice_track ON slice(track_id);"));
   if (which.args) RETURN_IF_ERROR(Exec(db, "CREATE INDEX args_set ON args(arg_set_id);"));
   RETURN_IF_ERROR(Exec(db, "COMMIT;"));
   return st;

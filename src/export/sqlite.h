@@ -26,6 +26,9 @@ struct SqliteStats {
 struct SqliteTables {
   bool slices = true, args = true, flows = true, counters = true;
   bool track_index = true;  // index slice(track_id): the query joins tracks
+  // `slice` as a virtual table over the model (no copy): for one query
+  // (`mlprof sql`); a file written with it would hold no slices.
+  bool slice_view = false;
   // The tables a query names (whole words, any case); all when it names none.
   static SqliteTables For(std::string_view query);
 };

@@ -119,5 +119,43 @@ TEST_F(SqlExample, PerfettoStyleQueries) {
   EXPECT_GT(One("select count(*) from slice s where s.name=\"cudaLaunchKernel\""), 0);
 }
 
+// `slice` as a virtual table over the model (what `mlprof sql` uses) answers
+// every query as the bulk-loaded table does.
+TEST_F(SqlExample, SliceViewAnswersAsTheTable) {
+  sqlite3* view = nullptr;
+  ASSERT_EQ(sqlite3_open(":memory:", &view), SQLITE_OK);
+  SqliteTables which;
+  which.slice_view = true;
+  auto loaded = LoadIntoSqlite(profile_, view, which);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  auto rows = [](sqlite3* db, const std::string& sql) {
+    std::vector<std::vector<std::string>> out;
+    sqlite3_stmt* s = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    while (s && sqlite3_step(s) == SQLITE_ROW) {
+      std::vector<std::string> row;
+      for (int c = 0; c < sqlite3_column_count(s); ++c) {
+        const unsigned char* t = sqlite3_column_text(s, c);
+        row.emplace_back(t ? reinterpret_cast<const char*>(t) : "NULL");
+      }
+      out.push_back(std::move(row));
+    }
+    sqlite3_finalize(s);
+    return out;
+  };
+  for (const std::string q :
+       {"select count(*) from slice", "select * from slice order by id",
+        "select p.rank, s.name, count(*), sum(s.dur) from slice s join track t on s.track_id = t.id join process p on "
+        "t.upid = p.upid where t.type = 'gpu_stream' group by p.rank, s.name order by 1, 2",
+        "select count(*) from flow f join slice i on f.slice_in = i.id join slice o on f.slice_out = o.id "
+        "where o.ts <= i.ts",
+        "select s.id, a.key, a.display_value from slice s join args a on s.arg_set_id = a.arg_set_id where s.id < 50 "
+        "order by 1, 2",
+        "select name from slice where id = 7", "select count(*) from slice where id = 999999999"}) {
+    EXPECT_EQ(rows(view, q), rows(db_, q)) << q;
+  }
+  sqlite3_close(view);
+}
+
 }  // namespace
 }  // namespace mlprof
