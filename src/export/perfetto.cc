@@ -390,6 +390,55 @@ class Exporter {
         RETURN_IF_ERROR(Flush(false));
       }
     }
+    RETURN_IF_ERROR(MemoryCounters(r, rank, proc_uuid, pid, local));
+    return OkStatus();
+  }
+
+  // Kineto's memory events ("[memory]" instants with Total Allocated and
+  // Total Reserved) as counter tracks per device: the allocator's timeline.
+  Status MemoryCounters(const RankProfile& r, size_t rank, uint64_t proc_uuid, int64_t pid, uint64_t& local) {
+    const StringId mem = r.strings.Find("[memory]");
+    if (mem == StringPool::kNotFound) return OkStatus();
+    const StringId k_alloc = r.strings.Find("Total Allocated"), k_res = r.strings.Find("Total Reserved"),
+                   k_dev = r.strings.Find("Device Id");
+    struct Sample {
+      Ps ts;
+      double v;
+    };
+    std::map<std::pair<int64_t, int>, std::vector<Sample>> series;  // (device, 0 allocated / 1 reserved)
+    const OpTable& o = r.ops;
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (o.name[i] != mem) continue;
+      int64_t device = -1;
+      double alloc = -1, res = -1;
+      for (const Arg& a : r.args.Of(ArgOwner::kOp, static_cast<uint32_t>(i))) {
+        const double v = a.value.type == ArgType::kInt ? static_cast<double>(a.value.i) : a.value.r;
+        if (a.value.type == ArgType::kString) continue;
+        if (a.value.key == k_dev) device = static_cast<int64_t>(v);
+        if (a.value.key == k_alloc) alloc = v;
+        if (a.value.key == k_res) res = v;
+      }
+      if (alloc >= 0) series[{device, 0}].push_back({o.ts[i], alloc});
+      if (res >= 0) series[{device, 1}].push_back({o.ts[i], res});
+    }
+    for (auto& [key, samples] : series) {
+      const uint64_t uuid = Uuid(rank, local++);
+      const std::string where = key.first < 0 ? std::string("CPU") : fmt::format("device {}", key.first);
+      Descriptor(uuid, proc_uuid, fmt::format("memory {} ({}), bytes", key.second ? "reserved" : "allocated", where),
+                 pid, -1, false, true);
+      NewSequence(r);
+      const uint64_t seq_id = ++seq_ids_;
+      std::stable_sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.ts < b.ts; });
+      for (const Sample& s : samples) {
+        proto::Writer w(&ev_);
+        w.UInt(f::kType, kCounter);
+        w.UInt(f::kTrackUuid, uuid);
+        w.Double(f::kDoubleCounterValue, s.v);
+        EmitPacket(Ns(r, s.ts), seq_id);
+        ++stats_.counters;
+        RETURN_IF_ERROR(Flush(false));
+      }
+    }
     return OkStatus();
   }
 

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "../../tests/corpus_util.h"
 #include "../../tests/test_util.h"
 #include "base/proto_wire.h"
 #include "io/load.h"
@@ -228,7 +229,9 @@ TEST(Perfetto, OverlapLanesInstantsCounters) {
     {"ph":"X","cat":"kernel","name":"c","pid":0,"tid":7,"ts":16,"dur":2,"args":{"stream":7}},
     {"ph":"i","s":"t","name":"mark","pid":1,"tid":1,"ts":1},
     {"ph":"C","name":"mem","pid":1,"tid":1,"ts":3,"args":{"bytes":10}},
-    {"ph":"C","name":"mem","pid":1,"tid":1,"ts":4,"args":{"bytes":20}}
+    {"ph":"C","name":"mem","pid":1,"tid":1,"ts":4,"args":{"bytes":20}},
+    {"ph":"i","s":"t","name":"[memory]","pid":1,"tid":1,"ts":5,"args":{"Device Id":0,"Device Type":1,"Bytes":512,"Total Allocated":512,"Total Reserved":2048}},
+    {"ph":"i","s":"t","name":"[memory]","pid":1,"tid":1,"ts":6,"args":{"Device Id":0,"Device Type":1,"Bytes":-512,"Total Allocated":0,"Total Reserved":2048}}
   ]})");
   PerfettoStats st;
   const ReadBack rb = Read(Export(p, &st));
@@ -248,13 +251,40 @@ TEST(Perfetto, OverlapLanesInstantsCounters) {
   EXPECT_EQ(rb.begins.at(stream), 2u);
   EXPECT_EQ(rb.begins.at(lane), 1u);
   EXPECT_EQ(rb.first_name.at(lane), "b");
-  EXPECT_EQ(st.instants, 1u);
-  EXPECT_EQ(st.counters, 2u);
-  ASSERT_EQ(rb.counter_tracks.size(), 1u);
-  EXPECT_EQ(rb.counters.at(*rb.counter_tracks.begin()), 2u);
-  EXPECT_EQ(rb.track_name.at(*rb.counter_tracks.begin()), "mem.bytes");
+  EXPECT_EQ(st.instants, 3u);  // the mark and the two memory events
+  // The counter event's series, and the memory events as the allocator's
+  // allocated and reserved bytes on device 0: 2 + 2 + 2 values.
+  EXPECT_EQ(st.counters, 6u);
+  ASSERT_EQ(rb.counter_tracks.size(), 3u);
+  std::map<std::string, uint64_t> values;
+  for (uint64_t t : rb.counter_tracks) values[rb.track_name.at(t)] = rb.counters.at(t);
+  EXPECT_EQ(values["mem.bytes"], 2u);
+  EXPECT_EQ(values["memory allocated (device 0), bytes"], 2u);
+  EXPECT_EQ(values["memory reserved (device 0), bytes"], 2u);
   EXPECT_EQ(rb.flow_out.size(), 1u);
   EXPECT_EQ(rb.flow_out, rb.flow_in);
+}
+
+// A real trace's allocator timeline: HTA's V100 trace holds 28,010 "[memory]"
+// events (26,770 on device 1, 1,240 on the CPU), each with Total Allocated
+// and Total Reserved (counted with Python's json module), so 56,020 counter
+// values on four counter tracks.
+TEST(Perfetto, MemoryEventsBecomeCounterTracks) {
+  MLPROF_CORPUS_FILE(f, "kineto/hta_v100_ws2_rank1_nccl/df_index_resolver.json.gz");
+  auto p = LoadProfile({f}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  PerfettoStats st;
+  const ReadBack rb = Read(Export(*p, &st));
+  ASSERT_TRUE(rb.error.empty()) << rb.error;
+  EXPECT_EQ(st.counters, 56020u);
+  std::map<std::string, uint64_t> values;
+  for (uint64_t t : rb.counter_tracks) values[rb.track_name.at(t)] = rb.counters.at(t);
+  EXPECT_EQ(values["memory allocated (device 1), bytes"], 26770u);
+  EXPECT_EQ(values["memory reserved (device 1), bytes"], 26770u);
+  EXPECT_EQ(values["memory allocated (CPU), bytes"], 1240u);
+  EXPECT_EQ(values["memory reserved (CPU), bytes"], 1240u);
+  EXPECT_TRUE(rb.nested);
+  EXPECT_TRUE(rb.ordered);
 }
 
 }  // namespace
