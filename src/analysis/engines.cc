@@ -44,9 +44,14 @@ std::vector<EngineRow> ComputeEngines(const ProfileView& view) {
       const auto op = static_cast<uint32_t>(i);
       Acc& a = acc[o.track[i]];
       const Interval iv{rv.Ts(op), rv.End(op)};
+      const OpKind k = o.kind[i];
+      // A GPU stream's busy time is its GPU work: annotations that Kineto
+      // writes on the stream's track (gpu_user_annotation) and instants are
+      // not (as `idle`, which sees only GPU ops).
+      const bool device_work = IsGpuOp(k) || o.xla[i] >= 0;
+      if (p.tracks[o.track[i]].kind != TrackKind::kHostThread && !device_work) continue;
       a.all.push_back(iv);
       ++a.ops;
-      const OpKind k = o.kind[i];
       if (IsLaunchOp(k)) a.launches = true;
       Work w = Work::kOther;
       if (o.xla[i] >= 0) {

@@ -12,7 +12,8 @@ namespace {
 
 // Times in us. Host thread 1: aten::mm [0,10) { cudaLaunchKernel [0,2) corr 1,
 // cudaMemcpyAsync [3,4) corr 2 }; host thread 2: aten::relu [20,30) (launches
-// nothing: not an engine). Stream 7: gemm [10,30); stream 8: a 1 MB copy
+// nothing: not an engine). Stream 7: gemm [10,30) under a gpu_user_annotation
+// [10,50) (an annotation, not GPU work: not busy time); stream 8: a 1 MB copy
 // [25,35); stream 9: an NCCL all-reduce [40,50). Window [0,50): 50 us.
 TEST(Engines, BusyIdleBytesOnAHandTrace) {
   Profile p = testing::ProfileFromJson(R"J({"traceEvents":[
@@ -21,6 +22,7 @@ TEST(Engines, BusyIdleBytesOnAHandTrace) {
     {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":3,"dur":1,"args":{"correlation":2}},
     {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":2,"ts":20,"dur":10},
     {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":20,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"gpu_user_annotation","name":"fwd","pid":0,"tid":7,"ts":10,"dur":40,"args":{"stream":7}},
     {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","pid":0,"tid":8,"ts":25,"dur":10,"args":{"stream":8,"correlation":2,"bytes":1000000}},
     {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float","pid":0,"tid":9,"ts":40,"dur":10,"args":{"stream":9}}
   ]})J");
@@ -32,6 +34,7 @@ TEST(Engines, BusyIdleBytesOnAHandTrace) {
   const EngineRow& s7 = by.at("GPU 0 stream 7");
   EXPECT_EQ(s7.window, 50 * us);
   EXPECT_EQ(s7.busy, 20 * us);
+  EXPECT_EQ(s7.ops, 1);
   EXPECT_EQ(s7.idle(), 30 * us);
   EXPECT_DOUBLE_EQ(s7.utilisation(), 0.4);
   EXPECT_EQ(s7.compute, 20 * us);

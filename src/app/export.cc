@@ -12,6 +12,7 @@
 
 #include "analysis/steps.h"
 #include "app/commands.h"
+#include "base/utf8.h"
 #include "export/perfetto.h"
 #include "export/sqlite.h"
 #include "report/columns.h"
@@ -136,7 +137,18 @@ StatusOr<Report> Sql(const Session& s, const std::string& query) {
   }
   sqlite3_stmt* stmt = nullptr;
   const char* tail = nullptr;
-  if (sqlite3_prepare_v2(db, query.c_str(), static_cast<int>(query.size()), &stmt, &tail) != SQLITE_OK) {
+  const int prepared = sqlite3_prepare_v2(db, query.c_str(), static_cast<int>(query.size()), &stmt, &tail);
+  if (prepared == SQLITE_OK && !stmt) {
+    sqlite3_close(db);
+    return DataLoss("SQL error: the query is empty (only blanks or comments)");
+  }
+  if (prepared == SQLITE_OK && tail && std::string_view(tail).find_first_not_of(" \t\r\n;") != std::string_view::npos) {
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return DataLoss(fmt::format("SQL error: one statement per query; this one goes on after the first: '{}'",
+                                std::string_view(tail).substr(0, 60)));
+  }
+  if (prepared != SQLITE_OK) {
     Status st =
         DataLoss(fmt::format("SQL error: {} (the tables: slice, track, thread_track, process_track, "
                              "counter_track, thread, process, args, counter, flow)",
@@ -165,10 +177,23 @@ StatusOr<Report> Sql(const Session& s, const std::string& query) {
         case SQLITE_NULL:
           row.push_back(Cell::Null());
           break;
-        default:
+        case SQLITE_BLOB: {
+          // Bytes as hex, as sqlite3's shell shows them with hex().
           numeric[static_cast<size_t>(c)] = false;
-          row.push_back(Cell::Text(std::string_view(reinterpret_cast<const char*>(sqlite3_column_text(stmt, c)),
-                                                    static_cast<size_t>(sqlite3_column_bytes(stmt, c)))));
+          const auto* b = static_cast<const unsigned char*>(sqlite3_column_blob(stmt, c));
+          const int n = sqlite3_column_bytes(stmt, c);
+          std::string hex;
+          for (int k = 0; k < n; ++k) hex += fmt::format("{:02X}", b[k]);
+          row.push_back(Cell::Text(hex));
+          break;
+        }
+        default: {
+          // Text the query made may not be UTF-8 (CAST(x'ff' AS TEXT)).
+          numeric[static_cast<size_t>(c)] = false;
+          const char* t = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
+          row.push_back(
+              Cell::Text(ValidUtf8(std::string_view(t ? t : "", static_cast<size_t>(sqlite3_column_bytes(stmt, c))))));
+        }
       }
     }
     rows.push_back(std::move(row));

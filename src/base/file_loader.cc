@@ -145,7 +145,7 @@ Status ReadAll(const std::string& path, PaddedBuffer* out, uint64_t* file_size, 
       if (fd) ::close(fd);
       return OverCap(path, "input read", cap_bytes);
     }
-    if (used == buf.capacity()) buf.Resize(used + used / 2 + 4096), buf.Resize(used);
+    if (used == buf.capacity()) buf.Resize(std::min<uint64_t>(used + used / 2 + 4096, cap_bytes + 1)), buf.Resize(used);
     ssize_t n = ::read(fd, buf.data() + used, buf.capacity() - used);
     if (n < 0) {
       if (errno == EINTR) continue;

@@ -79,7 +79,7 @@ void ProfileCommand::AddOptions(CLI::App* app) {
       ->check(NumberAtLeastZero());
   app->add_option("--max-input-gb", in_.max_input_gb,
                   "the most one input may decode to, in GB (default: half the machine's memory)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(0.001, 1e6));
   AddWidthOption(app, out_.width);
   app->add_flag("--stats", stats_, "print mlprof's own timing to stderr");
   app->add_flag("-q,--quiet", out_.quiet, "do not print import warnings");

@@ -43,11 +43,11 @@ class Stmt {
   void Real(int i, double v) { sqlite3_bind_double(s_, i, v); }
   // A view that outlives the Step (the string pool's strings, literals).
   void Text(int i, std::string_view v) {
-    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+    sqlite3_bind_text64(s_, i, v.data() ? v.data() : "", v.size(), SQLITE_STATIC, SQLITE_UTF8);
   }
   // A temporary: SQLite copies it.
   void TextCopy(int i, const std::string& v) {
-    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_text64(s_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
   }
   void Null(int i) { sqlite3_bind_null(s_, i); }
   bool Step() {
@@ -133,8 +133,14 @@ int SliceFilter(sqlite3_vtab_cursor* cur, int idx, const char*, int argc, sqlite
   const int64_t total = c->m->op_base.back();
   c->id = 0, c->end = total;
   if (idx == 1 && argc == 1) {
+    // An id compares as a number: 7.0 finds row 7, 7.5 none (as in the
+    // bulk-loaded table's INTEGER PRIMARY KEY).
+    const int type = sqlite3_value_numeric_type(argv[0]);
+    const double as_real = sqlite3_value_double(argv[0]);
     const int64_t want = sqlite3_value_int64(argv[0]);
-    const bool ok = sqlite3_value_numeric_type(argv[0]) == SQLITE_INTEGER && want >= 0 && want < total;
+    const bool integral = type == SQLITE_INTEGER || (type == SQLITE_FLOAT && as_real == static_cast<double>(want) &&
+                                                     as_real >= 0 && as_real < 9e18);
+    const bool ok = integral && want >= 0 && want < total;
     c->id = ok ? want : 0;
     c->end = ok ? want + 1 : 0;
   }
@@ -163,7 +169,7 @@ int SliceColumn(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
   const OpTable& o = r.ops;
   const auto i = static_cast<size_t>(c->id - m.op_base[c->rank]);
   auto text = [&](std::string_view s) {
-    sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_STATIC);
+    sqlite3_result_text64(ctx, s.data() ? s.data() : "", s.size(), SQLITE_STATIC, SQLITE_UTF8);
   };
   switch (col) {
     case 0:
@@ -280,7 +286,8 @@ SqliteTables SqliteTables::For(std::string_view query) {
   t.slices = names("slice");
   t.args = names("args");
   t.flows = names("flow");
-  t.counters = names("counter") || names("counter_track");
+  // Counter tracks are rows of `track`: a query over tracks needs them too.
+  t.counters = names("counter") || names("counter_track") || names("track");
   t.track_index = names("track") || names("thread_track") || names("process_track") || names("track_id");
   if (!t.slices && !t.args && !t.flows && !t.counters && !names("track") && !names("thread") && !names("process") &&
       !names("thread_track") && !names("process_track"))

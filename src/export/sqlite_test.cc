@@ -151,10 +151,28 @@ TEST_F(SqlExample, SliceViewAnswersAsTheTable) {
         "where o.ts <= i.ts",
         "select s.id, a.key, a.display_value from slice s join args a on s.arg_set_id = a.arg_set_id where s.id < 50 "
         "order by 1, 2",
-        "select name from slice where id = 7", "select count(*) from slice where id = 999999999"}) {
+        "select name from slice where id = 7", "select count(*) from slice where id = 999999999",
+        "select name from slice where id = 7.0", "select count(*) from slice where id = 7.5"}) {
     EXPECT_EQ(rows(view, q), rows(db_, q)) << q;
   }
   sqlite3_close(view);
+}
+
+// A query names the tables it needs; counter tracks are rows of `track`.
+TEST(SqliteTables, WhatAQueryNames) {
+  const SqliteTables a = SqliteTables::For("select count(*) from slice");
+  EXPECT_TRUE(a.slices);
+  EXPECT_FALSE(a.args);
+  EXPECT_FALSE(a.flows);
+  EXPECT_FALSE(a.counters);
+  EXPECT_FALSE(a.track_index);
+  const SqliteTables b = SqliteTables::For("SELECT type, count(*) FROM Track GROUP BY type");
+  EXPECT_TRUE(b.counters);
+  const SqliteTables c = SqliteTables::For("select a.key from slice s join args a using(arg_set_id)");
+  EXPECT_TRUE(c.args);
+  EXPECT_FALSE(SqliteTables::For("select * from slices_x, track").slices);  // whole words: slices_x is not slice
+  const SqliteTables all = SqliteTables::For("select name from sqlite_master");
+  EXPECT_TRUE(all.slices && all.args && all.flows && all.counters);
 }
 
 }  // namespace
