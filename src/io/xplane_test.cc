@@ -202,8 +202,11 @@ using namespace testing::xspace;  // NOLINT
 TEST(XPlane, InvalidUtf8NamesAreRepaired) {
   std::string line = Field(1, uint64_t{7}) + Field(2, std::string("Stream #7(Kernel)")) + Field(3, uint64_t{1000}) +
                      Field(4, Event(1, 5000000, 2500000));
+  // A plane stat (device_type_string, id 9) makes the plane a device, with
+  // its name and type from the bytes.
   std::string gpu = Field(1, uint64_t{1}) + Field(2, std::string("/device:GPU:0\xff")) + Field(3, line) +
-                    EventMeta(1, "gemm\xc3\x28kernel");
+                    EventMeta(1, "gemm\xc3\x28kernel") + StatMeta(9, "device_type_string") +
+                    Field(6, Field(1, uint64_t{9}) + Field(5, std::string("H100\xfe")));
   auto r = LoadTraceBytes(Field(1, gpu), "u.xplane.pb");
   ASSERT_TRUE(r.ok()) << r.status().message();
   bool found = false;
@@ -213,7 +216,9 @@ TEST(XPlane, InvalidUtf8NamesAreRepaired) {
     found = found || s == "gemm?(kernel";
   }
   EXPECT_TRUE(found);
-  for (const DeviceProperties& d : r->meta.devices) EXPECT_EQ(d.name.find('\xff'), std::string::npos) << d.name;
+  ASSERT_EQ(r->meta.devices.size(), 1u);
+  EXPECT_EQ(r->meta.devices[0].name, "/device:GPU:0?");
+  EXPECT_EQ(r->meta.devices[0].device_type, "H100?");
 }
 
 }  // namespace
