@@ -296,7 +296,9 @@ SqliteTables SqliteTables::For(std::string_view query) {
 }
 
 StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const SqliteTables& which) {
-  RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;"));
+  RETURN_IF_ERROR(Exec(db,
+                       "PRAGMA page_size=65536; PRAGMA cache_size=-65536; "
+                       "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;"));
   RETURN_IF_ERROR(Exec(db, kSchema));
   if (which.slice_view) {
     RETURN_IF_ERROR(AddSliceTable(p, db));
