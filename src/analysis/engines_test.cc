@@ -6,6 +6,7 @@
 #include <map>
 
 #include "../../tests/test_util.h"
+#include "report/tables.h"
 
 namespace mlprof {
 namespace {
@@ -59,6 +60,18 @@ TEST(Engines, BusyIdleBytesOnAHandTrace) {
   EXPECT_EQ(all.transfer, 20 * us);
   EXPECT_EQ(all.bytes, 1000000);
   EXPECT_EQ(all.ops, 3);
+  // The table's bandwidth column: 1 MB in 10 us = 1e11 B/s.
+  const Table t = EngineTable(rows);
+  const int bw = t.ColumnIndex("bandwidth"), eng = t.ColumnIndex("engine");
+  ASSERT_GE(bw, 0);
+  ASSERT_GE(eng, 0);
+  bool seen = false;
+  for (const auto& row : t.rows)
+    if (std::get<std::string>(row[static_cast<size_t>(eng)].value) == "GPU 0 stream 8") {
+      EXPECT_DOUBLE_EQ(std::get<double>(row[static_cast<size_t>(bw)].value), 1e11);
+      seen = true;
+    }
+  EXPECT_TRUE(seen);
 }
 
 }  // namespace

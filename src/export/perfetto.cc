@@ -196,27 +196,18 @@ class Exporter {
   void Annotations(const RankProfile& r, uint32_t i) {
     const OpTable& o = r.ops;
     proto::Writer w(&ev_);
-    auto ann_int = [&](Ann a, int64_t v) {
+    // One DebugAnnotation: its interned name, then the value `put` writes.
+    auto ann = [&](Ann a, auto&& put) {
       AnnName(a, &interned_);
       const size_t d = w.Begin(f::kDebugAnnotations);
       w.UInt(f::kAnnNameIid, a + 1);
-      w.Int(f::kAnnInt, v);
+      put();
       w.End(d);
     };
-    auto ann_double = [&](Ann a, double v) {
-      AnnName(a, &interned_);
-      const size_t d = w.Begin(f::kDebugAnnotations);
-      w.UInt(f::kAnnNameIid, a + 1);
-      w.Double(f::kAnnDouble, v);
-      w.End(d);
-    };
+    auto ann_int = [&](Ann a, int64_t v) { ann(a, [&] { w.Int(f::kAnnInt, v); }); };
+    auto ann_double = [&](Ann a, double v) { ann(a, [&] { w.Double(f::kAnnDouble, v); }); };
     auto ann_str = [&](Ann a, StringId s) {
-      if (!s) return;
-      AnnName(a, &interned_);
-      const size_t d = w.Begin(f::kDebugAnnotations);
-      w.UInt(f::kAnnNameIid, a + 1);
-      w.Bytes(f::kAnnString, r.str(s));
-      w.End(d);
+      if (s) ann(a, [&] { w.Bytes(f::kAnnString, r.str(s)); });
     };
     if (o.correlation[i] >= 0) ann_int(kCorrelation, o.correlation[i]);
     if (o.external_id_of(i) >= 0) ann_int(kExternalId, o.external_id_of(i));

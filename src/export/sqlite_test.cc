@@ -19,6 +19,23 @@
 namespace mlprof {
 namespace {
 
+// Every row of a query, as text.
+std::vector<std::vector<std::string>> QueryRows(sqlite3* db, const std::string& sql) {
+  std::vector<std::vector<std::string>> out;
+  sqlite3_stmt* s = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sqlite3_errmsg(db) << ": " << sql;
+  while (s && sqlite3_step(s) == SQLITE_ROW) {
+    std::vector<std::string> row;
+    for (int c = 0; c < sqlite3_column_count(s); ++c) {
+      const unsigned char* t = sqlite3_column_text(s, c);
+      row.emplace_back(t ? reinterpret_cast<const char*>(t) : "NULL");
+    }
+    out.push_back(std::move(row));
+  }
+  sqlite3_finalize(s);
+  return out;
+}
+
 class SqlExample : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -31,23 +48,7 @@ class SqlExample : public ::testing::Test {
     stats_ = *st;
   }
   void TearDown() override { sqlite3_close(db_); }
-  // Every row of a query, as text.
-  std::vector<std::vector<std::string>> Rows(const std::string& sql) {
-    std::vector<std::vector<std::string>> out;
-    sqlite3_stmt* s = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sqlite3_errmsg(db_) << ": " << sql;
-    if (!s) return out;
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      std::vector<std::string> row;
-      for (int c = 0; c < sqlite3_column_count(s); ++c) {
-        const unsigned char* t = sqlite3_column_text(s, c);
-        row.emplace_back(t ? reinterpret_cast<const char*>(t) : "NULL");
-      }
-      out.push_back(std::move(row));
-    }
-    sqlite3_finalize(s);
-    return out;
-  }
+  std::vector<std::vector<std::string>> Rows(const std::string& sql) { return QueryRows(db_, sql); }
   int64_t One(const std::string& sql) {
     auto r = Rows(sql);
     return r.empty() ? -1 : std::stoll(r[0][0]);
@@ -128,21 +129,6 @@ TEST_F(SqlExample, SliceViewAnswersAsTheTable) {
   which.slice_view = true;
   auto loaded = LoadIntoSqlite(profile_, view, which);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  auto rows = [](sqlite3* db, const std::string& sql) {
-    std::vector<std::vector<std::string>> out;
-    sqlite3_stmt* s = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-    while (s && sqlite3_step(s) == SQLITE_ROW) {
-      std::vector<std::string> row;
-      for (int c = 0; c < sqlite3_column_count(s); ++c) {
-        const unsigned char* t = sqlite3_column_text(s, c);
-        row.emplace_back(t ? reinterpret_cast<const char*>(t) : "NULL");
-      }
-      out.push_back(std::move(row));
-    }
-    sqlite3_finalize(s);
-    return out;
-  };
   for (const std::string q :
        {"select count(*) from slice", "select * from slice order by id",
         "select p.rank, s.name, count(*), sum(s.dur) from slice s join track t on s.track_id = t.id join process p on "
@@ -153,7 +139,7 @@ TEST_F(SqlExample, SliceViewAnswersAsTheTable) {
         "order by 1, 2",
         "select name from slice where id = 7", "select count(*) from slice where id = 999999999",
         "select name from slice where id = 7.0", "select count(*) from slice where id = 7.5"}) {
-    EXPECT_EQ(rows(view, q), rows(db_, q)) << q;
+    EXPECT_EQ(QueryRows(view, q), QueryRows(db_, q)) << q;
   }
   sqlite3_close(view);
 }

@@ -1060,6 +1060,16 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   // a document that proves truncated only now is repaired and parsed again.
   auto parse_document = [&](ReaderState& rs, char* doc, size_t len, size_t cap, bool may_repair) -> Status {
     od::document d;
+    // After repair() (which may move the buffer): the whole repaired text is
+    // the document, parsed again.
+    auto reparse = [&]() -> error_code {
+      rs.base = data;
+      rs.size = size;
+      doc = data + start;
+      len = size - start;
+      cap = len + kBufferPadding;
+      return parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
+    };
     error_code err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
     if (err == simdjson::UTF8_ERROR && rs.base == data && repair_utf8())
       err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
@@ -1079,12 +1089,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
       // Ends inside a string whose text happens to end with a bracket.
       if (!repair())
         return !damage.ok() ? damage : ParseError(file, size, err, "a complete trace event before the end of the file");
-      doc = data + start;
-      len = size - start;
-      cap = len + kBufferPadding;
-      rs.base = data;
-      rs.size = size;
-      err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
+      err = reparse();
     }
     if (err) return ParseError(file, OffsetOf(rs, doc), err, "a JSON document");
     rs.doc = &d;
@@ -1098,14 +1103,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
       err = d.get_array().get(arr);
       if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && may_repair &&
           out->stats.Get(ImportStat::truncated_json) == 0 && repair()) {
-        // repair() may have moved the buffer: everything now refers to it.
-        rs.base = data;
-        rs.size = size;
-        doc = data + start;
-        len = size - start;
-        cap = len + kBufferPadding;
-        if ((err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d)) ||
-            (err = d.get_array().get(arr)))
+        if ((err = reparse()) || (err = d.get_array().get(arr)))
           return ParseError(file, start, err, "an array of events");
       } else if (err) {
         if (!damage.ok()) return damage;
@@ -1120,14 +1118,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
           out->stats.Get(ImportStat::truncated_json) == 0 && repair()) {
         // The object never closes (its last '}' is missing): cut after the
         // last complete event, as for a file cut short.
-        rs.base = data;
-        rs.size = size;
-        doc = data + start;
-        len = size - start;
-        cap = len + kBufferPadding;
-        if ((err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d)) ||
-            (err = d.get_object().get(top)))
-          return ParseError(file, start, err, "an object");
+        if ((err = reparse()) || (err = d.get_object().get(top))) return ParseError(file, start, err, "an object");
       } else if (err) {
         if (!damage.ok()) return damage;
         return ParseError(file, doc_at, err, "an object");
