@@ -60,7 +60,7 @@ fi
 # mlprof report: the files, summary.txt within 100 columns, the SQLite file
 # answering as `mlprof sql`, and a directory never clobbered without --force.
 check "report" run 0 "$BIN" report "$EX" -o "$TMP/rep"
-for f in summary.txt trace.pftrace trace.sqlite report.xlsx; do check "report writes $f" test -s "$TMP/rep/$f"; done
+for f in summary.txt trace.pftrace trace.sqlite report.html report.xlsx; do check "report writes $f" test -s "$TMP/rep/$f"; done
 # report.xlsx holds every table as the JSON output has it (openpyxl reads it).
 for c in engines kernels steps overview idle overlap; do "$BIN" "$c" "$EX" --format json >"$TMP/xl_$c.json"; done
 "$BIN" ops "$EX" --format json --top 0 >"$TMP/xl_ops.json"

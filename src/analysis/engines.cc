@@ -16,8 +16,50 @@ enum class Work : uint8_t { kCompute, kTransfer, kOther };
 
 }  // namespace
 
-std::vector<EngineRow> ComputeEngines(const ProfileView& view) {
+void AddToBins(const std::vector<Interval>& busy, Ps start, Ps end, std::vector<float>& bins) {
+  if (bins.empty() || end <= start) return;
+  const double n = static_cast<double>(bins.size());
+  const double width = static_cast<double>(end - start) / n;
+  // Bin b is [edge(b), edge(b + 1)); the last ends at `end` exactly.
+  auto edge = [&](size_t b) {
+    return b >= bins.size() ? end : start + static_cast<Ps>(static_cast<double>(b) * width);
+  };
+  for (const Interval& iv : busy) {
+    const Ps a = std::max(iv.start, start), z = std::min(iv.end, end);
+    if (a >= z) continue;
+    size_t b = std::min(bins.size() - 1, static_cast<size_t>(static_cast<double>(a - start) / width));
+    while (b > 0 && edge(b) > a) --b;  // rounding
+    for (; b < bins.size(); ++b) {
+      const Ps lo = edge(b), hi = edge(b + 1);
+      const Ps overlap = std::min(z, hi) - std::max(a, lo);
+      if (overlap > 0 && hi > lo)
+        bins[b] += static_cast<float>(static_cast<double>(overlap) / static_cast<double>(hi - lo));
+      if (hi >= z) break;
+    }
+  }
+  for (float& f : bins) f = std::min(f, 1.0f);
+}
+
+std::vector<EngineRow> ComputeEngines(const ProfileView& view, EngineTimeline* timeline) {
   std::vector<EngineRow> out;
+  const bool binned = timeline != nullptr && timeline->bins > 0;
+  if (binned) {
+    Ps first = std::numeric_limits<Ps>::max(), last = std::numeric_limits<Ps>::min();
+    for (const RankView& rv : view.ranks) {
+      for (size_t i = 0; i < rv.profile->ops.size(); ++i) {
+        if (!rv.keep.empty() && !rv.keep[i]) continue;
+        first = std::min(first, rv.Ts(static_cast<uint32_t>(i)));
+        last = std::max(last, rv.End(static_cast<uint32_t>(i)));
+      }
+    }
+    timeline->start = first <= last ? first : 0;
+    timeline->end = first <= last ? last : 0;
+  }
+  auto bin = [&](EngineRow& r, const std::vector<Interval>& busy) {
+    if (!binned) return;
+    r.busy_bins.assign(static_cast<size_t>(timeline->bins), 0.0f);
+    AddToBins(busy, timeline->start, timeline->end, r.busy_bins);
+  };
   for (const RankView& rv : view.ranks) {
     const RankProfile& p = *rv.profile;
     const OpTable& o = p.ops;
@@ -113,6 +155,7 @@ std::vector<EngineRow> ComputeEngines(const ProfileView& view) {
       }
       std::vector<Interval> all = Union(std::move(a.all));
       r.busy = TotalLength(all);
+      bin(r, all);
       if (device) {
         std::vector<Interval> compute = Union(std::move(a.compute)), transfer = Union(std::move(a.transfer));
         r.compute = TotalLength(compute);
@@ -136,7 +179,9 @@ std::vector<EngineRow> ComputeEngines(const ProfileView& view) {
     });
     out.insert(out.end(), rows.begin(), rows.end());
     if (!dev_all.empty()) {
-      overall.busy = TotalLength(Union(std::move(dev_all)));
+      const std::vector<Interval> busy = Union(std::move(dev_all));
+      overall.busy = TotalLength(busy);
+      bin(overall, busy);
       overall.compute = TotalLength(Union(std::move(dev_compute)));
       overall.transfer = TotalLength(Union(std::move(dev_transfer)));
       overall.bytes_time = TotalLength(Union(std::move(dev_bytes)));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/intervals.h"
 #include "analysis/view.h"
 
 namespace mlprof {
@@ -25,10 +26,25 @@ struct EngineRow {
   Ps compute = 0, transfer = 0;  // device tracks only
   int64_t bytes = -1;            // copied/filled bytes (-1: none recorded)
   Ps bytes_time = 0;             // time of the ops with bytes
+  // With a timeline: the fraction of each bin the engine was busy (0 to 1).
+  std::vector<float> busy_bins;
   double utilisation() const { return window > 0 ? static_cast<double>(busy) / static_cast<double>(window) : 0; }
   Ps idle() const { return window - busy; }
 };
 
-std::vector<EngineRow> ComputeEngines(const ProfileView& view);
+// A busy timeline for every engine: `bins` equal bins over one window, from
+// the first op start to the last op end over all ranks (one clock), so rows
+// of different ranks line up. ComputeEngines sets start and end.
+struct EngineTimeline {
+  int bins = 0;
+  Ps start = 0, end = 0;
+};
+
+std::vector<EngineRow> ComputeEngines(const ProfileView& view, EngineTimeline* timeline = nullptr);
+
+// Adds the part of each of `busy` (sorted, disjoint) that falls in each of
+// `bins.size()` equal bins of [start, end) to that bin, as a fraction of the
+// bin's length.
+void AddToBins(const std::vector<Interval>& busy, Ps start, Ps end, std::vector<float>& bins);
 
 }  // namespace mlprof

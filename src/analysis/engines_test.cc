@@ -74,5 +74,47 @@ TEST(Engines, BusyIdleBytesOnAHandTrace) {
   EXPECT_TRUE(seen);
 }
 
+// The busy timeline on the same trace: window [0,50) in 5 bins of 10 us.
+// Stream 7 (gemm [10,30)): bins 1 and 2 full. Stream 8 (copy [25,35)): half
+// of bin 2, half of bin 3. All devices ([10,35), [40,50)): 0, 1, 1, 0.5, 1.
+TEST(Engines, BusyTimelineBinsCountedByHand) {
+  Profile p = testing::ProfileFromJson(R"J({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":10},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":2,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":20,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","pid":0,"tid":8,"ts":25,"dur":10,"args":{"stream":8,"bytes":100}},
+    {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float","pid":0,"tid":9,"ts":40,"dur":10,"args":{"stream":9}}
+  ]})J");
+  EngineTimeline tl;
+  tl.bins = 5;
+  const std::vector<EngineRow> rows = ComputeEngines(BuildProfileView(p, {}), &tl);
+  EXPECT_EQ(tl.start, 0);
+  EXPECT_EQ(tl.end, 50 * kPsPerUs);
+  std::map<std::string, std::vector<float>> by;
+  for (const EngineRow& r : rows) by[r.engine] = r.busy_bins;
+  EXPECT_EQ(by.at("GPU 0 stream 7"), (std::vector<float>{0, 1, 1, 0, 0}));
+  EXPECT_EQ(by.at("GPU 0 stream 8"), (std::vector<float>{0, 0, 0.5f, 0.5f, 0}));
+  EXPECT_EQ(by.at("all devices"), (std::vector<float>{0, 1, 1, 0.5f, 1}));
+  EXPECT_EQ(by.at("thread 1"), (std::vector<float>{1, 0, 0, 0, 0}));
+  // Without a timeline no bins are kept.
+  for (const EngineRow& r : ComputeEngines(BuildProfileView(p, {}))) EXPECT_TRUE(r.busy_bins.empty());
+}
+
+// Bins that do not divide the window evenly: [0,10) in 3 bins of 10/3;
+// [0,5) fills bin 0 and half of bin 1.
+TEST(Engines, AddToBinsUnevenBins) {
+  std::vector<float> bins(3, 0.0f);
+  AddToBins({{0, 5}}, 0, 9, bins);  // bins [0,3) [3,6) [6,9): 1, 2/3, 0
+  EXPECT_FLOAT_EQ(bins[0], 1.0f);
+  EXPECT_FLOAT_EQ(bins[1], 2.0f / 3.0f);
+  EXPECT_FLOAT_EQ(bins[2], 0.0f);
+  std::vector<float> one(1, 0.0f);
+  AddToBins({{2, 4}, {6, 8}}, 0, 10, one);
+  EXPECT_FLOAT_EQ(one[0], 0.4f);
+  std::vector<float> empty;
+  AddToBins({{0, 5}}, 0, 10, empty);  // no bins: nothing to do
+  EXPECT_TRUE(empty.empty());
+}
+
 }  // namespace
 }  // namespace mlprof

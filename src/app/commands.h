@@ -12,6 +12,7 @@
 #include "app/session.h"
 #include "base/status.h"
 #include "plan/spec.h"
+#include "report/html.h"
 #include "report/table.h"
 
 namespace mlprof::app {
@@ -81,16 +82,21 @@ struct ExportOptions {
 };
 StatusOr<Report> Export(const Session& s, const ExportOptions& o);
 // mlprof report: writes into `dir` summary.txt (engines, steps, time by
-// kind), trace.pftrace, trace.sqlite and report.xlsx (every table of
+// kind), trace.pftrace, trace.sqlite, report.html (charts and tables, one
+// self-contained page) and report.xlsx (every table of
 // summary, engines, kernels, ops, steps, overview, idle and overlap, one
 // sheet each), each through a temporary name; an
 // existing non-empty `dir` only with `force`. The Report lists the files.
 struct ReportOptions {
   std::string dir;
   bool force = false;
-  bool perfetto = true, sqlite = true, xlsx = true;
+  bool perfetto = true, sqlite = true, xlsx = true, html = true;
 };
 StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o);
+// report.html's content (app/html_report.cc): overview cards, time by
+// category, the engines' busy timeline, top ops and kernels, the roofline,
+// the scope tree and idle/overlap, with `warnings` as import problems.
+HtmlReport BuildHtmlReport(const Session& s, const std::vector<std::string>& warnings);
 // Runs one SQL query over the profile loaded into SQLite under Perfetto's
 // table names (export/sqlite.h); the rows as a table. SQL errors are bad
 // input (exit 2), with SQLite's message.

@@ -296,6 +296,18 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
     t.rows.push_back(
         {Cell::Text(path), size_of(path), Cell::Text("Perfetto's tables for SQL (slice, track, args, ...)")});
   }
+  if (o.html) {
+    const std::string path = (fs::path(o.dir) / "report.html").string();
+    const std::string page = RenderHtml(BuildHtmlReport(s, r.warnings), ChartLibrary(), PageScript(), PageStyle());
+    RETURN_IF_ERROR(WriteAtomically(path, true, [&](std::FILE* f) -> Status {
+      if (std::fwrite(page.data(), 1, page.size(), f) != page.size())
+        return DataLoss(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
+      return OkStatus();
+    }));
+    t.rows.push_back({Cell::Text(path), size_of(path),
+                      Cell::Text(ChartLibrary().empty() ? "one self-contained page: tables (charts not built in)"
+                                                        : "one self-contained page: charts and tables")});
+  }
   if (o.xlsx) {
     const std::string path = (fs::path(o.dir) / "report.xlsx").string();
     Report book;

@@ -15,6 +15,7 @@ class ReportCommand : public ProfileCommand {
     app->add_flag("!--no-perfetto", o_.perfetto, "skip trace.pftrace");
     app->add_flag("!--no-sqlite", o_.sqlite, "skip trace.sqlite");
     app->add_flag("!--no-xlsx", o_.xlsx, "skip report.xlsx");
+    app->add_flag("!--no-html", o_.html, "skip report.html");
   }
   StatusOr<Report> Analyse(const app::Session& s) override { return app::WriteReport(s, o_); }
   app::ReportOptions o_;

@@ -194,6 +194,20 @@ std::string JsonEscape(std::string_view s) {
   return out;
 }
 
+std::vector<std::vector<std::string>> TextCells(const Table& t) {
+  std::vector<int> precision(t.columns.size());
+  for (size_t c = 0; c < t.columns.size(); ++c) precision[c] = TextPrecision(t, c);
+  std::vector<std::vector<std::string>> out;
+  out.reserve(t.rows.size());
+  for (const auto& row : t.rows) {
+    std::vector<std::string> line;
+    for (size_t c = 0; c < t.columns.size(); ++c)
+      line.push_back(c < row.size() ? Printable(FormatText(row[c], t.columns[c], precision[c])) : "");
+    out.push_back(std::move(line));
+  }
+  return out;
+}
+
 std::string CsvEscape(std::string_view s) {
   std::string v(s);
   if (!v.empty() && (v[0] == '=' || v[0] == '+' || v[0] == '-' || v[0] == '@' || v[0] == '\t' || v[0] == '\r')) {

@@ -135,6 +135,10 @@ std::string RenderJson(const Report& r);
 // spreadsheets do not evaluate them as formulas.
 std::string RenderCsv(const Report& r);
 
+// Every cell as the text renderer shows it (scaled, rounded, control
+// characters blanked), without fitting to a width.
+std::vector<std::vector<std::string>> TextCells(const Table& t);
+
 // A column's name with its unit, as CSV and xlsx headers write it
 // ("idle_ps"; a name that already says its unit is kept: "file_bytes").
 std::string HeaderWithUnit(const Column& col);
