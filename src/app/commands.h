@@ -3,6 +3,7 @@
 // `mlprof report`, the diff and the bindings call them too.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,12 +92,22 @@ struct ReportOptions {
   std::string dir;
   bool force = false;
   bool perfetto = true, sqlite = true, xlsx = true, html = true;
+  // Called as each file is finished (from the thread that wrote it, one
+  // call at a time): its name, how many are done and how many the report
+  // writes (for a progress line).
+  std::function<void(const std::string& file, int done, int count)> progress;
 };
 StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o);
 // report.html's content (app/html_report.cc): overview cards, time by
 // category, the engines' busy timeline, top ops and kernels, the roofline,
 // the scope tree and idle/overlap, with `warnings` as import problems.
-HtmlReport BuildHtmlReport(const Session& s, const std::vector<std::string>& warnings);
+// The tables report.html and report.xlsx share, every row (--top 0):
+// computed once.
+struct ReportTables {
+  Report summary, engines, kernels, ops, steps, overview, idle, overlap;
+};
+ReportTables ComputeReportTables(const Session& s);
+HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const std::vector<std::string>& warnings);
 // Runs one SQL query over the profile loaded into SQLite under Perfetto's
 // table names (export/sqlite.h); the rows as a table. SQL errors are bad
 // input (exit 2), with SQLite's message.

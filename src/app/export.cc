@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "analysis/steps.h"
 #include "app/commands.h"
@@ -60,7 +62,9 @@ Status WriteSqliteFile(const Profile& p, const std::string& path, bool force, Sq
   const std::string tmp = TempName(path);
   std::remove(tmp.c_str());
   sqlite3* db = nullptr;
-  if (sqlite3_open(tmp.c_str(), &db) != SQLITE_OK) {
+  // One connection, one thread: no mutexes (SQLITE_OPEN_NOMUTEX).
+  if (sqlite3_open_v2(tmp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
     const std::string m = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     std::remove(tmp.c_str());
@@ -124,7 +128,8 @@ StatusOr<Report> Export(const Session& s, const ExportOptions& o) {
 
 StatusOr<Report> Sql(const Session& s, const std::string& query) {
   sqlite3* db = nullptr;
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
+  if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
     sqlite3_close(db);
     return Internal("SQLite: cannot open an in-memory database");
   }
@@ -224,6 +229,26 @@ StatusOr<Report> Sql(const Session& s, const std::string& query) {
   return r;
 }
 
+ReportTables ComputeReportTables(const Session& s) {
+  ReportTables t;
+  SummaryOptions so;
+  so.top = 0;
+  so.top_ops = 0;
+  t.summary = Summary(s, so);
+  t.engines = Engines(s);
+  TableOptions all;
+  all.top = 0;
+  t.kernels = Kernels(s, all);
+  OpsOptions oo;
+  oo.top = 0;
+  t.ops = Ops(s, oo);
+  t.steps = Steps(s, {});
+  t.overview = Overview(s);
+  t.idle = Idle(s, {});
+  t.overlap = Overlap(s);
+  return t;
+}
+
 StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -236,6 +261,46 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
   }
   Report r;
   r.warnings = ImportWarnings(s.profile);
+  const int files = 1 + o.perfetto + o.sqlite + o.html + o.xlsx;
+  int done = 0;
+  std::mutex progress_mu;
+  auto finished = [&](const char* name) {
+    std::lock_guard<std::mutex> lock(progress_mu);
+    ++done;
+    if (o.progress) o.progress(name, done, files);
+  };
+  const std::string pftrace_path = (fs::path(o.dir) / "trace.pftrace").string();
+  const std::string sqlite_path = (fs::path(o.dir) / "trace.sqlite").string();
+
+  // The trace files need only the model: they are written on threads of
+  // their own while this one computes the tables (each writer renames its
+  // file into place when complete; the threads are joined on every path).
+  Status perfetto_st = OkStatus(), sqlite_st = OkStatus();
+  std::vector<std::thread> writers;
+  struct Join {
+    std::vector<std::thread>& t;
+    ~Join() {
+      for (std::thread& x : t)
+        if (x.joinable()) x.join();
+    }
+  } join{writers};
+  if (o.sqlite) {
+    writers.emplace_back([&] {
+      SqliteStats stats;
+      sqlite_st = WriteSqliteFile(s.profile, sqlite_path, true, &stats);
+      finished("trace.sqlite");
+    });
+  }
+  if (o.perfetto) {
+    writers.emplace_back([&] {
+      perfetto_st = WriteAtomically(pftrace_path, true, [&](std::FILE* f) -> Status {
+        auto w = WritePerfetto(s.profile, f, pftrace_path);
+        return w.ok() ? OkStatus() : w.status();
+      });
+      finished("trace.pftrace");
+    });
+  }
+
   Table t("report", "Report written");
   t.Add(Key("file", Unit::kText, "a file of the report"))
       .Add(Measure("bytes", Unit::kBytes, "its size").Whole())
@@ -279,74 +344,69 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
       return DataLoss(fmt::format("{}: write failed: {}", summary_path, std::strerror(errno)));
     return OkStatus();
   }));
-  t.rows.push_back({Cell::Text(summary_path), size_of(summary_path),
+  finished("summary.txt");
+  t.rows.push_back({Cell::Text(summary_path), Cell::Null(),
                     Cell::Text("engines (busy, idle, utilisation, bytes), steps, time by kernel type")});
-  if (o.perfetto) {
-    const std::string path = (fs::path(o.dir) / "trace.pftrace").string();
-    RETURN_IF_ERROR(WriteAtomically(path, true, [&](std::FILE* f) -> Status {
-      auto w = WritePerfetto(s.profile, f, path);
-      return w.ok() ? OkStatus() : w.status();
-    }));
-    t.rows.push_back({Cell::Text(path), size_of(path), Cell::Text("the timeline: open at ui.perfetto.dev")});
-  }
-  if (o.sqlite) {
-    const std::string path = (fs::path(o.dir) / "trace.sqlite").string();
-    SqliteStats stats;
-    RETURN_IF_ERROR(WriteSqliteFile(s.profile, path, true, &stats));
-    t.rows.push_back(
-        {Cell::Text(path), size_of(path), Cell::Text("Perfetto's tables for SQL (slice, track, args, ...)")});
-  }
+
+  // The tables report.html and report.xlsx share, computed once.
+  const ReportTables tables = o.html || o.xlsx ? ComputeReportTables(s) : ReportTables{};
+  std::string html_path, xlsx_path;
+  size_t xlsx_sheets = 0;
   if (o.html) {
-    const std::string path = (fs::path(o.dir) / "report.html").string();
-    const std::string page = RenderHtml(BuildHtmlReport(s, r.warnings), ChartLibrary(), PageScript(), PageStyle());
-    RETURN_IF_ERROR(WriteAtomically(path, true, [&](std::FILE* f) -> Status {
+    html_path = (fs::path(o.dir) / "report.html").string();
+    const std::string page =
+        RenderHtml(BuildHtmlReport(s, tables, r.warnings), ChartLibrary(), PageScript(), PageStyle());
+    RETURN_IF_ERROR(WriteAtomically(html_path, true, [&](std::FILE* f) -> Status {
       if (std::fwrite(page.data(), 1, page.size(), f) != page.size())
-        return DataLoss(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
+        return DataLoss(fmt::format("{}: write failed: {}", html_path, std::strerror(errno)));
       return OkStatus();
     }));
-    t.rows.push_back({Cell::Text(path), size_of(path),
-                      Cell::Text(ChartLibrary().empty() ? "one self-contained page: tables (charts not built in)"
-                                                        : "one self-contained page: charts and tables")});
+    finished("report.html");
   }
   if (o.xlsx) {
-    const std::string path = (fs::path(o.dir) / "report.xlsx").string();
+    xlsx_path = (fs::path(o.dir) / "report.xlsx").string();
     Report book;
     std::set<std::string> ids;
-    auto add = [&](Report x) {  // each table once (summary repeats some)
-      for (Table& tb : x.tables)
-        if (ids.insert(tb.id).second) book.tables.push_back(std::move(tb));
+    auto add = [&](const Report& x) {  // each table once (summary repeats some)
+      for (const Table& tb : x.tables)
+        if (ids.insert(tb.id).second) book.tables.push_back(tb);
     };
-    SummaryOptions so;
-    so.top = 0;
-    so.top_ops = 0;
-    add(Summary(s, so));
-    add(Engines(s));
-    TableOptions all;
-    all.top = 0;
-    add(Kernels(s, all));
-    OpsOptions oo;
-    oo.top = 0;
-    add(Ops(s, oo));
-    add(Steps(s, {}));
-    add(Overview(s));
-    add(Idle(s, {}));
-    add(Overlap(s));
+    for (const Report* x : {&tables.summary, &tables.engines, &tables.kernels, &tables.ops, &tables.steps,
+                            &tables.overview, &tables.idle, &tables.overlap})
+      add(*x);
     std::vector<std::string> cover = {"mlprof report"};
     for (const RankProfile& rp : s.profile.ranks)
       cover.push_back(fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, rp.format, rp.ops.size()));
     for (const std::string& w : r.warnings) cover.push_back("warning: " + w);
-    const std::string tmp = TempName(path);
+    const std::string tmp = TempName(xlsx_path);
     Status st = WriteXlsx(book, cover, tmp);
-    if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0)
-      st = DataLoss(fmt::format("{}: cannot rename the finished file into place", path));
+    if (st.ok() && std::rename(tmp.c_str(), xlsx_path.c_str()) != 0)
+      st = DataLoss(fmt::format("{}: cannot rename the finished file into place", xlsx_path));
     if (!st.ok()) {
       std::remove(tmp.c_str());
       return st;
     }
-    t.rows.push_back(
-        {Cell::Text(path), size_of(path),
-         Cell::Text(fmt::format("every table, one sheet each ({} sheets and a cover)", book.tables.size()))});
+    xlsx_sheets = book.tables.size();
+    finished("report.xlsx");
   }
+  for (std::thread& x : writers) x.join();
+  RETURN_IF_ERROR(perfetto_st);
+  RETURN_IF_ERROR(sqlite_st);
+
+  t.rows.front()[1] = size_of(summary_path);
+  if (o.perfetto)
+    t.rows.push_back(
+        {Cell::Text(pftrace_path), size_of(pftrace_path), Cell::Text("the timeline: open at ui.perfetto.dev")});
+  if (o.sqlite)
+    t.rows.push_back({Cell::Text(sqlite_path), size_of(sqlite_path),
+                      Cell::Text("Perfetto's tables for SQL (slice, track, args, ...)")});
+  if (o.html)
+    t.rows.push_back({Cell::Text(html_path), size_of(html_path),
+                      Cell::Text(ChartLibrary().empty() ? "one self-contained page: tables (charts not built in)"
+                                                        : "one self-contained page: charts and tables")});
+  if (o.xlsx)
+    t.rows.push_back({Cell::Text(xlsx_path), size_of(xlsx_path),
+                      Cell::Text(fmt::format("every table, one sheet each ({} sheets and a cover)", xlsx_sheets))});
   r.tables.push_back(std::move(t));
   return r;
 }

@@ -95,15 +95,14 @@ std::string FormatMs(double ps) { return fmt::format("{:.3f} ms", Ms(ps)); }
 
 // Adds the tables of `r` named in `ids` (all when empty) that have rows and
 // are not on the page yet (`shown`: ids already added).
-void AddTables(HtmlSection& sec, Report r, std::set<std::string>& shown, const std::set<std::string>& ids = {}) {
-  for (Table& t : r.tables)
-    if ((ids.empty() || ids.count(t.id)) && !t.rows.empty() && shown.insert(t.id).second)
-      sec.tables.push_back(std::move(t));
+void AddTables(HtmlSection& sec, const Report& r, std::set<std::string>& shown, const std::set<std::string>& ids = {}) {
+  for (const Table& t : r.tables)
+    if ((ids.empty() || ids.count(t.id)) && !t.rows.empty() && shown.insert(t.id).second) sec.tables.push_back(t);
 }
 
 }  // namespace
 
-HtmlReport BuildHtmlReport(const Session& s, const std::vector<std::string>& warnings) {
+HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const std::vector<std::string>& warnings) {
   HtmlReport h;
   h.title = "mlprof report";
   for (const RankProfile& rp : s.profile.ranks)
@@ -113,12 +112,9 @@ HtmlReport BuildHtmlReport(const Session& s, const std::vector<std::string>& war
   const bool multi_rank = s.profile.ranks.size() > 1;
   auto rank_label = [&](const Table& t, size_t r) { return "rank " + Text(t, r, "rank"); };
 
-  SummaryOptions so;
-  so.top = 50;
-  so.top_ops = 200;
-  const Report summary = Summary(s, so);
-  const Report steps = Steps(s, {});
-  const Report overlap = Overlap(s);
+  const Report& summary = tables.summary;
+  const Report& steps = tables.steps;
+  const Report& overlap = tables.overlap;
 
   // --- overview -------------------------------------------------------------------
   HtmlSection overview{"overview", "Overview", {}, {}, {}};
@@ -160,7 +156,7 @@ HtmlReport BuildHtmlReport(const Session& s, const std::vector<std::string>& war
 
   // --- where the time goes ----------------------------------------------------------
   HtmlSection time{"time", "Where the time goes", {}, {}, {}};
-  const Report ov = Overview(s);
+  const Report& ov = tables.overview;
   if (const Table* t = Find(ov, "overview_steps"); t && !t->rows.empty()) {
     time.charts.push_back(StackedBars(
         *t, "step-roles", "Time per step by role (TensorBoard overview)",
@@ -219,18 +215,14 @@ HtmlReport BuildHtmlReport(const Session& s, const std::vector<std::string>& war
       tl.charts.push_back(std::move(c));
     }
   }
-  AddTables(tl, Engines(s), shown);
+  AddTables(tl, tables.engines, shown);
   h.sections.push_back(std::move(tl));
 
   // --- ops and kernels ----------------------------------------------------------------
   HtmlSection ops{"ops", "Top ops and kernels", {}, {}, {}};
   AddTables(ops, summary, shown, {"xla_ops"});
-  TableOptions ko;
-  ko.top = 50;
-  AddTables(ops, Kernels(s, ko), shown);
-  OpsOptions oo;
-  oo.top = 100;
-  AddTables(ops, Ops(s, oo), shown);
+  AddTables(ops, tables.kernels, shown);
+  AddTables(ops, tables.ops, shown);
   h.sections.push_back(std::move(ops));
 
   // --- roofline -------------------------------------------------------------------------
@@ -308,7 +300,7 @@ HtmlReport BuildHtmlReport(const Session& s, const std::vector<std::string>& war
 
   // --- idle and overlap ------------------------------------------------------------------
   HtmlSection idle{"idle", "Idle and overlap", {}, {}, {}};
-  const Report id = Idle(s, {});
+  const Report& id = tables.idle;
   if (const Table* t = Find(id, "idle"); t && !t->rows.empty())
     idle.charts.push_back(Pivot(
         *t, "idle", "GPU idle time per stream, by cause",

@@ -1,5 +1,8 @@
 // mlprof report PATH... -o DIR: the files to look at and share.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "app/commands.h"
 #include "cli/command.h"
@@ -17,7 +20,20 @@ class ReportCommand : public ProfileCommand {
     app->add_flag("!--no-xlsx", o_.xlsx, "skip report.xlsx");
     app->add_flag("!--no-html", o_.html, "skip report.html");
   }
-  StatusOr<Report> Analyse(const app::Session& s) override { return app::WriteReport(s, o_); }
+  StatusOr<Report> Analyse(const app::Session& s) override {
+    // A progress line on a terminal for inputs over 100 MB, as when reading.
+    bool shown = false;
+    if (isatty(2) && s.decoded_bytes > (uint64_t{100} << 20)) {
+      o_.progress = [&shown](const std::string& file, int i, int n) {
+        std::fprintf(stderr, "\rwriting the report: %d of %d files (%s done)   ", i, n, file.c_str());
+        std::fflush(stderr);
+        shown = true;
+      };
+    }
+    StatusOr<Report> r = app::WriteReport(s, o_);
+    if (shown) std::fprintf(stderr, "\r%60s\r", "");
+    return r;
+  }
   app::ReportOptions o_;
 };
 

@@ -13,9 +13,129 @@
 namespace mlprof {
 namespace {
 
-constexpr const char* kSliceColumns =
-    "id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT, name TEXT, depth INTEGER, "
-    "parent_id INTEGER, arg_set_id INTEGER";
+// An op's args, declared once: each is a column of `slice` (NULL when the
+// op has none) and a row of the `args` view ("debug.<name>", as
+// trace_processor shows debug annotations). One row per slice instead of one
+// per arg makes the export several times faster and the file half the size.
+enum class ArgType { kInt, kReal, kText };
+struct SliceArg {
+  enum { kNull, kInt, kReal, kText } kind = kNull;
+  int64_t i = 0;
+  double d = 0;
+  std::string_view s;
+};
+struct ArgColumn {
+  const char* name;
+  ArgType type;
+  SliceArg (*get)(const RankProfile& r, size_t i);
+};
+SliceArg IntArg(int64_t v, bool present) { return present ? SliceArg{SliceArg::kInt, v, 0, {}} : SliceArg{}; }
+SliceArg TextArg(const RankProfile& r, StringId v) {
+  return v ? SliceArg{SliceArg::kText, 0, 0, r.str(v)} : SliceArg{};
+}
+const XlaOp* XlaOf(const RankProfile& r, size_t i) {
+  return r.ops.xla[i] >= 0 ? &r.xla_ops[static_cast<size_t>(r.ops.xla[i])] : nullptr;
+}
+const ArgColumn kArgColumns[] = {
+    {"correlation", ArgType::kInt,
+     [](const RankProfile& r, size_t i) { return IntArg(r.ops.correlation[i], r.ops.correlation[i] >= 0); }},
+    {"external_id", ArgType::kInt,
+     [](const RankProfile& r, size_t i) { return IntArg(r.ops.external_id_of(i), r.ops.external_id_of(i) >= 0); }},
+    {"input_dims", ArgType::kText, [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.input_dims_of(i)); }},
+    {"input_types", ArgType::kText, [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.input_types_of(i)); }},
+    {"grid", ArgType::kText, [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.grid_of(i)); }},
+    {"block", ArgType::kText,
+     [](const RankProfile& r, size_t i) { return r.ops.block.empty() ? SliceArg{} : TextArg(r, r.ops.block[i]); }},
+    {"bytes", ArgType::kInt,
+     [](const RankProfile& r, size_t i) { return IntArg(r.ops.bytes_of(i), r.ops.bytes_of(i) >= 0); }},
+    {"step", ArgType::kInt,
+     [](const RankProfile& r, size_t i) {
+       const int32_t s = r.ops.step[i];
+       return IntArg(s >= 0 ? r.steps[static_cast<size_t>(s)].number : 0, s >= 0);
+     }},
+    {"hlo_op", ArgType::kText,
+     [](const RankProfile& r, size_t i) {
+       const XlaOp* x = XlaOf(r, i);
+       return x ? TextArg(r, x->hlo_op) : SliceArg{};
+     }},
+    {"hlo_module", ArgType::kText,
+     [](const RankProfile& r, size_t i) {
+       const XlaOp* x = XlaOf(r, i);
+       return x ? TextArg(r, x->module) : SliceArg{};
+     }},
+    {"hlo_category", ArgType::kText,
+     [](const RankProfile& r, size_t i) {
+       const XlaOp* x = XlaOf(r, i);
+       return x ? TextArg(r, x->category) : SliceArg{};
+     }},
+    {"long_name", ArgType::kText,
+     [](const RankProfile& r, size_t i) {
+       const XlaOp* x = XlaOf(r, i);
+       return x ? TextArg(r, x->expression) : SliceArg{};
+     }},
+    {"scope", ArgType::kText,
+     [](const RankProfile& r, size_t i) {
+       const XlaOp* x = XlaOf(r, i);
+       return x ? TextArg(r, x->tf_op) : SliceArg{};
+     }},
+    {"source", ArgType::kText,
+     [](const RankProfile& r, size_t i) {
+       const XlaOp* x = XlaOf(r, i);
+       return x ? TextArg(r, x->source) : SliceArg{};
+     }},
+    {"flops", ArgType::kReal,
+     [](const RankProfile& r, size_t i) {
+       const XlaOp* x = XlaOf(r, i);
+       return x && x->flops >= 0 ? SliceArg{SliceArg::kReal, 0, x->flops, {}} : SliceArg{};
+     }},
+    {"bytes_accessed", ArgType::kReal,
+     [](const RankProfile& r, size_t i) {
+       const XlaOp* x = XlaOf(r, i);
+       return x && x->bytes_accessed >= 0 ? SliceArg{SliceArg::kReal, 0, x->bytes_accessed, {}} : SliceArg{};
+     }},
+};
+constexpr size_t kArgCount = sizeof(kArgColumns) / sizeof(kArgColumns[0]);
+constexpr int kFirstArgColumn = 9;  // after Perfetto's slice columns
+constexpr int kLaunchColumn = kFirstArgColumn + static_cast<int>(kArgCount);
+
+// The slice id of the host call that launched op i (a GPU op), or -1.
+int64_t LaunchOf(const OpTable& o, size_t i, int64_t slice_base) {
+  return o.launch[i] >= 0 && IsGpuOp(o.kind[i]) ? slice_base + o.launch[i] : -1;
+}
+
+// `slice`'s columns: Perfetto's, then one per arg.
+std::string SliceColumns() {
+  std::string out =
+      "id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT, name TEXT, depth INTEGER, "
+      "parent_id INTEGER, arg_set_id INTEGER";
+  for (const ArgColumn& a : kArgColumns)
+    out += fmt::format(", {} {}", a.name,
+                       a.type == ArgType::kInt    ? "INTEGER"
+                       : a.type == ArgType::kReal ? "REAL"
+                                                  : "TEXT");
+  // A GPU op's launching host call (the `flow` view's slice_out).
+  return out + ", launch_id INTEGER";
+}
+
+// `args`: Perfetto's columns, a row per (slice, arg present).
+std::string ArgsView() {
+  std::string out = "CREATE VIEW args AS\n";
+  for (size_t k = 0; k < kArgCount; ++k) {
+    const ArgColumn& a = kArgColumns[k];
+    const char* n = a.name;
+    out += fmt::format(
+        "{}SELECT id AS arg_set_id, 'debug.{}' AS flat_key, 'debug.{}' AS key, {} AS int_value, {} AS string_value, "
+        "{} AS real_value, CAST({} AS TEXT) AS display_value, '{}' AS value_type FROM slice WHERE {} IS NOT NULL\n",
+        k ? "UNION ALL " : "", n, n, a.type == ArgType::kInt ? n : "NULL", a.type == ArgType::kText ? n : "NULL",
+        a.type == ArgType::kReal ? n : "NULL", n,
+        a.type == ArgType::kInt    ? "int"
+        : a.type == ArgType::kReal ? "real"
+                                   : "string",
+        n);
+  }
+  return out + ";";
+}
+
 constexpr const char* kSchema = R"(
 CREATE TABLE process(upid INTEGER PRIMARY KEY, pid INTEGER, name TEXT, rank INTEGER, path TEXT);
 CREATE TABLE thread(utid INTEGER PRIMARY KEY, tid INTEGER, name TEXT, upid INTEGER);
@@ -24,10 +144,8 @@ CREATE TABLE track(id INTEGER PRIMARY KEY, name TEXT, type TEXT, parent_id INTEG
 CREATE VIEW thread_track AS SELECT id, name, type, parent_id, utid FROM track WHERE type = 'thread';
 CREATE VIEW process_track AS SELECT id, name, type, parent_id, upid FROM track WHERE type IN ('gpu_stream', 'other');
 CREATE VIEW counter_track AS SELECT id, name, type, parent_id, upid FROM track WHERE type = 'counter';
-CREATE TABLE args(arg_set_id INTEGER, flat_key TEXT, key TEXT, int_value INTEGER, string_value TEXT,
-                  real_value REAL, display_value TEXT, value_type TEXT);
 CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER, track_id INTEGER, value REAL);
-CREATE TABLE flow(id INTEGER PRIMARY KEY, slice_out INTEGER, slice_in INTEGER);
+CREATE VIEW flow AS SELECT id AS id, launch_id AS slice_out, id AS slice_in FROM slice WHERE launch_id IS NOT NULL;
 )";
 
 class Stmt {
@@ -62,10 +180,11 @@ class Stmt {
   std::string error_;
 };
 
-// Whether an op has an arg set (the args table's rows for it).
-bool HasArgs(const OpTable& o, size_t i) {
-  return o.correlation[i] >= 0 || o.external_id_of(i) >= 0 || o.input_dims_of(i) || o.input_types_of(i) ||
-         o.grid_of(i) || (!o.block.empty() && o.block[i]) || o.bytes_of(i) >= 0 || o.step[i] >= 0 || o.xla[i] >= 0;
+// Whether an op has an arg set (rows in `args`).
+bool HasArgs(const RankProfile& r, size_t i) {
+  for (const ArgColumn& a : kArgColumns)
+    if (a.get(r, i).kind != SliceArg::kNull) return true;
+  return false;
 }
 
 // --- `slice` as a virtual table over the model ---------------------------------
@@ -88,7 +207,7 @@ struct SliceCursor {
 };
 
 int SliceConnect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
-  const int rc = sqlite3_declare_vtab(db, fmt::format("CREATE TABLE x({})", kSliceColumns).c_str());
+  const int rc = sqlite3_declare_vtab(db, fmt::format("CREATE TABLE x({})", SliceColumns()).c_str());
   if (rc != SQLITE_OK) return rc;
   auto* v = new SliceVtab{};
   v->m = static_cast<const SliceModel*>(aux);
@@ -203,13 +322,36 @@ int SliceColumn(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
         sqlite3_result_null(ctx);
       break;
     case 8:
-      if (HasArgs(o, i))
+      if (HasArgs(r, i))
         sqlite3_result_int64(ctx, c->id);
       else
         sqlite3_result_null(ctx);
       break;
     default:
-      sqlite3_result_null(ctx);
+      if (col == kLaunchColumn) {
+        const int64_t launch = LaunchOf(o, i, m.op_base[c->rank]);
+        if (launch >= 0)
+          sqlite3_result_int64(ctx, launch);
+        else
+          sqlite3_result_null(ctx);
+      } else if (col >= kFirstArgColumn && col < kFirstArgColumn + static_cast<int>(kArgCount)) {
+        const SliceArg v = kArgColumns[col - kFirstArgColumn].get(r, i);
+        switch (v.kind) {
+          case SliceArg::kInt:
+            sqlite3_result_int64(ctx, v.i);
+            break;
+          case SliceArg::kReal:
+            sqlite3_result_double(ctx, v.d);
+            break;
+          case SliceArg::kText:
+            text(v.s);
+            break;
+          default:
+            sqlite3_result_null(ctx);
+        }
+      } else {
+        sqlite3_result_null(ctx);
+      }
   }
   return SQLITE_OK;
 }
@@ -267,7 +409,10 @@ Status Exec(sqlite3* db, const char* sql) {
 
 }  // namespace
 
-const char* SqliteSchemaText() { return kSchema; }
+const char* SqliteSchemaText() {
+  static const std::string text = fmt::format("CREATE TABLE slice({});\n{}{}\n", SliceColumns(), kSchema, ArgsView());
+  return text.c_str();
+}
 
 SqliteTables SqliteTables::For(std::string_view query) {
   auto names = [&](std::string_view word) {
@@ -303,17 +448,19 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
   if (which.slice_view) {
     RETURN_IF_ERROR(AddSliceTable(p, db));
   } else {
-    RETURN_IF_ERROR(Exec(db, fmt::format("CREATE TABLE slice({});", kSliceColumns).c_str()));
+    RETURN_IF_ERROR(Exec(db, fmt::format("CREATE TABLE slice({});", SliceColumns()).c_str()));
   }
+  RETURN_IF_ERROR(Exec(db, ArgsView().c_str()));
   Stmt process(db, "INSERT INTO process VALUES(?,?,?,?,?)");
   Stmt thread(db, "INSERT INTO thread VALUES(?,?,?,?)");
   Stmt track(db, "INSERT INTO track VALUES(?,?,?,?,?,?,?,?)");
   // (A slice view is read-only: nothing to insert.)
-  Stmt slice(db, which.slice_view ? "SELECT 1" : "INSERT INTO slice VALUES(?,?,?,?,?,?,?,?,?)");
-  Stmt args(db, "INSERT INTO args VALUES(?,?,?,?,?,?,?,?)");
+  std::string insert_slice = "INSERT INTO slice VALUES(?,?,?,?,?,?,?,?,?";
+  for (size_t k = 0; k <= kArgCount; ++k) insert_slice += ",?";  // args, launch_id
+  insert_slice += ")";
+  Stmt slice(db, which.slice_view ? "SELECT 1" : insert_slice.c_str());
   Stmt counter(db, "INSERT INTO counter VALUES(?,?,?,?)");
-  Stmt flow(db, "INSERT INTO flow VALUES(?,?,?)");
-  for (Stmt* s : {&process, &thread, &track, &slice, &args, &counter, &flow})
+  for (Stmt* s : {&process, &thread, &track, &slice, &counter})
     if (!s->ok()) return Internal(fmt::format("SQLite: {}", s->error()));
   SqliteStats st;
   auto fail = [&]() { return Internal(fmt::format("SQLite: {}", sqlite3_errmsg(db))); };
@@ -321,7 +468,7 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
   // One clock for every rank, as the Perfetto export.
   Ps128 shift = 0;
   for (const RankProfile& r : p.ranks) shift = std::max<Ps128>(shift, -r.origin_abs_ps);
-  int64_t next_slice = 0, next_track = 0, next_utid = 0, next_counter = 0, next_flow = 0;
+  int64_t next_slice = 0, next_track = 0, next_utid = 0, next_counter = 0;
   // Track ids: every rank's model tracks first, in rank order (so that a
   // slice's track id is its rank's base + its track), counter tracks after.
   int64_t next_counter_track = 0;
@@ -374,65 +521,13 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
       if (!track.Step()) return fail();
       ++st.tracks;
     }
-    // Slices, their args, flows.
+    // Slices with their args, flows.
     const int64_t slice_base = next_slice;
-    auto arg_int = [&](int64_t set, std::string_view key, int64_t v) {
-      args.Int(1, set), args.Text(2, key), args.Text(3, key), args.Int(4, v), args.Null(5), args.Null(6);
-      args.TextCopy(7, std::to_string(v)), args.Text(8, "int");
-      ++st.args;
-      return args.Step();
-    };
-    auto arg_real = [&](int64_t set, std::string_view key, double v) {
-      args.Int(1, set), args.Text(2, key), args.Text(3, key), args.Null(4), args.Null(5), args.Real(6, v);
-      args.TextCopy(7, fmt::format("{}", v)), args.Text(8, "real");
-      ++st.args;
-      return args.Step();
-    };
-    auto arg_str = [&](int64_t set, std::string_view key, StringId v) {
-      if (!v) return true;
-      args.Int(1, set), args.Text(2, key), args.Text(3, key), args.Null(4), args.Text(5, r.str(v)), args.Null(6);
-      args.Text(7, r.str(v)), args.Text(8, "string");
-      ++st.args;
-      return args.Step();
-    };
-    for (size_t i = 0; i < o.size() && (which.slices || which.args || which.flows); ++i) {
+    // The args and flow views read slice's columns.
+    const bool fill_slices = (which.slices || which.args || which.flows) && !which.slice_view;
+    for (size_t i = 0; i < o.size() && (fill_slices || which.flows); ++i) {
       const int64_t id = slice_base + static_cast<int64_t>(i);
-      bool ok = true;
-      bool any = false;
-      auto mark = [&](bool written) { any = any || written; };
-      // Without the args table, an op's arg set is still named when it
-      // would have one (a slice row does not depend on what else is filled).
-      const bool want_args = which.args;
-      // Args first (the slice row names its arg set only when it has one).
-      if (!want_args) {
-        any = o.correlation[i] >= 0 || o.external_id_of(i) >= 0 || o.input_dims_of(i) || o.input_types_of(i) ||
-              o.grid_of(i) || (!o.block.empty() && o.block[i]) || o.bytes_of(i) >= 0 || o.step[i] >= 0 || o.xla[i] >= 0;
-      } else if (o.correlation[i] >= 0) {
-        ok = ok && arg_int(id, "debug.correlation", o.correlation[i]), mark(true);
-      }
-      if (!want_args) {
-        // no args rows
-      } else {
-        if (o.external_id_of(i) >= 0) ok = ok && arg_int(id, "debug.external_id", o.external_id_of(i)), mark(true);
-        if (o.input_dims_of(i)) ok = ok && arg_str(id, "debug.input_dims", o.input_dims_of(i)), mark(true);
-        if (o.input_types_of(i)) ok = ok && arg_str(id, "debug.input_types", o.input_types_of(i)), mark(true);
-        if (o.grid_of(i)) ok = ok && arg_str(id, "debug.grid", o.grid_of(i)), mark(true);
-        if (!o.block.empty() && o.block[i]) ok = ok && arg_str(id, "debug.block", o.block[i]), mark(true);
-        if (o.bytes_of(i) >= 0) ok = ok && arg_int(id, "debug.bytes", o.bytes_of(i)), mark(true);
-        if (o.step[i] >= 0)
-          ok = ok && arg_int(id, "debug.step", r.steps[static_cast<size_t>(o.step[i])].number), mark(true);
-        if (o.xla[i] >= 0) {
-          const XlaOp& x = r.xla_ops[static_cast<size_t>(o.xla[i])];
-          ok = ok && arg_str(id, "debug.hlo_op", x.hlo_op) && arg_str(id, "debug.hlo_module", x.module) &&
-               arg_str(id, "debug.hlo_category", x.category) && arg_str(id, "debug.long_name", x.expression) &&
-               arg_str(id, "debug.scope", x.tf_op) && arg_str(id, "debug.source", x.source);
-          if (x.flops >= 0) ok = ok && arg_real(id, "debug.flops", x.flops);
-          if (x.bytes_accessed >= 0) ok = ok && arg_real(id, "debug.bytes_accessed", x.bytes_accessed);
-          mark(true);
-        }
-      }
-      if (!ok) return fail();
-      if (which.slices && !which.slice_view) {
+      if (fill_slices) {
         slice.Int(1, id), slice.Int(2, ns(o.ts[i])), slice.Int(3, o.dur[i] / 1000);
         slice.Int(4, track_base + o.track[i]);
         if (o.cat[i])
@@ -444,16 +539,41 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
           slice.Int(8, slice_base + o.parent[i]);
         else
           slice.Null(8);
+        bool any = false;
+        for (size_t k = 0; k < kArgCount; ++k) {
+          const SliceArg v = kArgColumns[k].get(r, i);
+          const int col = kFirstArgColumn + 1 + static_cast<int>(k);
+          switch (v.kind) {
+            case SliceArg::kInt:
+              slice.Int(col, v.i);
+              break;
+            case SliceArg::kReal:
+              slice.Real(col, v.d);
+              break;
+            case SliceArg::kText:
+              slice.Text(col, v.s);
+              break;
+            default:
+              slice.Null(col);
+              continue;
+          }
+          any = true;
+          ++st.args;
+        }
         if (any)
           slice.Int(9, id);
         else
           slice.Null(9);
+        const int64_t launch = LaunchOf(o, i, slice_base);
+        if (launch >= 0) {
+          slice.Int(kLaunchColumn + 1, launch);
+          ++st.flows;
+        } else {
+          slice.Null(kLaunchColumn + 1);
+        }
         if (!slice.Step()) return fail();
         ++st.slices;
-      }
-      if (which.flows && o.launch[i] >= 0 && IsGpuOp(o.kind[i])) {
-        flow.Int(1, next_flow++), flow.Int(2, slice_base + o.launch[i]), flow.Int(3, id);
-        if (!flow.Step()) return fail();
+      } else if (which.flows && LaunchOf(o, i, slice_base) >= 0) {
         ++st.flows;
       }
     }
@@ -479,7 +599,6 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
   // Indexes for the joins people write (slice to track, slice to args).
   if (which.slices && which.track_index && !which.slice_view)
     RETURN_IF_ERROR(Exec(db, "CREATE INDEX slice_track ON slice(track_id);"));
-  if (which.args) RETURN_IF_ERROR(Exec(db, "CREATE INDEX args_set ON args(arg_set_id);"));
   RETURN_IF_ERROR(Exec(db, "COMMIT;"));
   return st;
 }
