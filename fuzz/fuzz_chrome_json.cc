@@ -1,6 +1,8 @@
 // libFuzzer target: any bytes through the whole pipeline (sniff, decompress,
 // parse, build, every HTA analysis, every renderer). Must never crash, leak or
 // trip a sanitizer; errors are fine.
+#include <sqlite3.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -13,8 +15,10 @@
 #include "analysis/roofline.h"
 #include "analysis/steps.h"
 #include "analysis/xla.h"
+#include "export/sqlite.h"
 #include "hw/chip.h"
 #include "io/load.h"
+#include "report/html.h"
 #include "report/hw_tables.h"
 #include "report/tables.h"
 
@@ -23,7 +27,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The same bytes as a chip file (--chip-file): errors are fine.
   if (auto chip = mlprof::hw::ParseChipJson(bytes, "fuzz.json"); chip.ok())
     (void)mlprof::RenderText({{mlprof::ChipDetailTable(*chip)}, {}});
-  auto r = mlprof::LoadTraceBytes(bytes, "fuzz.json");
+  // Odd sizes read every arg (as `mlprof sql` and the exports do).
+  mlprof::ReadOptions ro;
+  ro.all_args = size % 2 == 1;
+  auto r = mlprof::LoadTraceBytes(bytes, "fuzz.json", ro);
   if (!r.ok()) return 0;
   mlprof::Profile p;
   p.ranks.push_back(std::move(r).value());
@@ -67,6 +74,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)mlprof::RenderText(rep, 40);
     (void)mlprof::RenderJson(rep);
     (void)mlprof::RenderCsv(rep);
+    if (!rounding) {
+      mlprof::HtmlReport h;
+      h.sections.push_back({"s", "S", {}, {}, rep.tables});
+      (void)mlprof::RenderHtml(h, "", "", "");
+    }
+  }
+  // SQL: the tables and views under Perfetto's names, both ways of filling
+  // `slice`, and a query over every view.
+  for (bool view : {false, true}) {
+    sqlite3* db = nullptr;
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK) return 0;
+    mlprof::SqliteTables which;
+    which.slice_view = view;
+    if (mlprof::LoadIntoSqlite(p, db, which).ok())
+      sqlite3_exec(db,
+                   "select count(*), sum(length(display_value)) from args; select count(*) from flow; "
+                   "select max(dur) from slice",
+                   nullptr, nullptr, nullptr);
+    sqlite3_close(db);
   }
   return 0;
 }

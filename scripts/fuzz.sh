@@ -10,6 +10,7 @@ cmake --build build-fuzz --target fuzz_chrome_json fuzz_hlo
 work=build-fuzz/corpus-run
 mkdir -p "$work"
 cp fuzz/seeds/* "$work"/
+cp tests/data/sql/vendor_args.json tests/data/html/hostile_names.json "$work"/
 { zcat examples/two_rank/rank-0.json.gz || true; } | head -c 20000 >"$work/example_head.json" || true
 # XPlane seeds from the shared corpus when it is there (CI has it).
 for f in ../shared/corpus/xla/tracelens_mi300x_jax08_gemm.xplane.pb ../shared/corpus/xla/tracelens_mi300x_jax08_elementwise.xplane.pb; do

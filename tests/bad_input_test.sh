@@ -171,7 +171,8 @@ check "directory as a chip file: why" has "dir: is a directory, not a file" err
 
 # SQL errors are bad input (exit 2) with SQLite's message, and say the tables.
 check "SQL syntax error exits 2" run 2 "$BIN" sql 'SELECT a.real_value AS bw, s.* AS x FROM slice s JOIN args a ON s.arg_set_id = a.arg_set_id' dir
-check "SQL syntax error: SQLite's message" has 'SQL error: near "AS": syntax error (the tables: slice, track' err
+check "SQL syntax error: SQLite's message" has 'SQL error: near "AS": syntax error; `t.* AS name` gives a name' err
+check "SQL syntax error: says the tables" has '(the tables: slice, track' err
 check "SQL unknown table exits 2" run 2 "$BIN" sql 'select * from slices' dir
 check "SQL unknown table: named" has "SQL error: no such table: slices" err
 # An export never overwrites without --force, and never leaves a half file.

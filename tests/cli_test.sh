@@ -89,6 +89,25 @@ check "report --force" run 0 "$BIN" report "$EX" -o "$TMP/rep" --force --no-sqli
 printf x >"$TMP/afile"
 check "report into a file exits 2" run 2 "$BIN" report "$EX" -o "$TMP/afile"
 
+# A vendor tool's documented queries, as written, on a trace whose slices carry
+# its args (tests/data/sql/vendor_args.json; slices 0-5 with DDR bandwidth
+# 4.0, 8.5, 19.5, 21, 30 (dma.load), 5.0 and uArch rate "55.0", "38.25",
+# "12.5", "90", "70.5", "39.9").
+VA="$SRC/tests/data/sql/vendor_args.json"
+check "vendor query 1: mm.normal by dur" run 0 "$BIN" sql 'select s.id from slice s where s.name="mm.normal" order by dur desc' "$VA" --format csv
+check "vendor query 1: ids 1 2 5 0 3" test "$(tail -n +2 "$TMP/out" | tr '\n' ' ')" = "1 2 5 0 3 "
+check "vendor query 2: DDR bandwidth 5-20" run 0 "$BIN" sql "SELECT a.real_value AS ddr_bandwidth, s.* FROM slice s JOIN args a ON s.arg_set_id = a.arg_set_id WHERE a.key = 'debug.DDR Bandwidth(GB/s)' AND ddr_bandwidth BETWEEN 5 AND 20 order by ddr_bandwidth desc;" "$VA" --format csv
+check "vendor query 2: 19.5 8.5 5 (ids 2 1 5)" test "$(tail -n +2 "$TMP/out" | cut -d, -f1,2 | tr '\n' ' ')" = "19.5,2 8.5,1 5,5 "
+check "vendor query 3: uArch rate under 40" run 0 "$BIN" sql "SELECT a.display_value AS uArchRate, s.* FROM slice s JOIN args a ON s.arg_set_id = a.arg_set_id WHERE a.key = 'debug.uArch Rate' AND CAST(a.display_value AS DOUBLE) < 40 order by CAST(uArchRate AS DOUBLE) desc;" "$VA" --format csv
+check "vendor query 3: 39.9 38.25 12.5 (ids 5 1 2)" test "$(tail -n +2 "$TMP/out" | cut -d, -f1,2 | tr '\n' ' ')" = "39.9,5 38.25,1 12.5,2 "
+check "vendor query as documented (s.* AS) exits 2" run 2 "$BIN" sql "SELECT s.* AS ddr_bandwidth FROM slice s JOIN args a ON s.arg_set_id = a.arg_set_id WHERE a.key = 'debug.DDR Bandwidth(GB/s)' AND ddr_bandwidth BETWEEN 5 AND 20 order by ddr_bandwidth desc;" "$VA"
+check "vendor query as documented: says why" has "\`t.* AS name\` gives a name to all of a table's columns" err
+check "export keeps every arg" run 0 "$BIN" export "$VA" --sqlite "$TMP/va.db"
+if command -v python3 >/dev/null; then
+  check "export: the vendor args in args" test \
+    "$(python3 -c "import sqlite3; print(sqlite3.connect('$TMP/va.db').execute(\"select count(*) from args where key like 'debug.%Rate' or key like 'debug.DDR%'\").fetchone()[0])")" = 12
+fi
+
 # Command-line mistakes: one line, the nearest option, exit 1.
 check "option typo" run 1 "$BIN" summary "$EX" --fromat json
 check "option typo suggests" has "unknown option '--fromat' for 'summary'; did you mean '--format'?" err

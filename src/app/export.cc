@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -154,10 +155,18 @@ StatusOr<Report> Sql(const Session& s, const std::string& query) {
                                 std::string_view(tail).substr(0, 60)));
   }
   if (prepared != SQLITE_OK) {
+    // `s.* AS x` (as one vendor tool documents a query) is not SQL: say how
+    // to write it.
+    std::string hint;
+    static const std::regex kStarAlias(R"(\b\w+\s*\.\s*\*\s+AS\b)", std::regex::icase);
+    if (std::regex_search(query, kStarAlias))
+      hint =
+          "; `t.* AS name` gives a name to all of a table's columns, which SQL does not allow: name the one "
+          "column instead, e.g. SELECT a.real_value AS name, s.* FROM ...";
     Status st =
-        DataLoss(fmt::format("SQL error: {} (the tables: slice, track, thread_track, process_track, "
+        DataLoss(fmt::format("SQL error: {}{} (the tables: slice, track, thread_track, process_track, "
                              "counter_track, thread, process, args, counter, flow)",
-                             sqlite3_errmsg(db)));
+                             sqlite3_errmsg(db), hint));
     sqlite3_close(db);
     return st;
   }
@@ -213,6 +222,12 @@ StatusOr<Report> Sql(const Session& s, const std::string& query) {
     const std::string& name = names[static_cast<size_t>(c)];
     if (numeric[static_cast<size_t>(c)]) {
       t.Add(Measure(name, Unit::kRatio, "a number the query returned"));
+      // Text shows a real as it is (shortest round-trip form), not rounded
+      // to the column's whole numbers.
+      for (auto& row : rows) {
+        Cell& cell = row[static_cast<size_t>(c)];
+        if (const auto* d = std::get_if<double>(&cell.value)) cell = Cell::Real(*d).Shown(fmt::format("{}", *d));
+      }
     } else {
       // A column with text turns its numbers into text too (SQLite's types
       // are per value; a table column has one).

@@ -14,6 +14,7 @@ StatusOr<Session> OpenSession(const InputOptions& inputs, const ProgressFn& prog
   lo.threads = inputs.threads;
   lo.max_decoded_bytes = static_cast<uint64_t>(inputs.max_input_gb * 1e9);
   lo.progress = progress;
+  lo.all_args = inputs.all_args;
   Session s;
   s.inputs = inputs;
   ASSIGN_OR_RETURN(s.profile, LoadProfile(inputs.paths, lo));  // expands directories (skips non-traces there)

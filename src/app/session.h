@@ -26,6 +26,7 @@ struct InputOptions {
   bool all_steps = false;   // keep the last ProfilerStep
   int threads = 0;          // 0: one per core
   double max_input_gb = 0;  // decoded bytes one input may hold (0: half the machine's memory)
+  bool all_args = false;    // keep every arg of every op (SQL, exports), not only those analysed
 };
 
 // (bytes done, bytes total) over all files, from reader threads.

@@ -9,6 +9,7 @@ namespace {
 
 class ExportCommand : public ProfileCommand {
   void AddOwnOptions(CLI::App* app) override {
+    in_.all_args = true;  // every arg of every event, in the exports
     app->add_option("--perfetto", o_.perfetto, "write a Perfetto trace (open at ui.perfetto.dev) to this file");
     app->add_option("--sqlite", o_.sqlite,
                     "write a SQLite database with Perfetto's tables (slice, track, args, ...) to this file");

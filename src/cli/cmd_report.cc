@@ -12,6 +12,7 @@ namespace {
 
 class ReportCommand : public ProfileCommand {
   void AddOwnOptions(CLI::App* app) override {
+    in_.all_args = true;  // every arg of every event, in trace.pftrace and trace.sqlite
     app->add_option("-o,--out", o_.dir, "the directory to write (created; an existing non-empty one needs --force)")
         ->required();
     app->add_flag("--force", o_.force, "write into an existing directory, replacing the report's files");

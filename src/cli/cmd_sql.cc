@@ -9,6 +9,7 @@ namespace {
 
 class SqlCommand : public ProfileCommand {
   void AddLeadingPositionals(CLI::App* app) override {
+    in_.all_args = true;  // every arg of every event, for `args`
     app->add_option("query", query_,
                     "one SQL query over the tables slice, track, thread_track, process_track, counter_track, "
                     "thread, process, args, counter, flow (Perfetto's names; ts and dur in ns)")

@@ -27,7 +27,7 @@ constexpr uint32_t kPid = 1, kProcessName = 6, kTid = 2, kThreadName = 5;
 constexpr uint32_t kCategoryIids = 3, kDebugAnnotations = 4, kType = 9, kNameIid = 10, kTrackUuid = 11,
                    kDoubleCounterValue = 44, kFlowIds = 47, kTerminatingFlowIds = 48;
 // DebugAnnotation
-constexpr uint32_t kAnnNameIid = 1, kAnnUint = 3, kAnnInt = 4, kAnnDouble = 5, kAnnString = 6;
+constexpr uint32_t kAnnNameIid = 1, kAnnUint = 3, kAnnInt = 4, kAnnDouble = 5, kAnnString = 6, kAnnName = 10;
 // InternedData and its entries (iid = 1, name = 2)
 constexpr uint32_t kEventCategories = 1, kEventNames = 2, kDebugAnnotationNames = 3, kIid = 1, kIidName = 2;
 }  // namespace f
@@ -230,6 +230,23 @@ class Exporter {
       ann_str(kSource, x.source);
       if (x.flops >= 0) ann_double(kFlops, x.flops);
       if (x.bytes_accessed >= 0) ann_double(kBytesAccessed, x.bytes_accessed);
+    }
+    // The trace's other args (ReadOptions::all_args), named as in the trace.
+    for (const Arg& a : r.args.Of(ArgOwner::kOp, i)) {
+      const size_t d = w.Begin(f::kDebugAnnotations);
+      w.Bytes(f::kAnnName, r.str(a.value.key));
+      switch (a.value.type) {
+        case ArgType::kInt:
+          w.Int(f::kAnnInt, a.value.i);
+          break;
+        case ArgType::kReal:
+          w.Double(f::kAnnDouble, a.value.r);
+          break;
+        case ArgType::kString:
+          w.Bytes(f::kAnnString, r.str(a.value.s));
+          break;
+      }
+      w.End(d);
     }
   }
 

@@ -5,9 +5,11 @@
 // (protos/perfetto/trace/trace_packet.proto, track_event/*.proto).
 #include "export/perfetto.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -28,6 +30,9 @@ struct ReadBack {
   std::map<uint64_t, uint64_t> begins, instants, counters;  // per track uuid
   std::multiset<uint64_t> flow_out, flow_in;
   std::map<uint64_t, std::string> first_name;  // track uuid -> name of its first slice
+  // Debug annotations named in place (the trace's other args): name -> values
+  // as text ("i:5", "d:19.5", "s:abc").
+  std::map<std::string, std::vector<std::string>> named_args;
   bool nested = true, ordered = true, interned = true;
   std::string error;
 };
@@ -141,6 +146,29 @@ ReadBack Read(const std::string& bytes) {
         e.Fixed64(&x);
         if (field == 47) rb.flow_out.insert(x);
         if (field == 48) rb.flow_in.insert(x);
+      }
+      if (field == 4 && type == proto::kLen) {  // a DebugAnnotation
+        proto::Wire a(bytes.data(), s);
+        std::string name, value;
+        while (!a.done()) {
+          uint32_t af = 0, at = 0;
+          a.Tag(&af, &at);
+          uint64_t av = 0;
+          std::string_view as;
+          if (at == proto::kVarint) a.Varint(&av);
+          if (at == proto::kLen) Sub(a, &as);
+          if (at == proto::kFixed64) {
+            uint64_t bits = 0;
+            a.Fixed64(&bits);
+            double d;
+            std::memcpy(&d, &bits, sizeof d);
+            if (af == 5) value = fmt::format("d:{}", d);
+          }
+          if (af == 10) name = std::string(as);
+          if (af == 4) value = fmt::format("i:{}", static_cast<int64_t>(av));
+          if (af == 6) value = "s:" + std::string(as);
+        }
+        if (!name.empty()) rb.named_args[name].push_back(value);
       }
       if (field == 9) etype = v;
       if (field == 11) track = v;
@@ -285,6 +313,27 @@ TEST(Perfetto, MemoryEventsBecomeCounterTracks) {
   EXPECT_EQ(values["memory reserved (CPU), bytes"], 1240u);
   EXPECT_TRUE(rb.nested);
   EXPECT_TRUE(rb.ordered);
+}
+
+// The trace's other args (read with ReadOptions::all_args) travel as debug
+// annotations named in place, with their types: the vendor fixture's six
+// slices (tests/data/sql/vendor_args.json).
+TEST(Perfetto, OtherArgsBecomeNamedAnnotations) {
+  LoadOptions lo;
+  lo.all_args = true;
+  auto p = LoadProfile({std::string(MLPROF_SOURCE_DIR) + "/tests/data/sql/vendor_args.json"}, lo);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  PerfettoStats st;
+  const ReadBack rb = Read(Export(*p, &st));
+  ASSERT_TRUE(rb.error.empty()) << rb.error;
+  EXPECT_EQ(rb.named_args.at("DDR Bandwidth(GB/s)"),
+            (std::vector<std::string>{"d:4", "d:8.5", "d:19.5", "d:21", "d:30", "d:5"}));
+  EXPECT_EQ(rb.named_args.at("uArch Rate"),
+            (std::vector<std::string>{"s:55.0", "s:38.25", "s:12.5", "s:90", "s:70.5", "s:39.9"}));
+  // Without all_args the reader keeps only what mlprof analyses.
+  auto lean = LoadProfile({std::string(MLPROF_SOURCE_DIR) + "/tests/data/sql/vendor_args.json"}, {});
+  ASSERT_TRUE(lean.ok());
+  EXPECT_TRUE(Read(Export(*lean, &st)).named_args.empty());
 }
 
 }  // namespace

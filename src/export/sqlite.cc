@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -17,7 +18,7 @@ namespace {
 // op has none) and a row of the `args` view ("debug.<name>", as
 // trace_processor shows debug annotations). One row per slice instead of one
 // per arg makes the export several times faster and the file half the size.
-enum class ArgType { kInt, kReal, kText };
+enum class ColType { kInt, kReal, kText };
 struct SliceArg {
   enum { kNull, kInt, kReal, kText } kind = kNull;
   int64_t i = 0;
@@ -26,7 +27,7 @@ struct SliceArg {
 };
 struct ArgColumn {
   const char* name;
-  ArgType type;
+  ColType type;
   SliceArg (*get)(const RankProfile& r, size_t i);
 };
 SliceArg IntArg(int64_t v, bool present) { return present ? SliceArg{SliceArg::kInt, v, 0, {}} : SliceArg{}; }
@@ -37,58 +38,72 @@ const XlaOp* XlaOf(const RankProfile& r, size_t i) {
   return r.ops.xla[i] >= 0 ? &r.xla_ops[static_cast<size_t>(r.ops.xla[i])] : nullptr;
 }
 const ArgColumn kArgColumns[] = {
-    {"correlation", ArgType::kInt,
+    {"correlation", ColType::kInt,
      [](const RankProfile& r, size_t i) { return IntArg(r.ops.correlation[i], r.ops.correlation[i] >= 0); }},
-    {"external_id", ArgType::kInt,
+    {"external_id", ColType::kInt,
      [](const RankProfile& r, size_t i) { return IntArg(r.ops.external_id_of(i), r.ops.external_id_of(i) >= 0); }},
-    {"input_dims", ArgType::kText, [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.input_dims_of(i)); }},
-    {"input_types", ArgType::kText, [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.input_types_of(i)); }},
-    {"grid", ArgType::kText, [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.grid_of(i)); }},
-    {"block", ArgType::kText,
+    {"input_dims", ColType::kText, [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.input_dims_of(i)); }},
+    {"input_types", ColType::kText, [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.input_types_of(i)); }},
+    {"concrete_inputs", ColType::kText,
+     [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.concrete_inputs_of(i)); }},
+    {"collective", ColType::kText, [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.comm_of(i)); }},
+    {"call_stack", ColType::kText, [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.stack_of(i)); }},
+    {"grid", ColType::kText, [](const RankProfile& r, size_t i) { return TextArg(r, r.ops.grid_of(i)); }},
+    {"block", ColType::kText,
      [](const RankProfile& r, size_t i) { return r.ops.block.empty() ? SliceArg{} : TextArg(r, r.ops.block[i]); }},
-    {"bytes", ArgType::kInt,
+    {"blocks_per_sm", ColType::kReal,
+     [](const RankProfile& r, size_t i) {
+       const float v = r.ops.blocks_per_sm_of(i);
+       return v >= 0 ? SliceArg{SliceArg::kReal, 0, v, {}} : SliceArg{};
+     }},
+    {"occupancy", ColType::kReal,
+     [](const RankProfile& r, size_t i) {
+       const float v = r.ops.occupancy_of(i);
+       return v >= 0 ? SliceArg{SliceArg::kReal, 0, v, {}} : SliceArg{};
+     }},
+    {"bytes", ColType::kInt,
      [](const RankProfile& r, size_t i) { return IntArg(r.ops.bytes_of(i), r.ops.bytes_of(i) >= 0); }},
-    {"step", ArgType::kInt,
+    {"step", ColType::kInt,
      [](const RankProfile& r, size_t i) {
        const int32_t s = r.ops.step[i];
        return IntArg(s >= 0 ? r.steps[static_cast<size_t>(s)].number : 0, s >= 0);
      }},
-    {"hlo_op", ArgType::kText,
+    {"hlo_op", ColType::kText,
      [](const RankProfile& r, size_t i) {
        const XlaOp* x = XlaOf(r, i);
        return x ? TextArg(r, x->hlo_op) : SliceArg{};
      }},
-    {"hlo_module", ArgType::kText,
+    {"hlo_module", ColType::kText,
      [](const RankProfile& r, size_t i) {
        const XlaOp* x = XlaOf(r, i);
        return x ? TextArg(r, x->module) : SliceArg{};
      }},
-    {"hlo_category", ArgType::kText,
+    {"hlo_category", ColType::kText,
      [](const RankProfile& r, size_t i) {
        const XlaOp* x = XlaOf(r, i);
        return x ? TextArg(r, x->category) : SliceArg{};
      }},
-    {"long_name", ArgType::kText,
+    {"long_name", ColType::kText,
      [](const RankProfile& r, size_t i) {
        const XlaOp* x = XlaOf(r, i);
        return x ? TextArg(r, x->expression) : SliceArg{};
      }},
-    {"scope", ArgType::kText,
+    {"scope", ColType::kText,
      [](const RankProfile& r, size_t i) {
        const XlaOp* x = XlaOf(r, i);
        return x ? TextArg(r, x->tf_op) : SliceArg{};
      }},
-    {"source", ArgType::kText,
+    {"source", ColType::kText,
      [](const RankProfile& r, size_t i) {
        const XlaOp* x = XlaOf(r, i);
        return x ? TextArg(r, x->source) : SliceArg{};
      }},
-    {"flops", ArgType::kReal,
+    {"flops", ColType::kReal,
      [](const RankProfile& r, size_t i) {
        const XlaOp* x = XlaOf(r, i);
        return x && x->flops >= 0 ? SliceArg{SliceArg::kReal, 0, x->flops, {}} : SliceArg{};
      }},
-    {"bytes_accessed", ArgType::kReal,
+    {"bytes_accessed", ColType::kReal,
      [](const RankProfile& r, size_t i) {
        const XlaOp* x = XlaOf(r, i);
        return x && x->bytes_accessed >= 0 ? SliceArg{SliceArg::kReal, 0, x->bytes_accessed, {}} : SliceArg{};
@@ -110,14 +125,15 @@ std::string SliceColumns() {
       "parent_id INTEGER, arg_set_id INTEGER";
   for (const ArgColumn& a : kArgColumns)
     out += fmt::format(", {} {}", a.name,
-                       a.type == ArgType::kInt    ? "INTEGER"
-                       : a.type == ArgType::kReal ? "REAL"
+                       a.type == ColType::kInt    ? "INTEGER"
+                       : a.type == ColType::kReal ? "REAL"
                                                   : "TEXT");
   // A GPU op's launching host call (the `flow` view's slice_out).
   return out + ", launch_id INTEGER";
 }
 
-// `args`: Perfetto's columns, a row per (slice, arg present).
+// `args`: Perfetto's columns, a row per (slice, arg present): the slice's
+// arg columns, then the trace's other args (slice_arg, keys in arg_key).
 std::string ArgsView() {
   std::string out = "CREATE VIEW args AS\n";
   for (size_t k = 0; k < kArgCount; ++k) {
@@ -126,14 +142,18 @@ std::string ArgsView() {
     out += fmt::format(
         "{}SELECT id AS arg_set_id, 'debug.{}' AS flat_key, 'debug.{}' AS key, {} AS int_value, {} AS string_value, "
         "{} AS real_value, CAST({} AS TEXT) AS display_value, '{}' AS value_type FROM slice WHERE {} IS NOT NULL\n",
-        k ? "UNION ALL " : "", n, n, a.type == ArgType::kInt ? n : "NULL", a.type == ArgType::kText ? n : "NULL",
-        a.type == ArgType::kReal ? n : "NULL", n,
-        a.type == ArgType::kInt    ? "int"
-        : a.type == ArgType::kReal ? "real"
+        k ? "UNION ALL " : "", n, n, a.type == ColType::kInt ? n : "NULL", a.type == ColType::kText ? n : "NULL",
+        a.type == ColType::kReal ? n : "NULL", n,
+        a.type == ColType::kInt    ? "int"
+        : a.type == ColType::kReal ? "real"
                                    : "string",
         n);
   }
-  return out + ";";
+  return out +
+         "UNION ALL SELECT a.arg_set_id, 'debug.' || k.key, 'debug.' || k.key, a.int_value, a.string_value, "
+         "a.real_value, COALESCE(a.string_value, CAST(a.int_value AS TEXT), CAST(a.real_value AS TEXT)), "
+         "CASE WHEN a.int_value IS NOT NULL THEN 'int' WHEN a.real_value IS NOT NULL THEN 'real' ELSE 'string' END "
+         "FROM slice_arg a JOIN arg_key k ON k.id = a.key_id;";
 }
 
 constexpr const char* kSchema = R"(
@@ -145,6 +165,9 @@ CREATE VIEW thread_track AS SELECT id, name, type, parent_id, utid FROM track WH
 CREATE VIEW process_track AS SELECT id, name, type, parent_id, upid FROM track WHERE type IN ('gpu_stream', 'other');
 CREATE VIEW counter_track AS SELECT id, name, type, parent_id, upid FROM track WHERE type = 'counter';
 CREATE TABLE counter(id INTEGER PRIMARY KEY, ts INTEGER, track_id INTEGER, value REAL);
+CREATE TABLE arg_key(id INTEGER PRIMARY KEY, key TEXT);
+CREATE TABLE slice_arg(arg_set_id INTEGER, n INTEGER, key_id INTEGER, int_value INTEGER, string_value TEXT,
+                       real_value REAL, PRIMARY KEY(arg_set_id, n)) WITHOUT ROWID;
 CREATE VIEW flow AS SELECT id AS id, launch_id AS slice_out, id AS slice_in FROM slice WHERE launch_id IS NOT NULL;
 )";
 
@@ -184,7 +207,7 @@ class Stmt {
 bool HasArgs(const RankProfile& r, size_t i) {
   for (const ArgColumn& a : kArgColumns)
     if (a.get(r, i).kind != SliceArg::kNull) return true;
-  return false;
+  return !r.args.Of(ArgOwner::kOp, static_cast<uint32_t>(i)).empty();
 }
 
 // --- `slice` as a virtual table over the model ---------------------------------
@@ -376,6 +399,37 @@ sqlite3_module MakeSliceModule() {
 
 Status Exec(sqlite3* db, const char* sql);
 
+// An op's other args as slice_arg rows (keys interned in arg_key).
+bool WriteOtherArgs(const RankProfile& r, std::span<const Arg> args, int64_t set, Stmt& slice_arg, Stmt& arg_key,
+                    std::map<std::string, int64_t, std::less<>>& keys, SqliteStats& st) {
+  int64_t n = 0;
+  for (const Arg& a : args) {
+    const std::string_view key = r.str(a.value.key);
+    auto it = keys.find(key);
+    if (it == keys.end()) {
+      it = keys.emplace(std::string(key), static_cast<int64_t>(keys.size())).first;
+      arg_key.Int(1, it->second), arg_key.Text(2, it->first);
+      if (!arg_key.Step()) return false;
+    }
+    slice_arg.Int(1, set), slice_arg.Int(2, n++), slice_arg.Int(3, it->second);
+    slice_arg.Null(4), slice_arg.Null(5), slice_arg.Null(6);
+    switch (a.value.type) {
+      case ArgType::kInt:
+        slice_arg.Int(4, a.value.i);
+        break;
+      case ArgType::kReal:
+        slice_arg.Real(6, a.value.r);
+        break;
+      case ArgType::kString:
+        slice_arg.Text(5, r.str(a.value.s));
+        break;
+    }
+    if (!slice_arg.Step()) return false;
+    ++st.args;
+  }
+  return true;
+}
+
 // Registers the module (its model is freed with the database) and creates
 // `slice` over it.
 Status AddSliceTable(const Profile& p, sqlite3* db) {
@@ -460,9 +514,12 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
   insert_slice += ")";
   Stmt slice(db, which.slice_view ? "SELECT 1" : insert_slice.c_str());
   Stmt counter(db, "INSERT INTO counter VALUES(?,?,?,?)");
-  for (Stmt* s : {&process, &thread, &track, &slice, &counter})
+  Stmt slice_arg(db, "INSERT INTO slice_arg VALUES(?,?,?,?,?,?)");
+  Stmt arg_key(db, "INSERT INTO arg_key VALUES(?,?)");
+  for (Stmt* s : {&process, &thread, &track, &slice, &counter, &slice_arg, &arg_key})
     if (!s->ok()) return Internal(fmt::format("SQLite: {}", s->error()));
   SqliteStats st;
+  std::map<std::string, int64_t, std::less<>> arg_keys;  // the other args' keys -> arg_key.id
   auto fail = [&]() { return Internal(fmt::format("SQLite: {}", sqlite3_errmsg(db))); };
 
   // One clock for every rank, as the Perfetto export.
@@ -525,7 +582,7 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
     const int64_t slice_base = next_slice;
     // The args and flow views read slice's columns.
     const bool fill_slices = (which.slices || which.args || which.flows) && !which.slice_view;
-    for (size_t i = 0; i < o.size() && (fill_slices || which.flows); ++i) {
+    for (size_t i = 0; i < o.size() && (fill_slices || which.flows || which.args); ++i) {
       const int64_t id = slice_base + static_cast<int64_t>(i);
       if (fill_slices) {
         slice.Int(1, id), slice.Int(2, ns(o.ts[i])), slice.Int(3, o.dur[i] / 1000);
@@ -560,6 +617,10 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
           any = true;
           ++st.args;
         }
+        // The trace's other args (ReadOptions::all_args), in the reader's order.
+        const std::span<const Arg> other = r.args.Of(ArgOwner::kOp, static_cast<uint32_t>(i));
+        if (!other.empty() && !WriteOtherArgs(r, other, id, slice_arg, arg_key, arg_keys, st)) return fail();
+        any = any || !other.empty();
         if (any)
           slice.Int(9, id);
         else
@@ -573,8 +634,12 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
         }
         if (!slice.Step()) return fail();
         ++st.slices;
-      } else if (which.flows && LaunchOf(o, i, slice_base) >= 0) {
-        ++st.flows;
+      } else {
+        if (which.flows && LaunchOf(o, i, slice_base) >= 0) ++st.flows;
+        if (which.args) {
+          const std::span<const Arg> other = r.args.Of(ArgOwner::kOp, static_cast<uint32_t>(i));
+          if (!other.empty() && !WriteOtherArgs(r, other, id, slice_arg, arg_key, arg_keys, st)) return fail();
+        }
       }
     }
     next_slice += static_cast<int64_t>(o.size());

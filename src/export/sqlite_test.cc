@@ -39,7 +39,9 @@ std::vector<std::vector<std::string>> QueryRows(sqlite3* db, const std::string& 
 class SqlExample : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto p = LoadProfile({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"}, {});
+    LoadOptions lo;
+    lo.all_args = true;  // as `mlprof sql` and the exports read
+    auto p = LoadProfile({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"}, lo);
     ASSERT_TRUE(p.ok()) << p.status().message();
     profile_ = std::move(p).value();
     ASSERT_EQ(sqlite3_open(":memory:", &db_), SQLITE_OK);
@@ -138,10 +140,26 @@ TEST_F(SqlExample, SliceViewAnswersAsTheTable) {
         "select s.id, a.key, a.display_value from slice s join args a on s.arg_set_id = a.arg_set_id where s.id < 50 "
         "order by 1, 2",
         "select name from slice where id = 7", "select count(*) from slice where id = 999999999",
-        "select name from slice where id = 7.0", "select count(*) from slice where id = 7.5"}) {
+        "select name from slice where id = 7.0", "select count(*) from slice where id = 7.5",
+        "select key, value_type, count(*), sum(int_value), sum(real_value) from args group by 1, 2 order by 1, 2",
+        "select * from args where arg_set_id between 100 and 140 order by arg_set_id, key"}) {
     EXPECT_EQ(QueryRows(view, q), QueryRows(db_, q)) << q;
   }
   sqlite3_close(view);
+}
+
+// Every arg of the trace is in `args`, with the type it was written with:
+// the example's runtime calls carry "cbid" (one per launch: 972 over the two
+// ranks, the flows' count) and its copies "memory bandwidth (GB/s)" (24, as
+// many as there are `bytes` args).
+TEST_F(SqlExample, OtherArgsWithTheirTypes) {
+  EXPECT_EQ(One("select count(*) from args where key = 'debug.cbid' and value_type = 'int'"),
+            One("select count(*) from flow"));
+  EXPECT_EQ(One("select count(*) from args where key = 'debug.memory bandwidth (GB/s)' and value_type = 'real'"),
+            One("select count(*) from args where key = 'debug.bytes'"));
+  EXPECT_EQ(One("select count(*) from args where key = 'debug.memory bandwidth (GB/s)'"), 24);
+  // Every arg row belongs to a slice that names its set.
+  EXPECT_EQ(One("select count(*) from args a left join slice s on s.arg_set_id = a.arg_set_id where s.id is null"), 0);
 }
 
 // A query names the tables it needs; counter tracks are rows of `track`.

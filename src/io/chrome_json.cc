@@ -482,6 +482,41 @@ bool ReadXlaArg(ReaderState& st, const char* k, od::raw_json_string key, od::val
 // strings, booleans as 0/1); arrays, objects and null are left out. Apart
 // from ReadArgs, which stays as small as the hot path needs (inlined into
 // it, this cost every event 4% more instructions).
+// With ReadOptions::all_args: an arg that no rule above took, kept in the
+// args table (integers exact, other numbers as doubles, strings, booleans as
+// 0/1, arrays as compact JSON text; objects and null left out). Reads the
+// value's raw token, so a number a counter series already read is fine.
+__attribute__((noinline)) error_code KeepOtherArg(ReaderState& st, od::field& field, od::value& val) {
+  std::string_view ks;
+  if (field.unescaped_key().get(ks) != simdjson::SUCCESS) return simdjson::SUCCESS;
+  const StringId key = st.b->strings().Intern(ks);
+  const std::string_view tok = TrimRight(val.raw_json_token());
+  if (tok.empty()) return simdjson::SUCCESS;
+  std::string_view s;
+  if (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9')) {
+    // As written: an integer when the token is one (5), else a real (5.0,
+    // 1e3), so a value keeps the type its writer gave it.
+    int64_t n;
+    double d;
+    const auto [iend, iec] = std::from_chars(tok.data(), tok.data() + tok.size(), n);
+    if (iec == std::errc() && iend == tok.data() + tok.size()) {
+      st.kept_args.push_back(ArgValue::Int(key, n));
+    } else {
+      const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+      if (ec == std::errc() && end == tok.data() + tok.size()) st.kept_args.push_back(ArgValue::Real(key, d));
+    }
+  } else if (tok[0] == '"') {
+    if (ReadString(val, &s) == simdjson::SUCCESS || val.get_string().get(s) == simdjson::SUCCESS)
+      st.kept_args.push_back(ArgValue::String(key, st.Intern(s)));
+  } else if (tok == "true" || tok == "false") {
+    st.kept_args.push_back(ArgValue::Int(key, tok == "true"));
+  } else if (tok[0] == '[') {
+    if (auto err = ReadArrayText(val, &st.scratch)) return err;
+    st.kept_args.push_back(ArgValue::String(key, st.Intern(st.scratch)));
+  }
+  return simdjson::SUCCESS;
+}
+
 __attribute__((noinline)) error_code ReadKeptArgs(ReaderState& st, od::value& v, uint64_t offset) {
   od::object args;
   if (auto err = v.get_object().get(args)) {
@@ -597,6 +632,9 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
           }
         }
       }
+    }
+    if (!kept && st.opts->all_args) {
+      if (auto err = KeepOtherArg(st, field, val)) return err;
     }
   }
   if (!comm.name.empty()) {

@@ -182,6 +182,7 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
         continue;
       }
       ReadOptions ro;
+      ro.all_args = options.all_args;
       if (options.progress) {
         uint64_t file_bytes = loaded->file_size;
         ro.progress = [&, i, file_bytes](uint64_t at, uint64_t size) {

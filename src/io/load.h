@@ -19,6 +19,7 @@ struct LoadOptions {
   // (bytes done, bytes total) over all files; called from reader threads
   // under a lock.
   std::function<void(uint64_t, uint64_t)> progress;
+  bool all_args = false;  // ReadOptions::all_args
 };
 
 // Expands directories into their trace files (*.json, *.json.gz, *.gz, *.zst,

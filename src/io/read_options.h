@@ -20,6 +20,10 @@ struct ReadOptions {
   // 5 M in newer XLA): an XSpace JSON with exactly this many complete events
   // was probably cut there, and is reported as such.
   std::vector<uint64_t> trace_viewer_caps = {1'000'000, 5'000'000};
+  // Chrome JSON: keep every arg of every op in the args table (scalars typed,
+  // arrays as compact JSON text), not only the fields mlprof analyses: for
+  // SQL and the exports. Off by default: it costs memory per arg.
+  bool all_args = false;
 };
 
 }  // namespace mlprof
