@@ -75,6 +75,13 @@ elif [ "${CI:-}" = "true" ]; then
 else
   echo "SKIPPED: report.xlsx check: no python3 with openpyxl (apt-get install python3-openpyxl)"
 fi
+# trace.sqlite holds every table too (mlprof_<id>), as the JSON output has it.
+"$BIN" summary "$EX" --format json --top 0 >"$TMP/xl_summary.json"
+if command -v python3 >/dev/null; then
+  check "trace.sqlite's mlprof_* tables match the JSON tables" python3 "$SRC/tests/check_sql_tables.py" "$TMP/rep/trace.sqlite" "$TMP"/xl_*.json
+  check "mlprof sql answers from mlprof_kernels as the table" run 0 "$BIN" sql "select * from mlprof_kernels" "$EX" --format csv
+  check "mlprof sql: mlprof_kernels is kernels --format csv" test "$(cat "$TMP/out")" = "$("$BIN" kernels "$EX" --format csv --top 0 | sed -n '/^# kernels$/,$p' | tail -n +2)"
+fi
 check "report: no temporary files left" test -z "$(ls "$TMP/rep" | grep tmp)"
 check "summary.txt fits 100 columns" test "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$TMP/rep/summary.txt")" -le 100
 check "summary.txt: engines" grep -q "all devices" "$TMP/rep/summary.txt"

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <future>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -58,7 +60,21 @@ Status WriteAtomically(const std::string& path, bool force, Fn&& write) {
 
 // Builds the SQLite file under a temporary name (SQLite writes the file
 // itself) and renames it into place when complete.
-Status WriteSqliteFile(const Profile& p, const std::string& path, bool force, SqliteStats* stats) {
+Status ExecSql(sqlite3* db, const char* sql) {
+  if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK)
+    return Internal(fmt::format("SQLite: {}", sqlite3_errmsg(db)));
+  return OkStatus();
+}
+
+// The reports whose tables go into the file as mlprof_* tables.
+std::vector<const Report*> TypedReports(const ReportTables& t) {
+  return {&t.summary, &t.engines, &t.kernels, &t.ops, &t.steps, &t.overview, &t.idle, &t.overlap};
+}
+
+// `typed` gives mlprof's own tables once they are computed (it may wait for
+// another thread); null: none.
+Status WriteSqliteFile(const Profile& p, const std::string& path, bool force, SqliteStats* stats,
+                       const std::function<const ReportTables*()>& typed) {
   RETURN_IF_ERROR(CheckOutputPath(path, force));
   const std::string tmp = TempName(path);
   std::remove(tmp.c_str());
@@ -72,6 +88,14 @@ Status WriteSqliteFile(const Profile& p, const std::string& path, bool force, Sq
     return DataLoss(fmt::format("{}: cannot write: {}", path, m));
   }
   auto loaded = LoadIntoSqlite(p, db);
+  if (loaded.ok() && typed) {
+    // After the trace tables (LoadIntoSqlite committed them), one more
+    // transaction for mlprof's own.
+    Status st = ExecSql(db, "BEGIN;");
+    if (st.ok()) st = AddTypedTables(db, TypedReports(*typed()));
+    if (st.ok()) st = ExecSql(db, "COMMIT;");
+    if (!st.ok()) loaded = st;
+  }
   sqlite3_close(db);
   if (!loaded.ok() || std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
@@ -114,7 +138,8 @@ StatusOr<Report> Export(const Session& s, const ExportOptions& o) {
   }
   if (!o.sqlite.empty()) {
     SqliteStats stats;
-    RETURN_IF_ERROR(WriteSqliteFile(s.profile, o.sqlite, o.force, &stats));
+    const ReportTables tables = ComputeReportTables(s);
+    RETURN_IF_ERROR(WriteSqliteFile(s.profile, o.sqlite, o.force, &stats, [&] { return &tables; }));
     std::error_code ec;
     const auto size = std::filesystem::file_size(o.sqlite, ec);
     t.rows.push_back({Cell::Text(o.sqlite), Cell::Text("sqlite"), ec ? Cell::Null() : i64(size), i64(stats.tracks),
@@ -137,6 +162,12 @@ StatusOr<Report> Sql(const Session& s, const std::string& query) {
   SqliteTables which = SqliteTables::For(query);
   which.slice_view = true;  // no copy of the slices for one query
   auto loaded = LoadIntoSqlite(s.profile, db, which);
+  if (loaded.ok() && which.typed) {
+    // mlprof's own tables only when the query names one (they cost analyses).
+    const ReportTables tables = ComputeReportTables(s);
+    Status st = AddTypedTables(db, TypedReports(tables));
+    if (!st.ok()) loaded = st;
+  }
   if (!loaded.ok()) {
     sqlite3_close(db);
     return loaded.status();
@@ -291,6 +322,18 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
   // their own while this one computes the tables (each writer renames its
   // file into place when complete; the threads are joined on every path).
   Status perfetto_st = OkStatus(), sqlite_st = OkStatus();
+  // mlprof's own tables, computed on this thread below; trace.sqlite's
+  // writer waits for them after the trace tables.
+  std::promise<ReportTables> tables_promise;
+  std::shared_future<ReportTables> tables_ready = tables_promise.get_future().share();
+  bool tables_set = false;
+  struct SetTables {  // on every path, so the writer never waits forever
+    std::promise<ReportTables>& p;
+    bool& set;
+    ~SetTables() {
+      if (!set) p.set_value({});
+    }
+  };
   std::vector<std::thread> writers;
   struct Join {
     std::vector<std::thread>& t;
@@ -299,10 +342,13 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
         if (x.joinable()) x.join();
     }
   } join{writers};
+  // Declared after `join`, so destroyed before it: a writer waiting for the
+  // tables is released before it is joined.
+  SetTables set_tables{tables_promise, tables_set};
   if (o.sqlite) {
     writers.emplace_back([&] {
       SqliteStats stats;
-      sqlite_st = WriteSqliteFile(s.profile, sqlite_path, true, &stats);
+      sqlite_st = WriteSqliteFile(s.profile, sqlite_path, true, &stats, [&] { return &tables_ready.get(); });
       finished("trace.sqlite");
     });
   }
@@ -364,7 +410,9 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
                     Cell::Text("engines (busy, idle, utilisation, bytes), steps, time by kernel type")});
 
   // The tables report.html and report.xlsx share, computed once.
-  const ReportTables tables = o.html || o.xlsx ? ComputeReportTables(s) : ReportTables{};
+  tables_promise.set_value(o.html || o.xlsx || o.sqlite ? ComputeReportTables(s) : ReportTables{});
+  tables_set = true;
+  const ReportTables& tables = tables_ready.get();
   std::string html_path, xlsx_path;
   size_t xlsx_sheets = 0;
   if (o.html) {

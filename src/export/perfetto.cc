@@ -27,7 +27,7 @@ constexpr uint32_t kPid = 1, kProcessName = 6, kTid = 2, kThreadName = 5;
 constexpr uint32_t kCategoryIids = 3, kDebugAnnotations = 4, kType = 9, kNameIid = 10, kTrackUuid = 11,
                    kDoubleCounterValue = 44, kFlowIds = 47, kTerminatingFlowIds = 48;
 // DebugAnnotation
-constexpr uint32_t kAnnNameIid = 1, kAnnUint = 3, kAnnInt = 4, kAnnDouble = 5, kAnnString = 6, kAnnName = 10;
+constexpr uint32_t kAnnNameIid = 1, kAnnInt = 4, kAnnDouble = 5, kAnnString = 6, kAnnName = 10;
 // InternedData and its entries (iid = 1, name = 2)
 constexpr uint32_t kEventCategories = 1, kEventNames = 2, kDebugAnnotationNames = 3, kIid = 1, kIidName = 2;
 }  // namespace f

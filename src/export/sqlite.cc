@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <tuple>
@@ -463,6 +465,65 @@ Status Exec(sqlite3* db, const char* sql) {
 
 }  // namespace
 
+Status AddTypedTables(sqlite3* db, const std::vector<const Report*>& reports) {
+  RETURN_IF_ERROR(
+      Exec(db,
+           "CREATE TABLE mlprof_tables(table_name TEXT, title TEXT, column_name TEXT, unit TEXT, role TEXT, "
+           "description TEXT);"));
+  Stmt catalog(db, "INSERT INTO mlprof_tables VALUES(?,?,?,?,?,?)");
+  if (!catalog.ok()) return Internal(fmt::format("SQLite: {}", catalog.error()));
+  auto quote = [](std::string_view name) {  // an SQL identifier
+    std::string q = "\"";
+    for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::set<std::string> done;
+  for (const Report* r : reports) {
+    for (const Table& t : r->tables) {
+      if (!done.insert(t.id).second) continue;
+      const std::string name = "mlprof_" + t.id;
+      std::string create = "CREATE TABLE " + quote(name) + "(";
+      for (size_t c = 0; c < t.columns.size(); ++c) {
+        const Column& col = t.columns[c];
+        create += (c ? ", " : "") + quote(HeaderWithUnit(col)) + " " +
+                  (col.unit == Unit::kText ? "TEXT"
+                   : col.numeric()         ? "NUMERIC"
+                                           : "");
+        catalog.Text(1, name), catalog.Text(2, t.title), catalog.TextCopy(3, HeaderWithUnit(col));
+        catalog.Text(4, UnitName(col.unit)), catalog.Text(5, col.role == Role::kKey ? "key" : "measure");
+        catalog.Text(6, col.description);
+        if (!catalog.Step()) return Internal(fmt::format("SQLite: {}", sqlite3_errmsg(db)));
+      }
+      RETURN_IF_ERROR(Exec(db, (create + ");").c_str()));
+      std::string insert = "INSERT INTO " + quote(name) + " VALUES(";
+      for (size_t c = 0; c < t.columns.size(); ++c) insert += c ? ",?" : "?";
+      Stmt ins(db, (insert + ")").c_str());
+      if (!ins.ok()) return Internal(fmt::format("SQLite: {}", ins.error()));
+      for (const auto& row : t.rows) {
+        for (size_t c = 0; c < t.columns.size(); ++c) {
+          const int k = static_cast<int>(c) + 1;
+          if (c >= row.size()) {
+            ins.Null(k);
+          } else if (const auto* i = std::get_if<int64_t>(&row[c].value)) {
+            ins.Int(k, *i);
+          } else if (const auto* d = std::get_if<double>(&row[c].value)) {
+            if (std::isfinite(*d))
+              ins.Real(k, *d);
+            else
+              ins.Null(k);
+          } else if (const auto* s = std::get_if<std::string>(&row[c].value)) {
+            ins.Text(k, *s);
+          } else {
+            ins.Null(k);
+          }
+        }
+        if (!ins.Step()) return Internal(fmt::format("SQLite: {}", sqlite3_errmsg(db)));
+      }
+    }
+  }
+  return OkStatus();
+}
+
 const char* SqliteSchemaText() {
   static const std::string text = fmt::format("CREATE TABLE slice({});\n{}{}\n", SliceColumns(), kSchema, ArgsView());
   return text.c_str();
@@ -488,8 +549,12 @@ SqliteTables SqliteTables::For(std::string_view query) {
   // Counter tracks are rows of `track`: a query over tracks needs them too.
   t.counters = names("counter") || names("counter_track") || names("track");
   t.track_index = names("track") || names("thread_track") || names("process_track") || names("track_id");
+  // mlprof's own tables: any word starting mlprof_ (mlprof_kernels, mlprof_tables).
+  std::string lower(query);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  t.typed = lower.find("mlprof_") != std::string::npos;
   if (!t.slices && !t.args && !t.flows && !t.counters && !names("track") && !names("thread") && !names("process") &&
-      !names("thread_track") && !names("process_track"))
+      !names("thread_track") && !names("process_track") && !t.typed)
     t = SqliteTables{};  // names none of them (sqlite_master, ...): fill everything
   return t;
 }

@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "model/profile.h"
+#include "report/table.h"
 
 struct sqlite3;
 
@@ -26,6 +27,7 @@ struct SqliteStats {
 struct SqliteTables {
   bool slices = true, args = true, flows = true, counters = true;
   bool track_index = true;  // index slice(track_id): the query joins tracks
+  bool typed = true;        // mlprof's own tables (mlprof_*; the app layer adds them: AddTypedTables)
   // `slice` as a virtual table over the model (no copy): for one query
   // (`mlprof sql`); a file written with it would hold no slices.
   bool slice_view = false;
@@ -35,6 +37,13 @@ struct SqliteTables {
 
 // Creates the tables in `db` and fills them (one transaction).
 StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const SqliteTables& which = {});
+
+// mlprof's own tables (the typed tables of its commands) as SQLite tables
+// named mlprof_<table id>, columns named as CSV names them (with the unit:
+// sum_ps, bytes_per_s), cells the raw values; and mlprof_tables, the
+// catalog: one row per column (table, title, column, unit, role,
+// description). Each table once (the first Report that has it).
+Status AddTypedTables(sqlite3* db, const std::vector<const Report*>& reports);
 
 // The schema, for --help and the docs: one line per table.
 const char* SqliteSchemaText();
