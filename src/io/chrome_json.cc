@@ -486,10 +486,16 @@ bool ReadXlaArg(ReaderState& st, const char* k, od::raw_json_string key, od::val
 // args table (integers exact, other numbers as doubles, strings, booleans as
 // 0/1, arrays as compact JSON text; objects and null left out). Reads the
 // value's raw token, so a number a counter series already read is fine.
-__attribute__((noinline)) error_code KeepOtherArg(ReaderState& st, od::field& field, od::value& val) {
-  std::string_view ks;
-  if (field.unescaped_key().get(ks) != simdjson::SUCCESS) return simdjson::SUCCESS;
-  const StringId key = st.b->strings().Intern(ks);
+// `key_read`: the key when ReadArgs has already unescaped it (simdjson
+// unescapes a key once: a second read is undefined).
+__attribute__((noinline)) error_code KeepOtherArg(ReaderState& st, od::field& field, od::value& val,
+                                                  StringId key_read) {
+  StringId key = key_read;
+  if (!key) {
+    std::string_view ks;
+    if (field.unescaped_key().get(ks) != simdjson::SUCCESS) return simdjson::SUCCESS;
+    key = st.b->strings().Intern(ks);
+  }
   const std::string_view tok = TrimRight(val.raw_json_token());
   if (tok.empty()) return simdjson::SUCCESS;
   std::string_view s;
@@ -619,6 +625,7 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
       if (ReadString(val, &s) == simdjson::SUCCESS) *meta_name = st.b->strings().Intern(s);
       continue;
     }
+    StringId key_read = 0;  // the unescaped key, once read (it can be read once)
     if (collect_numbers) {
       std::string_view tok = TrimRight(val.raw_json_token());
       if (!tok.empty() && (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9'))) {
@@ -628,13 +635,14 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
           if (field.unescaped_key().get(ks) == simdjson::SUCCESS) {
             // Keys live in the parser's string buffer only until the next
             // string read: intern at once.
-            st.num_args.push_back({st.b->strings().Get(st.b->strings().Intern(ks)), d});
+            key_read = st.b->strings().Intern(ks);
+            st.num_args.push_back({st.b->strings().Get(key_read), d});
           }
         }
       }
     }
     if (!kept && st.opts->all_args) {
-      if (auto err = KeepOtherArg(st, field, val)) return err;
+      if (auto err = KeepOtherArg(st, field, val, key_read)) return err;
     }
   }
   if (!comm.name.empty()) {

@@ -1,5 +1,6 @@
 #include "io/chrome_json.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -453,6 +454,47 @@ TEST(ChromeJson, BeginEventArgsFollowTheOp) {
   ASSERT_EQ(r.args.Of(ArgOwner::kOp, 0).size(), 1u);
   EXPECT_EQ(r.args.Of(ArgOwner::kOp, 0)[0].value.i, 8);
   EXPECT_EQ(r.args.Of(ArgOwner::kOp, 1)[0].value.i, 9);
+}
+
+// ReadOptions::all_args: every arg no rule takes, typed as written, in the
+// reader's order; args read before "ph" (a number then read as a possible
+// counter series too) are kept once (a fuzz find: simdjson's key was read
+// twice); known fields stay columns only.
+TEST(ChromeJson, AllArgsKeepsEveryOtherArgTyped) {
+  ReadOptions o;
+  o.all_args = true;
+  auto r = LoadTraceBytes(R"J({"traceEvents":[
+    {"args":{"n":5,"r":5.0,"s":"55.0","b":true,"a":[1,[2]],"o":{"x":1},"z":null,"correlation":7},
+     "ph":"X","cat":"cuda_runtime","name":"k","pid":1,"tid":1,"ts":0,"dur":1},
+    {"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":2,"dur":1,"args":{"Input Dims":[[2]],"e":-1e3}}
+  ]})J",
+                          "t.json", o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->ops.size(), 2u);
+  std::vector<std::string> got;
+  for (uint32_t op = 0; op < 2; ++op) {
+    for (const Arg& a : r->args.Of(ArgOwner::kOp, op)) {
+      const std::string k(r->str(a.value.key));
+      switch (a.value.type) {
+        case ArgType::kInt:
+          got.push_back(fmt::format("{}:{}=i{}", op, k, a.value.i));
+          break;
+        case ArgType::kReal:
+          got.push_back(fmt::format("{}:{}=r{}", op, k, a.value.r));
+          break;
+        case ArgType::kString:
+          got.push_back(fmt::format("{}:{}=s{}", op, k, r->str(a.value.s)));
+          break;
+      }
+    }
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"0:n=i5", "0:r=r5", "0:s=s55.0", "0:b=i1", "0:a=s[1,[2]]", "1:e=r-1000"}));
+  EXPECT_EQ(r->ops.correlation[0], 7);  // a column, not an arg
+  // Without all_args none are kept.
+  auto lean = LoadTraceBytes(
+      R"J({"traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":0,"dur":1,"args":{"n":5}}]})J", "t.json");
+  ASSERT_TRUE(lean.ok());
+  EXPECT_TRUE(lean->args.rows.empty());
 }
 
 }  // namespace
