@@ -12,7 +12,8 @@ class SqlCommand : public ProfileCommand {
     in_.all_args = true;  // every arg of every event, for `args`
     app->add_option("query", query_,
                     "one SQL query over the tables slice, track, thread_track, process_track, counter_track, "
-                    "thread, process, args, counter, flow (Perfetto's names; ts and dur in ns)")
+                    "thread, process, args, counter, flow (Perfetto's names; ts and dur in ns) and mlprof's own "
+                    "mlprof_<table> (mlprof_kernels, mlprof_steps, ...; listed in mlprof_tables)")
         ->required();
   }
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Sql(s, query_); }
