@@ -48,6 +48,15 @@ struct StepsOptions {
 };
 Report Steps(const Session& s, const StepsOptions& o);
 Report Launches(const Session& s);
+// What to fix first: the rules' findings with their savings (analysis/diagnose.h).
+struct DiagnoseOptions {
+  double min_share_pct = 5;  // a finding must save at least this % of the step
+  double min_saving_us = 10;
+  int kernel_wait_us = 30;
+  int warmup = -1;
+  bool rules = false;  // also the rules table
+};
+Report Diagnose(const Session& s, const DiagnoseOptions& o);
 // How busy each engine was: GPU streams, device lines, launching threads.
 Report Engines(const Session& s);
 // The TensorBoard PyTorch profiler plugin's Overview: step time by role and
@@ -104,7 +113,7 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o);
 // The tables report.html and report.xlsx share, every row (--top 0):
 // computed once.
 struct ReportTables {
-  Report summary, engines, kernels, ops, steps, overview, idle, overlap;
+  Report summary, engines, kernels, ops, steps, overview, idle, overlap, diagnose;
 };
 ReportTables ComputeReportTables(const Session& s);
 HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const std::vector<std::string>& warnings);

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -11,7 +12,6 @@
 #include <functional>
 #include <future>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <thread>
 
@@ -68,7 +68,7 @@ Status ExecSql(sqlite3* db, const char* sql) {
 
 // The reports whose tables go into the file as mlprof_* tables.
 std::vector<const Report*> TypedReports(const ReportTables& t) {
-  return {&t.summary, &t.engines, &t.kernels, &t.ops, &t.steps, &t.overview, &t.idle, &t.overlap};
+  return {&t.diagnose, &t.summary, &t.engines, &t.kernels, &t.ops, &t.steps, &t.overview, &t.idle, &t.overlap};
 }
 
 // `typed` gives mlprof's own tables once they are computed (it may wait for
@@ -152,6 +152,26 @@ StatusOr<Report> Export(const Session& s, const ExportOptions& o) {
   return r;
 }
 
+// Whether the query gives a `t.*` an alias (`s.* AS x`): a '.', blanks, '*',
+// blanks, then the word AS.
+static bool HasStarAlias(std::string_view q) {
+  auto blank = [&](size_t i) { return i < q.size() && std::isspace(static_cast<unsigned char>(q[i])); };
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (q[i] != '.') continue;
+    size_t j = i + 1;
+    while (blank(j)) ++j;
+    if (j >= q.size() || q[j] != '*') continue;
+    size_t k = ++j;
+    while (blank(k)) ++k;
+    if (k == j || k + 2 > q.size()) continue;  // AS needs a blank before it
+    const bool as = std::tolower(static_cast<unsigned char>(q[k])) == 'a' &&
+                    std::tolower(static_cast<unsigned char>(q[k + 1])) == 's';
+    const bool word_end = k + 2 == q.size() || !(std::isalnum(static_cast<unsigned char>(q[k + 2])) || q[k + 2] == '_');
+    if (as && word_end) return true;
+  }
+  return false;
+}
+
 StatusOr<Report> Sql(const Session& s, const std::string& query) {
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
@@ -189,8 +209,7 @@ StatusOr<Report> Sql(const Session& s, const std::string& query) {
     // `s.* AS x` (as one vendor tool documents a query) is not SQL: say how
     // to write it.
     std::string hint;
-    static const std::regex kStarAlias(R"(\b\w+\s*\.\s*\*\s+AS\b)", std::regex::icase);
-    if (std::regex_search(query, kStarAlias))
+    if (HasStarAlias(query))
       hint =
           "; `t.* AS name` gives a name to all of a table's columns, which SQL does not allow: name the one "
           "column instead, e.g. SELECT a.real_value AS name, s.* FROM ...";
@@ -292,6 +311,7 @@ ReportTables ComputeReportTables(const Session& s) {
   t.overview = Overview(s);
   t.idle = Idle(s, {});
   t.overlap = Overlap(s);
+  t.diagnose = Diagnose(s, {});
   return t;
 }
 
@@ -434,8 +454,8 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
       for (const Table& tb : x.tables)
         if (ids.insert(tb.id).second) book.tables.push_back(tb);
     };
-    for (const Report* x : {&tables.summary, &tables.engines, &tables.kernels, &tables.ops, &tables.steps,
-                            &tables.overview, &tables.idle, &tables.overlap})
+    for (const Report* x : {&tables.diagnose, &tables.summary, &tables.engines, &tables.kernels, &tables.ops,
+                            &tables.steps, &tables.overview, &tables.idle, &tables.overlap})
       add(*x);
     std::vector<std::string> cover = {"mlprof report"};
     for (const RankProfile& rp : s.profile.ranks)

@@ -150,6 +150,7 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
   overview.text.push_back(
       "MFU needs the model's throughput, which a profile does not hold: mlprof mfu PATH --tokens-per-step N "
       "--model NAME prints it. The roofline below gives each op's efficiency against the chip.");
+  AddTables(overview, tables.diagnose, shown, {"findings"});
   AddTables(overview, summary, shown, {"ranks"});
   AddTables(overview, steps, shown, {"steady_state"});
   h.sections.push_back(std::move(overview));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "analysis/engines.h"
 #include "analysis/gpu_time.h"
@@ -129,6 +130,18 @@ Report Idle(const Session& s, const IdleOptions& o) {
   auto idle = ComputeIdleBreakdown(s.view, io);
   r.tables.push_back(IdleTable(idle));
   if (o.intervals) r.tables.push_back(IdleStatsTable(idle));
+  return r;
+}
+
+Report Diagnose(const Session& s, const DiagnoseOptions& o) {
+  Report r = WithImportWarnings(s);
+  mlprof::DiagnoseOptions d;
+  d.min_share = o.min_share_pct / 100;
+  d.min_saving = static_cast<Ps>(std::llround(o.min_saving_us * static_cast<double>(kPsPerUs)));
+  d.kernel_wait_threshold = static_cast<Ps>(o.kernel_wait_us) * kPsPerUs;
+  d.warmup = o.warmup;
+  r.tables.push_back(FindingsTable(mlprof::Diagnose(s.view, d)));
+  if (o.rules) r.tables.push_back(RulesTable());
   return r;
 }
 

@@ -96,6 +96,7 @@ std::unique_ptr<Command> MakeInfoCommand();
 std::unique_ptr<Command> MakeKernelsCommand();
 std::unique_ptr<Command> MakeOpsCommand();
 std::unique_ptr<Command> MakeIdleCommand();
+std::unique_ptr<Command> MakeDiagnoseCommand();
 std::unique_ptr<Command> MakeOverlapCommand();
 std::unique_ptr<Command> MakeOverviewCommand();
 std::unique_ptr<Command> MakeExportCommand();

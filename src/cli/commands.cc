@@ -19,6 +19,8 @@ const std::vector<cli::CommandInfo> kCommands = {
     {"kernels", "GPU time by kernel class (HTA) and by kernel name", cli::MakeKernelsCommand},
     {"ops", "GPU time per framework op (cpu_op) with input shapes", cli::MakeOpsCommand},
     {"idle", "idle time per GPU stream: host wait, kernel wait, other", cli::MakeIdleCommand},
+    {"diagnose", "what to fix first: findings with their evidence and estimated saving per step",
+     cli::MakeDiagnoseCommand},
     {"overlap", "communication/computation overlap per rank", cli::MakeOverlapCommand},
     {"steps", "per-step breakdown and steady-state medians", cli::MakeStepsCommand},
     {"overview", "step time by kernel/memcpy/runtime/dataloader/CPU and the GPU summary (TensorBoard plugin)",

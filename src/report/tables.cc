@@ -107,6 +107,44 @@ Table KernelStatTable(const KernelBreakdown& k) {
   return t;
 }
 
+Table FindingsTable(const std::vector<Finding>& v) {
+  Table t("findings", "What to fix first (largest estimated saving per step first)");
+  t.Add(Key("rule", Unit::kText, "the rule that found it (mlprof diagnose --rules lists them)"))
+      .Add(Key("rank", Unit::kId, "the rank it is about (null: the job)"))
+      .Add(Key("subject", Unit::kText, "what it is about: a rank, a stream"))
+      .Add(Text("severity", "info, warning or error"))
+      .Add(TimeMs("saving", "estimated saving per step"))
+      .Add(Measure("saving_pct", Unit::kPercent, "the saving as a share of the step").Decimals(1))
+      .Add(TimeMs("step", "the step it is measured against: steady-state median, or the trace window"))
+      .Add(Text("confidence", "low, medium or high: how close the saving is likely to come"))
+      .Add(Text("evidence", "the figures behind the finding"))
+      .Add(Text("formula", "how the saving was computed, with its numbers").Whole());
+  for (const Finding& f : v) {
+    const RuleInfo& info = InfoOf(f.rule);
+    t.rows.push_back({Cell::Text(info.id), f.rank >= 0 ? Cell::Int(f.rank) : Cell::Null(), Cell::Text(f.subject),
+                      Cell::Text(SeverityName(info.severity)), Time(f.saving), Cell::Real(f.saving_pct()), Time(f.step),
+                      Cell::Text(ConfidenceName(f.confidence)), Cell::Text(f.evidence), Cell::Text(f.formula)});
+  }
+  if (v.empty()) t.notes.push_back("No rule found anything worth at least its threshold (--rules lists them).");
+  t.notes.push_back("Savings are estimates per step, each on its own: fixing one changes the others.");
+  return t;
+}
+
+Table RulesTable() {
+  Table t("rules", "The rules of mlprof diagnose");
+  t.Add(Key("rule", Unit::kText, "the rule's id"))
+      .Add(Text("severity", "info, warning or error"))
+      .Add(Text("title", "what it finds"))
+      .Add(Text("meaning", "what a finding means").Whole())
+      .Add(Text("fix", "how to fix it").Whole());
+  for (size_t i = 0; i < kRuleCount; ++i) {
+    const RuleInfo& r = InfoOf(static_cast<Rule>(i));
+    t.rows.push_back({Cell::Text(r.id), Cell::Text(SeverityName(r.severity)), Cell::Text(r.title),
+                      Cell::Text(r.meaning), Cell::Text(r.fix)});
+  }
+  return t;
+}
+
 Table IdleTable(const std::vector<StreamIdle>& v) {
   Table t("idle", "Idle time per GPU stream (HTA idle time breakdown; us)");
   t.Add(RankKey())

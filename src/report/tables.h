@@ -3,6 +3,7 @@
 // decimals, as HTA prints them.
 #pragma once
 
+#include "analysis/diagnose.h"
 #include "analysis/engines.h"
 #include "analysis/gpu_time.h"
 #include "analysis/hlo_summary.h"
@@ -23,6 +24,9 @@ Table TemporalTable(const std::vector<TemporalBreakdown>& t);
 Table OverlapTable(const std::vector<Overlap>& o);
 Table KernelTypeTable(const KernelBreakdown& k);
 Table KernelStatTable(const KernelBreakdown& k);
+// mlprof diagnose: the findings, largest saving first; the rules.
+Table FindingsTable(const std::vector<Finding>& v);
+Table RulesTable();
 Table IdleTable(const std::vector<StreamIdle>& s);
 Table IdleStatsTable(const std::vector<StreamIdle>& s);
 Table LaunchSummaryTable(const std::vector<RankLaunchStats>& s);

@@ -1,0 +1,302 @@
+#include "analysis/diagnose.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "analysis/gpu_time.h"
+#include "analysis/intervals.h"
+#include "analysis/launches.h"
+#include "analysis/steps.h"
+
+namespace mlprof {
+namespace {
+
+constexpr RuleInfo kRules[] = {
+#define MLPROF_X(id, sev, title, meaning, fix) {#id, Severity::sev, title, meaning, fix},
+    MLPROF_RULES(MLPROF_X)
+#undef MLPROF_X
+};
+
+std::string Ms(Ps ps) { return fmt::format("{:.3f} ms", static_cast<double>(ps) / 1e9); }
+
+// What "per step" means for a rank: a time lost over the traced window
+// (the view's first op to its last) is that share of the steady-state
+// median step (the trace as one step when it has no ProfilerSteps). Shares,
+// not division by the step count: ops outside the steps count with the
+// window they fall in.
+struct StepBasis {
+  Ps step = 0, window = 0;
+  bool from_steps = false;
+  Ps PerStep(Ps total) const {
+    if (window <= 0) return 0;
+    return static_cast<Ps>(
+        std::llround(static_cast<double>(total) * static_cast<double>(step) / static_cast<double>(window)));
+  }
+  // "8.763 ms of the 10.112 ms traced (86.7 %) x the median step 0.540 ms"
+  std::string Per(Ps total) const {
+    const double share = window > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(window) : 0;
+    if (!from_steps)
+      return fmt::format("{} of the {} traced ({:.1f} %; no steps: the trace as one)", Ms(total), Ms(window), share);
+    return fmt::format("{} of the {} traced ({:.1f} %) x the median step {}", Ms(total), Ms(window), share, Ms(step));
+  }
+};
+
+Ps Window(const RankView& rv) {
+  Ps first = std::numeric_limits<Ps>::max(), last = std::numeric_limits<Ps>::min();
+  for (size_t i = 0; i < rv.profile->ops.size(); ++i) {
+    if (!rv.keep.empty() && !rv.keep[i]) continue;
+    first = std::min(first, rv.Ts(static_cast<uint32_t>(i)));
+    last = std::max(last, rv.End(static_cast<uint32_t>(i)));
+  }
+  return first <= last ? last - first : 0;
+}
+
+bool IsSyncCall(std::string_view name) {
+  return name.find("Synchronize") != std::string_view::npos || name == "cudaMemcpy" || name == "hipMemcpy" ||
+         name == "cudaMemcpy2D" || name == "cudaMemset" || name == "hipMemset";
+}
+
+}  // namespace
+
+const RuleInfo& InfoOf(Rule r) { return kRules[static_cast<size_t>(r)]; }
+
+const char* ConfidenceName(Confidence c) {
+  switch (c) {
+    case Confidence::kLow:
+      return "low";
+    case Confidence::kMedium:
+      return "medium";
+    case Confidence::kHigh:
+      return "high";
+  }
+  return "?";
+}
+
+std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o) {
+  std::vector<Finding> out;
+  StepOptions so;
+  so.warmup = o.warmup;
+  const StepReport steps = ComputeSteps(view, so);
+  std::map<int64_t, StepBasis> basis;
+  std::map<int64_t, const StepSummary*> summary;
+  for (const StepSummary& s : steps.summary) summary[s.rank] = &s;
+  for (const RankView& rv : view.ranks) {
+    StepBasis b;
+    b.window = Window(rv);
+    auto it = summary.find(rv.rank);
+    if (it != summary.end() && it->second->steady_steps > 0) {
+      b.step = static_cast<Ps>(std::llround(it->second->median_wall_us * static_cast<double>(kPsPerUs)));
+      b.from_steps = true;
+    } else {
+      b.step = b.window;
+    }
+    basis[rv.rank] = b;
+  }
+  // A finding counts when it saves enough of the step.
+  auto worth = [&](Ps saving, Ps step) {
+    return saving >= o.min_saving && static_cast<double>(saving) >= o.min_share * static_cast<double>(step);
+  };
+
+  // exposed_communication: |U(COMM)| - |U(COMP) & U(COMM)| per rank.
+  for (const Overlap& ov : ComputeOverlap(view)) {
+    if (ov.device != -1 || !ov.has_comm()) continue;
+    const StepBasis& b = basis[ov.rank];
+    const Ps exposed = ov.comm - ov.overlapped;
+    const Ps per_step = b.PerStep(exposed);
+    if (!worth(per_step, b.step)) continue;
+    Finding f;
+    f.rule = Rule::exposed_communication;
+    f.rank = ov.rank;
+    f.subject = fmt::format("rank {}", ov.rank);
+    f.evidence = fmt::format("communication kernels {}, of which {} overlapped by computation ({:.1f} %)", Ms(ov.comm),
+                             Ms(ov.overlapped), ov.pct());
+    f.saving = per_step;
+    f.step = b.step;
+    f.formula = fmt::format("exposed = communication {} - overlapped {}; {} = {} per step, if all of it overlapped",
+                            Ms(ov.comm), Ms(ov.overlapped), b.Per(exposed), Ms(per_step));
+    f.confidence = Confidence::kMedium;  // an upper bound: full overlap is rarely reached
+    out.push_back(std::move(f));
+  }
+
+  // The GPU's idle gaps per rank (no GPU op of the rank running), and why:
+  // host wait when the op that ends the gap was launched only after the GPU
+  // had drained (HTA's host-wait rule, on all streams together); a sync
+  // stall when the host sat in a synchronising call as the GPU drained.
+  struct Gaps {
+    Ps host_wait = 0, after_sync = 0;  // gaps of at least the kernel-wait threshold
+    Ps host_all = 0;                   // every host-caused gap, short ones too (launch overhead)
+    int64_t host_gaps = 0, sync_gaps = 0;
+  };
+  std::map<int64_t, Gaps> gaps;
+  std::map<int64_t, std::map<std::string_view, std::pair<int64_t, Ps>>> syncs;  // rank -> call -> (count, time)
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& p = *rv.profile;
+    std::vector<Interval> sync_calls;
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      if ((!rv.keep.empty() && !rv.keep[i]) || p.ops.kind[i] != OpKind::kRuntime) continue;
+      const std::string_view name = p.str(p.ops.name[i]);
+      if (!IsSyncCall(name)) continue;
+      const Interval iv{rv.Ts(static_cast<uint32_t>(i)), rv.End(static_cast<uint32_t>(i))};
+      sync_calls.push_back(iv);
+      auto& [n, t] = syncs[rv.rank][name];
+      ++n, t += iv.end - iv.start;
+    }
+    std::sort(sync_calls.begin(), sync_calls.end(),
+              [](const Interval& x, const Interval& y) { return x.start < y.start; });
+    Gaps& g = gaps[rv.rank];
+    Ps busy_end = std::numeric_limits<Ps>::min();
+    size_t k = 0;  // first sync call that may still matter
+    for (const GpuOpRef& op : rv.gpu) {
+      if (busy_end != std::numeric_limits<Ps>::min() && op.ts > busy_end) {
+        const Ps a = busy_end, gap = op.ts - busy_end;
+        // Host-caused: the op had not been submitted (its launch call had
+        // not returned) when the GPU drained.
+        const int64_t launch = p.ops.launch[op.op];
+        const bool host = launch >= 0 && rv.End(static_cast<uint32_t>(launch)) > a;
+        if (host) g.host_all += gap;
+        if (host && gap >= o.kernel_wait_threshold) {
+          g.host_wait += gap, ++g.host_gaps;
+          // A sync call under way when the GPU drained (started before it,
+          // ended inside the gap): the host was blocked, not slow.
+          while (k < sync_calls.size() && sync_calls[k].end < a) ++k;
+          for (size_t j = k; j < sync_calls.size() && sync_calls[j].start <= a; ++j) {
+            if (sync_calls[j].end >= a && sync_calls[j].end <= op.ts) {
+              g.after_sync += gap, ++g.sync_gaps;
+              break;
+            }
+          }
+        }
+      }
+      busy_end = std::max(busy_end, op.end);
+    }
+  }
+
+  // host_wait_idle: per rank, on all its streams together.
+  for (const RankView& rv : view.ranks) {
+    const StepBasis& b = basis[rv.rank];
+    const Gaps& g = gaps[rv.rank];
+    const Ps per_step = b.PerStep(g.host_wait);
+    if (!worth(per_step, b.step)) continue;
+    Finding f;
+    f.rule = Rule::host_wait_idle;
+    f.rank = rv.rank;
+    f.subject = fmt::format("rank {}", rv.rank);
+    f.evidence = fmt::format(
+        "the GPU ran nothing for {} in {} gaps of at least {} us whose next op had not been launched when the GPU "
+        "drained{}",
+        Ms(g.host_wait), g.host_gaps, o.kernel_wait_threshold / kPsPerUs,
+        g.sync_gaps ? fmt::format("; {} of them ({}) right after a synchronisation (sync_stalls)", g.sync_gaps,
+                                  Ms(g.after_sync))
+                    : "");
+    f.saving = per_step;
+    f.step = b.step;
+    f.formula =
+        fmt::format("host-wait idle: {} = {} per step, if the host kept the GPU fed", b.Per(g.host_wait), Ms(per_step));
+    f.confidence = Confidence::kMedium;
+    out.push_back(std::move(f));
+  }
+
+  // launch_overhead: kernels shorter than their launch call; what launching
+  // costs the GPU is at most the time it waited for the host.
+  LaunchOptions lo;
+  lo.runtime_cutoff = std::numeric_limits<Ps>::max();  // every launch counts here
+  for (const RankLaunchStats& ls : ComputeLaunchStats(view, lo)) {
+    if (ls.launches.empty()) continue;
+    const StepBasis& b = basis[ls.rank];
+    int64_t shorter = 0;
+    Ps excess = 0;  // sum of (launch call - kernel) over those
+    for (const LaunchRecord& l : ls.launches) {
+      if (l.gpu_dur < l.cpu_dur) ++shorter, excess += l.cpu_dur - l.gpu_dur;
+    }
+    const double share = static_cast<double>(shorter) / static_cast<double>(ls.launches.size());
+    if (share < o.short_kernel_share) continue;
+    const Ps cap = gaps[ls.rank].host_all - gaps[ls.rank].after_sync;
+    const Ps per_step = b.PerStep(std::min(excess, cap));
+    if (!worth(per_step, b.step)) continue;
+    Finding f;
+    f.rule = Rule::launch_overhead;
+    f.rank = ls.rank;
+    f.subject = fmt::format("rank {}", ls.rank);
+    f.evidence = fmt::format("{} of {} GPU ops ({:.0f} %) run shorter than the call that launched them, by {} in all",
+                             shorter, ls.launches.size(), 100 * share, Ms(excess));
+    f.saving = per_step;
+    f.step = b.step;
+    f.formula = fmt::format(
+        "min(launch time beyond the kernels {}, GPU idle waiting for launches, not after a sync {}): {} = {} per step, "
+        "if launches cost nothing",
+        Ms(excess), Ms(cap), b.Per(std::min(excess, cap)), Ms(per_step));
+    f.confidence = Confidence::kLow;  // how much a graph or fusion saves depends on the code
+    out.push_back(std::move(f));
+  }
+
+  // sync_stalls: the GPU idle right after the host was blocked in a sync.
+  for (const RankView& rv : view.ranks) {
+    const StepBasis& b = basis[rv.rank];
+    const Gaps& g = gaps[rv.rank];
+    const Ps per_step = b.PerStep(g.after_sync);
+    if (!worth(per_step, b.step)) continue;
+    std::string calls_text;
+    Ps blocked = 0;
+    for (const auto& [name, nt] : syncs[rv.rank]) {
+      calls_text += fmt::format("{}{} x{} ({})", calls_text.empty() ? "" : ", ", name, nt.first, Ms(nt.second));
+      blocked += nt.second;
+    }
+    Finding f;
+    f.rule = Rule::sync_stalls;
+    f.rank = rv.rank;
+    f.subject = fmt::format("rank {}", rv.rank);
+    f.evidence = fmt::format("{} GPU idle gaps start while the host is blocked in {}; the host was blocked {} in all",
+                             g.sync_gaps, calls_text, Ms(blocked));
+    f.saving = per_step;
+    f.step = b.step;
+    f.formula = fmt::format("GPU idle after a synchronisation: {} = {} per step, if the host had queued work",
+                            b.Per(g.after_sync), Ms(per_step));
+    f.confidence = Confidence::kMedium;
+    out.push_back(std::move(f));
+  }
+
+  // stragglers: per-rank steady-state compute; the others wait for the slowest.
+  if (steps.summary.size() >= 2) {
+    const StepSummary* slow = nullptr;
+    const StepSummary* fast = nullptr;
+    for (const StepSummary& s : steps.summary) {
+      if (s.steady_steps == 0) continue;
+      if (!slow || s.median_compute_us > slow->median_compute_us) slow = &s;
+      if (!fast || s.median_compute_us < fast->median_compute_us) fast = &s;
+    }
+    if (slow && fast && slow != fast) {
+      const auto us = [](double v) { return static_cast<Ps>(std::llround(v * static_cast<double>(kPsPerUs))); };
+      const Ps gap = us(slow->median_compute_us) - us(fast->median_compute_us);
+      const Ps step = us(slow->median_wall_us);
+      if (worth(gap, step)) {
+        Finding f;
+        f.rule = Rule::stragglers;
+        f.rank = -1;
+        f.subject = fmt::format("rank {}", slow->rank);
+        f.evidence = fmt::format(
+            "rank {} computes {} per step (median) where rank {} computes {}; {} ranks with steady steps", slow->rank,
+            Ms(us(slow->median_compute_us)), fast->rank, Ms(us(fast->median_compute_us)), steps.summary.size());
+        f.saving = gap;
+        f.step = step;
+        f.formula = fmt::format("slowest median compute {} - fastest {} = {} per step, if the work were balanced",
+                                Ms(us(slow->median_compute_us)), Ms(us(fast->median_compute_us)), Ms(gap));
+        f.confidence = Confidence::kMedium;
+        out.push_back(std::move(f));
+      }
+    }
+  }
+
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    if (a.saving != b.saving) return a.saving > b.saving;
+    if (a.rule != b.rule) return a.rule < b.rule;
+    if (a.rank != b.rank) return a.rank < b.rank;
+    return a.subject < b.subject;
+  });
+  return out;
+}
+
+}  // namespace mlprof

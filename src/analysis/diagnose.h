@@ -1,0 +1,85 @@
+// What to fix first: rules over the analyses' results, each declared once
+// (id, severity, title, what it means, how to fix it), each finding with its
+// evidence, an estimated saving per step with the formula and its numbers,
+// and a confidence. Findings come sorted by saving. The rules, their
+// thresholds and formulas are documented in docs/ANALYSES.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/view.h"
+#include "model/import_stats.h"
+
+namespace mlprof {
+
+//  X(id, severity, title, meaning, fix)
+#define MLPROF_RULES(X)                                                                                          \
+  X(exposed_communication, kWarning, "Exposed communication",                                                    \
+    "collective kernels run while no computation runs beside them: the step waits for the network",              \
+    "overlap communication with compute (DDP bucketing / gradient_as_bucket_view, FSDP prefetch, async "         \
+    "tensor parallelism), or move less data (gradient compression, a sharding that communicates less)")          \
+  X(host_wait_idle, kWarning, "GPU waits for the host",                                                          \
+    "a GPU stream is idle because the host has not launched its next work yet (HTA's host-wait idle): the step " \
+    "is bound by the CPU side",                                                                                  \
+    "launch fewer, larger kernels (torch.compile, fused ops), capture the step in a CUDA graph, keep "           \
+    "Python-side work and data loading off the critical path (DataLoader workers, pinned memory, prefetch)")     \
+  X(launch_overhead, kInfo, "Kernels shorter than their launch",                                                 \
+    "many kernels run for less time than the host call that launched them, so launching, not the GPU, sets the " \
+    "pace",                                                                                                      \
+    "CUDA graphs (torch.cuda.graphs, torch.compile mode=\"reduce-overhead\") or kernel fusion "                  \
+    "(torch.compile) remove most launch calls")                                                                  \
+  X(sync_stalls, kWarning, "Host blocked in synchronisation",                                                    \
+    "the host waits in device, stream or event synchronisation (torch.cuda.synchronize, .item(), .cpu(), "       \
+    "printing a tensor, blocking copies), and launches nothing meanwhile",                                       \
+    "remove synchronisations from the step (log metrics every N steps, keep values on the device), use "         \
+    "non_blocking copies from pinned memory")                                                                    \
+  X(stragglers, kWarning, "Straggler rank",                                                                      \
+    "one rank computes longer per step than the others, which wait for it in their collectives",                 \
+    "balance the work (sequence lengths, experts, pipeline stages), check that rank's GPU (clocks, thermal, "    \
+    "ECC) and its input pipeline")
+
+enum class Rule : uint8_t {
+#define MLPROF_X(id, sev, title, meaning, fix) id,
+  MLPROF_RULES(MLPROF_X)
+#undef MLPROF_X
+      kCount
+};
+inline constexpr size_t kRuleCount = static_cast<size_t>(Rule::kCount);
+
+struct RuleInfo {
+  const char* id;
+  Severity severity;
+  const char* title;
+  const char* meaning;
+  const char* fix;
+};
+const RuleInfo& InfoOf(Rule r);
+
+enum class Confidence : uint8_t { kLow, kMedium, kHigh };
+const char* ConfidenceName(Confidence c);
+
+struct Finding {
+  Rule rule = Rule::kCount;
+  int64_t rank = -1;     // -1: the job (cross-rank rules)
+  std::string subject;   // what it is about: "stream 7", "rank 1"
+  std::string evidence;  // the figures behind it, in words
+  Ps saving = 0;         // estimated saving per step
+  Ps step = 0;           // the step it is measured against (steady-state median, or the trace window)
+  std::string formula;   // how `saving` was computed, with the numbers
+  Confidence confidence = Confidence::kMedium;
+  double saving_pct() const { return step > 0 ? 100.0 * static_cast<double>(saving) / static_cast<double>(step) : 0; }
+};
+
+struct DiagnoseOptions {
+  double min_share = 0.05;                   // a finding must save at least this share of the step ...
+  Ps min_saving = 10 * kPsPerUs;             // ... and at least this much per step
+  Ps kernel_wait_threshold = 30 * kPsPerUs;  // idle gaps shorter than this are kernel wait, not host wait
+  double short_kernel_share = 0.3;           // launch_overhead: share of launches whose kernel is shorter
+  int warmup = -1;                           // steps left out of the steady state (-1: the steps' default)
+};
+
+// The findings, largest saving first (ties: rule, rank, subject).
+std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o);
+
+}  // namespace mlprof
