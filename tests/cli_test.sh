@@ -109,6 +109,14 @@ check "vendor query 3: uArch rate under 40" run 0 "$BIN" sql "SELECT a.display_v
 check "vendor query 3: 39.9 38.25 12.5 (ids 5 1 2)" test "$(tail -n +2 "$TMP/out" | cut -d, -f1,2 | tr '\n' ' ')" = "39.9,5 38.25,1 12.5,2 "
 check "vendor query as documented (s.* AS) exits 2" run 2 "$BIN" sql "SELECT s.* AS ddr_bandwidth FROM slice s JOIN args a ON s.arg_set_id = a.arg_set_id WHERE a.key = 'debug.DDR Bandwidth(GB/s)' AND ddr_bandwidth BETWEEN 5 AND 20 order by ddr_bandwidth desc;" "$VA"
 check "vendor query as documented: says why" has "\`t.* AS name\` gives a name to all of a table's columns" err
+# mlprof diff: the example against itself changes nothing; a gate passes
+# (exit 0) or fails (exit 4); a malformed gate is a usage error (exit 1).
+check "diff itself" run 0 "$BIN" diff "$EX" "$EX" --fail-if 'step_time>+1%' --format csv
+check "diff itself: no change" has "no significant change" out
+check "diff gate fails: exit 4" run 4 "$BIN" diff "$EX" "$EX" --fail-if 'step_time>-1%'
+check "diff gate fails: says FAILED" has "FAILED" out
+check "diff bad gate: exit 1" run 1 "$BIN" diff "$EX" "$EX" --fail-if 'step_time>5'
+check "diff bad gate: says the unit" has "give the change with a unit: %, ms or us" err
 check "export keeps every arg" run 0 "$BIN" export "$VA" --sqlite "$TMP/va.db"
 if command -v python3 >/dev/null; then
   check "export: the vendor args in args" test \

@@ -266,6 +266,39 @@
         { itemStyle: { borderWidth: 1, gapWidth: 1 } }] }];
     return o;
   }
+  // With #probe-tooltips in the URL (the browser test), every chart's tooltip
+  // formatter runs on each of its rows, points or nodes and its markup goes
+  // into a hidden element, as ECharts would show it on hover: an unescaped
+  // trace string would become an element there.
+  const probe = location.hash === '#probe-tooltips' ? el('div') : null;
+  if (probe) {
+    probe.id = 'mlprof-tooltip-probe';
+    probe.hidden = true;
+    document.body.appendChild(probe);
+  }
+  function probeTooltips(c, option) {
+    const f = option.tooltip && option.tooltip.formatter;
+    if (typeof f !== 'function') return;
+    const out = [];
+    if (c.kind === 'bar') {
+      c.categories.forEach(function (cat, i) {
+        out.push(f(c.series.map(function (s) {
+          return { axisValue: cat, marker: '', seriesName: s.name, value: s.values[i] };
+        })));
+      });
+    } else if (c.kind === 'heatmap') {
+      c.rows.forEach(function (r, i) { out.push(f({ value: [0, i, 0.5] })); });
+    } else if (c.kind === 'roofline') {
+      c.points.forEach(function (p) {
+        out.push(f({ seriesType: 'scatter', seriesName: p.series, value: [p.x, p.y, p.label] }));
+      });
+    } else {
+      c.nodes.forEach(function (n) { out.push(f({ treePathInfo: [{ name: n.name }], name: n.name, value: n.value })); });
+    }
+    const box = el('div');
+    box.innerHTML = out.join('<hr>');
+    probe.appendChild(box);
+  }
   function renderChart(c, parent) {
     const div = el('div', 'chart');
     div.id = 'chart-' + c.id;
@@ -280,6 +313,7 @@
         : c.kind === 'roofline' ? rooflineOption(c) : treemapOption(c);
       chart.setOption(option);
       charts.push({ chart: chart, div: div });
+      if (probe) probeTooltips(c, option);
     } catch (e) {
       noteError('chart ' + c.id + ': ' + e);
     }

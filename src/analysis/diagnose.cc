@@ -6,9 +6,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 
 #include "analysis/gpu_time.h"
 #include "analysis/intervals.h"
+#include "analysis/kernel_class.h"
 #include "analysis/launches.h"
 #include "analysis/steps.h"
 
@@ -23,41 +25,47 @@ constexpr RuleInfo kRules[] = {
 
 std::string Ms(Ps ps) { return fmt::format("{:.3f} ms", static_cast<double>(ps) / 1e9); }
 
-// What "per step" means for a rank: a time lost over the traced window
-// (the view's first op to its last) is that share of the steady-state
-// median step (the trace as one step when it has no ProfilerSteps). Shares,
-// not division by the step count: ops outside the steps count with the
-// window they fall in.
+// What "per step" means for a rank: a time lost inside the measured window
+// is that share of the steady-state median step. The window is the span of
+// the steady steps the view keeps (after the warm-up, without the last step
+// when the view drops it); without steps, the trace (first op to last op,
+// the profiler's envelope span left out) counts as one step. Losses are
+// clipped to the window.
 struct StepBasis {
-  Ps step = 0, window = 0;
+  Ps step = 0, w0 = 0, w1 = 0;
   bool from_steps = false;
+  Ps window() const { return w1 - w0; }
+  Ps Clip(Ps a, Ps b) const { return std::max<Ps>(0, std::min(b, w1) - std::max(a, w0)); }
   Ps PerStep(Ps total) const {
-    if (window <= 0) return 0;
+    if (window() <= 0) return 0;
     return static_cast<Ps>(
-        std::llround(static_cast<double>(total) * static_cast<double>(step) / static_cast<double>(window)));
+        std::llround(static_cast<double>(total) * static_cast<double>(step) / static_cast<double>(window())));
   }
-  // "8.763 ms of the 10.112 ms traced (86.7 %) x the median step 0.540 ms"
+  // "8.763 ms of the 10.112 ms measured (86.7 %) x the median step 0.540 ms"
   std::string Per(Ps total) const {
-    const double share = window > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(window) : 0;
+    const double share = window() > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(window()) : 0;
     if (!from_steps)
-      return fmt::format("{} of the {} traced ({:.1f} %; no steps: the trace as one)", Ms(total), Ms(window), share);
-    return fmt::format("{} of the {} traced ({:.1f} %) x the median step {}", Ms(total), Ms(window), share, Ms(step));
+      return fmt::format("{} of the {} traced ({:.1f} %; no steps: the trace as one)", Ms(total), Ms(window()), share);
+    return fmt::format("{} of the {} of steady steps ({:.1f} %) x the median step {}", Ms(total), Ms(window()), share,
+                       Ms(step));
   }
 };
 
-Ps Window(const RankView& rv) {
+// The trace's span, without the profiler's envelope ("PyTorch Profiler (0)").
+std::pair<Ps, Ps> Span(const RankView& rv) {
   Ps first = std::numeric_limits<Ps>::max(), last = std::numeric_limits<Ps>::min();
-  for (size_t i = 0; i < rv.profile->ops.size(); ++i) {
-    if (!rv.keep.empty() && !rv.keep[i]) continue;
+  const OpTable& o = rv.profile->ops;
+  for (size_t i = 0; i < o.size(); ++i) {
+    if ((!rv.keep.empty() && !rv.keep[i]) || o.kind[i] == OpKind::kTraceSpan) continue;
     first = std::min(first, rv.Ts(static_cast<uint32_t>(i)));
     last = std::max(last, rv.End(static_cast<uint32_t>(i)));
   }
-  return first <= last ? last - first : 0;
+  return first <= last ? std::pair<Ps, Ps>{first, last} : std::pair<Ps, Ps>{0, 0};
 }
 
 bool IsSyncCall(std::string_view name) {
   return name.find("Synchronize") != std::string_view::npos || name == "cudaMemcpy" || name == "hipMemcpy" ||
-         name == "cudaMemcpy2D" || name == "cudaMemset" || name == "hipMemset";
+         name == "cudaMemcpy2D" || name == "cudaMemset" || name == "hipMemset" || name == "hipMemcpyWithStream";
 }
 
 }  // namespace
@@ -86,13 +94,21 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
   for (const StepSummary& s : steps.summary) summary[s.rank] = &s;
   for (const RankView& rv : view.ranks) {
     StepBasis b;
-    b.window = Window(rv);
+    const RankProfile& p = *rv.profile;
     auto it = summary.find(rv.rank);
-    if (it != summary.end() && it->second->steady_steps > 0) {
+    const size_t kept = p.steps.size() - (rv.filtered && !p.steps.empty() ? 1 : 0);
+    const size_t warm = static_cast<size_t>(WarmupSteps(p.steps.size(), so));
+    if (it != summary.end() && it->second->steady_steps > 0 && kept > warm) {
       b.step = static_cast<Ps>(std::llround(it->second->median_wall_us * static_cast<double>(kPsPerUs)));
+      b.w0 = std::numeric_limits<Ps>::max(), b.w1 = std::numeric_limits<Ps>::min();
+      for (size_t k = warm; k < kept; ++k) {
+        b.w0 = std::min(b.w0, p.steps[k].ts);
+        b.w1 = std::max(b.w1, p.steps[k].ts + p.steps[k].dur);
+      }
       b.from_steps = true;
     } else {
-      b.step = b.window;
+      std::tie(b.w0, b.w1) = Span(rv);
+      b.step = b.window();
     }
     basis[rv.rank] = b;
   }
@@ -101,23 +117,29 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
     return saving >= o.min_saving && static_cast<double>(saving) >= o.min_share * static_cast<double>(step);
   };
 
-  // exposed_communication: |U(COMM)| - |U(COMP) & U(COMM)| per rank.
-  for (const Overlap& ov : ComputeOverlap(view)) {
-    if (ov.device != -1 || !ov.has_comm()) continue;
-    const StepBasis& b = basis[ov.rank];
-    const Ps exposed = ov.comm - ov.overlapped;
+  // exposed_communication: communication kernels while no computation
+  // runs (HTA's overlap), inside the window.
+  for (const RankView& rv : view.ranks) {
+    const StepBasis& b = basis[rv.rank];
+    const auto& comm = rv.unions.by_class[static_cast<int>(KernelClass::kCommunication)];
+    const auto& comp = rv.unions.by_class[static_cast<int>(KernelClass::kComputation)];
+    if (comm.empty()) continue;
+    const Ps comm_in = LengthWithin(comm, b.w0, b.w1);
+    const Ps exposed = LengthWithin(Subtract(comm, comp), b.w0, b.w1);
     const Ps per_step = b.PerStep(exposed);
     if (!worth(per_step, b.step)) continue;
     Finding f;
     f.rule = Rule::exposed_communication;
-    f.rank = ov.rank;
-    f.subject = fmt::format("rank {}", ov.rank);
-    f.evidence = fmt::format("communication kernels {}, of which {} overlapped by computation ({:.1f} %)", Ms(ov.comm),
-                             Ms(ov.overlapped), ov.pct());
+    f.rank = rv.rank;
+    f.subject = fmt::format("rank {}", rv.rank);
+    f.evidence =
+        fmt::format("communication kernels {}, of which {} overlapped by computation ({:.1f} %)", Ms(comm_in),
+                    Ms(comm_in - exposed),
+                    comm_in > 0 ? 100.0 * static_cast<double>(comm_in - exposed) / static_cast<double>(comm_in) : 0.0);
     f.saving = per_step;
     f.step = b.step;
     f.formula = fmt::format("exposed = communication {} - overlapped {}; {} = {} per step, if all of it overlapped",
-                            Ms(ov.comm), Ms(ov.overlapped), b.Per(exposed), Ms(per_step));
+                            Ms(comm_in), Ms(comm_in - exposed), b.Per(exposed), Ms(per_step));
     f.confidence = Confidence::kMedium;  // an upper bound: full overlap is rarely reached
     out.push_back(std::move(f));
   }
@@ -157,15 +179,17 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
         // not returned) when the GPU drained.
         const int64_t launch = p.ops.launch[op.op];
         const bool host = launch >= 0 && rv.End(static_cast<uint32_t>(launch)) > a;
-        if (host) g.host_all += gap;
-        if (host && gap >= o.kernel_wait_threshold) {
-          g.host_wait += gap, ++g.host_gaps;
+        const StepBasis& b = basis[rv.rank];
+        const Ps in = b.Clip(a, op.ts);  // the part inside the window
+        if (host) g.host_all += in;
+        if (host && gap >= o.kernel_wait_threshold && in > 0) {
+          g.host_wait += in, ++g.host_gaps;
           // A sync call under way when the GPU drained (started before it,
           // ended inside the gap): the host was blocked, not slow.
           while (k < sync_calls.size() && sync_calls[k].end < a) ++k;
           for (size_t j = k; j < sync_calls.size() && sync_calls[j].start <= a; ++j) {
             if (sync_calls[j].end >= a && sync_calls[j].end <= op.ts) {
-              g.after_sync += gap, ++g.sync_gaps;
+              g.after_sync += in, ++g.sync_gaps;
               break;
             }
           }
@@ -207,12 +231,25 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
   for (const RankLaunchStats& ls : ComputeLaunchStats(view, lo)) {
     if (ls.launches.empty()) continue;
     const StepBasis& b = basis[ls.rank];
-    int64_t shorter = 0;
+    // Kernels only (a copy's call may block on purpose), launched by calls
+    // no longer than HTA's 50 us runtime cutoff (a longer one is a lazy
+    // module load or a blocking call, which graphs do not remove), inside
+    // the window.
+    const RankView* rv = nullptr;
+    for (const RankView& x : view.ranks)
+      if (x.rank == ls.rank) rv = &x;
+    if (!rv) continue;
+    int64_t shorter = 0, counted = 0;
     Ps excess = 0;  // sum of (launch call - kernel) over those
     for (const LaunchRecord& l : ls.launches) {
+      if (rv->profile->ops.kind[l.gpu_op] != OpKind::kKernel || l.cpu_dur > o.launch_cutoff) continue;
+      const Ps ts = rv->Ts(l.gpu_op);
+      if (ts < b.w0 || ts >= b.w1) continue;
+      ++counted;
       if (l.gpu_dur < l.cpu_dur) ++shorter, excess += l.cpu_dur - l.gpu_dur;
     }
-    const double share = static_cast<double>(shorter) / static_cast<double>(ls.launches.size());
+    if (counted == 0) continue;
+    const double share = static_cast<double>(shorter) / static_cast<double>(counted);
     if (share < o.short_kernel_share) continue;
     const Ps cap = gaps[ls.rank].host_all - gaps[ls.rank].after_sync;
     const Ps per_step = b.PerStep(std::min(excess, cap));
@@ -221,8 +258,8 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
     f.rule = Rule::launch_overhead;
     f.rank = ls.rank;
     f.subject = fmt::format("rank {}", ls.rank);
-    f.evidence = fmt::format("{} of {} GPU ops ({:.0f} %) run shorter than the call that launched them, by {} in all",
-                             shorter, ls.launches.size(), 100 * share, Ms(excess));
+    f.evidence = fmt::format("{} of {} kernels ({:.0f} %) run shorter than the call that launched them, by {} in all",
+                             shorter, counted, 100 * share, Ms(excess));
     f.saving = per_step;
     f.step = b.step;
     f.formula = fmt::format(
@@ -263,8 +300,10 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
   if (steps.summary.size() >= 2) {
     const StepSummary* slow = nullptr;
     const StepSummary* fast = nullptr;
+    size_t with_steps = 0;
     for (const StepSummary& s : steps.summary) {
       if (s.steady_steps == 0) continue;
+      ++with_steps;
       if (!slow || s.median_compute_us > slow->median_compute_us) slow = &s;
       if (!fast || s.median_compute_us < fast->median_compute_us) fast = &s;
     }

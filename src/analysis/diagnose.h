@@ -76,6 +76,7 @@ struct DiagnoseOptions {
   Ps min_saving = 10 * kPsPerUs;             // ... and at least this much per step
   Ps kernel_wait_threshold = 30 * kPsPerUs;  // idle gaps shorter than this are kernel wait, not host wait
   double short_kernel_share = 0.3;           // launch_overhead: share of launches whose kernel is shorter
+  Ps launch_cutoff = 50 * kPsPerUs;          // launch_overhead: longer calls are not launch cost (HTA runtime_cutoff)
   int warmup = -1;                           // steps left out of the steady state (-1: the steps' default)
 };
 

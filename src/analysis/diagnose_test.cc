@@ -129,7 +129,7 @@ TEST(Diagnose, LaunchOverheadFires) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].saving, 72 * us);
   EXPECT_EQ(f[0].step, 103 * us);
-  EXPECT_NE(f[0].evidence.find("10 of 10 GPU ops (100 %)"), std::string::npos) << f[0].evidence;
+  EXPECT_NE(f[0].evidence.find("10 of 10 kernels (100 %)"), std::string::npos) << f[0].evidence;
   EXPECT_TRUE(Of(all, Rule::host_wait_idle).empty());
 }
 
@@ -143,6 +143,52 @@ TEST(Diagnose, LaunchOverheadSilentForLongKernels) {
           R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(20 * i + 11) +
           R"(,"dur":20,"args":{"stream":7,"correlation":)" + std::to_string(i + 1) + "}}";
   EXPECT_TRUE(Of(DiagnoseJson(R"({"traceEvents":[)" + ev + "]}"), Rule::launch_overhead).empty());
+}
+
+// A launch call longer than 50 us (a lazy module load) is not launch cost:
+// one 100 us call for a 2 us kernel, then a 5 us call for a 20 us kernel.
+TEST(Diagnose, LaunchOverheadLeavesOutLongCalls) {
+  EXPECT_TRUE(Of(DiagnoseJson(R"J({"traceEvents":[
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":100,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":101,"dur":2,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":100,"dur":5,"args":{"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":106,"dur":20,"args":{"stream":7,"correlation":2}}
+  ]})J"),
+                 Rule::launch_overhead)
+                  .empty());
+}
+
+// With ProfilerSteps the window is the steady steps the view keeps: four
+// 100 us steps, step 0 is warm-up and step 3 is dropped by the last-step
+// filter, so the window is [100,300) (200 us) and the median step 100 us.
+// Kernels: W [10,20) (step 0), A [110,120), B [170,180) (step 1), C
+// [210,290) (step 2), D [310,320) (step 3, dropped), each launched by a
+// 5 us call at its step's start or at 160 for B. Host-wait gaps: [20,110)
+// (A's call ends at 105, after the GPU drained) of which 10 us fall in the
+// window, [120,170) 50 us, [180,210) 30 us: 90 of 200 us, x the 100 us step
+// = 45 us per step.
+TEST(Diagnose, StepsWindowClipsLosses) {
+  const auto f = Of(DiagnoseJson(R"J({"traceEvents":[
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#0","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":100,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":200,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":300,"dur":100},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":5,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"w","pid":0,"tid":7,"ts":10,"dur":10,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":100,"dur":5,"args":{"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":110,"dur":10,"args":{"stream":7,"correlation":2}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":160,"dur":5,"args":{"correlation":3}},
+    {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":170,"dur":10,"args":{"stream":7,"correlation":3}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":200,"dur":5,"args":{"correlation":4}},
+    {"ph":"X","cat":"kernel","name":"c","pid":0,"tid":7,"ts":210,"dur":80,"args":{"stream":7,"correlation":4}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":300,"dur":5,"args":{"correlation":5}},
+    {"ph":"X","cat":"kernel","name":"d","pid":0,"tid":7,"ts":310,"dur":10,"args":{"stream":7,"correlation":5}}
+  ]})J"),
+                    Rule::host_wait_idle);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].step, 100 * us);
+  EXPECT_EQ(f[0].saving, 45 * us);
+  EXPECT_NE(f[0].formula.find("0.090 ms of the 0.200 ms of steady steps (45.0 %)"), std::string::npos) << f[0].formula;
 }
 
 // Two ranks, three 200 us ProfilerSteps each (the first is warm-up); a

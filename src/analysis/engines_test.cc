@@ -100,14 +100,24 @@ TEST(Engines, BusyTimelineBinsCountedByHand) {
   for (const EngineRow& r : ComputeEngines(BuildProfileView(p, {}))) EXPECT_TRUE(r.busy_bins.empty());
 }
 
-// Bins that do not divide the window evenly: [0,10) in 3 bins of 10/3;
-// [0,5) fills bin 0 and half of bin 1.
+// Bins that do not divide the window: [0,9) in 3 bins of 3 ps: [0,5) fills
+// bin 0 and 2/3 of bin 1. [0,10) in 3 bins of 10/3 ps: edges at 0, 3
+// (floor 3.33), 6 (floor 6.67), 10; [0,5) fills bin 0 (3 of 3) and 2 of
+// bin 1's 3 ps, [5,10) the rest of bin 1 (1 of 3) and all of bin 2.
 TEST(Engines, AddToBinsUnevenBins) {
   std::vector<float> bins(3, 0.0f);
   AddToBins({{0, 5}}, 0, 9, bins);  // bins [0,3) [3,6) [6,9): 1, 2/3, 0
   EXPECT_FLOAT_EQ(bins[0], 1.0f);
   EXPECT_FLOAT_EQ(bins[1], 2.0f / 3.0f);
   EXPECT_FLOAT_EQ(bins[2], 0.0f);
+  std::vector<float> uneven(3, 0.0f);
+  AddToBins({{0, 5}}, 0, 10, uneven);
+  EXPECT_FLOAT_EQ(uneven[0], 1.0f);
+  EXPECT_FLOAT_EQ(uneven[1], 2.0f / 3.0f);
+  EXPECT_FLOAT_EQ(uneven[2], 0.0f);
+  AddToBins({{5, 10}}, 0, 10, uneven);
+  EXPECT_FLOAT_EQ(uneven[1], 1.0f);
+  EXPECT_FLOAT_EQ(uneven[2], 1.0f);
   std::vector<float> one(1, 0.0f);
   AddToBins({{2, 4}, {6, 8}}, 0, 10, one);
   EXPECT_FLOAT_EQ(one[0], 0.4f);

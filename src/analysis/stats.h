@@ -17,4 +17,15 @@ Describe DescribeValues(std::vector<double> v);
 double QuantileSorted(const std::vector<double>& sorted, double q);
 double Median(std::vector<double> v);
 
+// The Mann-Whitney U test, two-sided, as scipy.stats.mannwhitneyu computes it
+// by default (method "auto", use_continuity; scipy 1.10): the exact
+// distribution unless both samples have more than 8 values or there are ties, else the
+// normal approximation with the tie correction and a continuity correction.
+struct MannWhitney {
+  double u = 0;        // U of the first sample
+  double p = 1;        // two-sided p-value (1 when a sample is empty)
+  bool exact = false;  // the exact distribution was used
+};
+MannWhitney MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b);
+
 }  // namespace mlprof

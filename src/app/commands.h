@@ -122,6 +122,18 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
 // input (exit 2), with SQLite's message.
 StatusOr<Report> Sql(const Session& s, const std::string& query);
 
+// mlprof diff BASE NEW: what changed (analysis/diff.h), and --fail-if gates
+// ("step_time>+5%", "compute>+2ms", "idle<-10%": a breakdown measure, > or <,
+// a change in % or in ms/us), checked on every rank matched; a violated
+// gate sets Report::gate_failed.
+struct DiffOptions : TableOptions {
+  int warmup = -1;
+  double alpha = 0.05;        // significance level of the step-time test
+  double min_change_pct = 1;  // smaller changes are not called slower/faster
+  std::vector<std::string> gates;
+};
+StatusOr<Report> Diff(const Session& base, const Session& neu, const DiffOptions& o);
+
 // --- commands that may read no profile ----------------------------------------
 struct MfuOptions : TableOptions {
   std::vector<std::string> chip_files;

@@ -237,7 +237,7 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
     const Report& rr = rl.value().report;
     const Table* sum = Find(rr, "roofline_summary");
     const Table* t = Find(rr, "roofline_ops");
-    if (sum && !sum->rows.empty() && t) {
+    if (sum && !sum->rows.empty() && t && Num(*sum, 0, "peak") > 0 && Num(*sum, 0, "hbm_bandwidth") > 0) {
       Chart c;
       c.kind = Chart::Kind::kRoofline;
       c.id = "roofline";

@@ -40,6 +40,8 @@ const std::vector<cli::CommandInfo> kCommands = {
     {"report", "write a report directory: summary.txt, trace.pftrace (Perfetto), trace.sqlite", cli::MakeReportCommand},
     {"export", "the profile as a Perfetto trace (--perfetto F, for ui.perfetto.dev) or SQLite file (--sqlite F)",
      cli::MakeExportCommand},
+    {"diff", "what changed between two profiles: step time with a significance test, breakdown, GPU ops; gates",
+     cli::MakeDiffCommand},
     {"sql", "SQL over the trace with Perfetto's table names: mlprof sql QUERY PATH...", cli::MakeSqlCommand},
     {"plan", "rank TP/DP/PP/EP/FSDP/CP/remat/micro-batch plans by memory and MFU before a run", cli::MakePlanCommand},
 };
@@ -177,7 +179,7 @@ int RunMain(int argc, char** argv) {
       if (!r.ok()) return Fail(r.status());
       Emit(*r, command.output());
       command.AfterOutput();
-      return kExitOk;
+      return r->gate_failed ? kExitGateFailed : kExitOk;
     }
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "mlprof: error: out of memory\n");

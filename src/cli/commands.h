@@ -10,7 +10,7 @@
 
 namespace mlprof {
 
-enum ExitCode { kExitOk = 0, kExitUsage = 1, kExitBadInput = 2, kExitInternal = 3 };
+enum ExitCode { kExitOk = 0, kExitUsage = 1, kExitBadInput = 2, kExitInternal = 3, kExitGateFailed = 4 };
 
 // Every command, in the order `mlprof --help` lists them.
 const std::vector<cli::CommandInfo>& Commands();

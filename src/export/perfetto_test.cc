@@ -40,7 +40,7 @@ struct ReadBack {
 bool Sub(proto::Wire& w, std::string_view* s) { return w.Bytes(s); }
 
 // Reads a whole trace, checking what each packet says as it goes.
-ReadBack Read(const std::string& bytes) {
+ReadBack ReadPerfetto(const std::string& bytes) {
   ReadBack rb;
   proto::Wire top(bytes.data(), bytes);
   std::map<uint64_t, uint64_t> last_ts;                       // per sequence
@@ -209,7 +209,7 @@ TEST(Perfetto, ExampleReadsBackAsTheModel) {
   ASSERT_TRUE(p.ok()) << p.status().message();
   PerfettoStats st;
   const std::string bytes = Export(*p, &st);
-  const ReadBack rb = Read(bytes);
+  const ReadBack rb = ReadPerfetto(bytes);
   ASSERT_TRUE(rb.error.empty()) << rb.error;
   EXPECT_EQ(st.bytes, bytes.size());
   EXPECT_EQ(rb.packets, st.packets);
@@ -262,7 +262,7 @@ TEST(Perfetto, OverlapLanesInstantsCounters) {
     {"ph":"i","s":"t","name":"[memory]","pid":1,"tid":1,"ts":6,"args":{"Device Id":0,"Device Type":1,"Bytes":-512,"Total Allocated":0,"Total Reserved":2048}}
   ]})");
   PerfettoStats st;
-  const ReadBack rb = Read(Export(p, &st));
+  const ReadBack rb = ReadPerfetto(Export(p, &st));
   ASSERT_TRUE(rb.error.empty()) << rb.error;
   EXPECT_TRUE(rb.nested);
   EXPECT_TRUE(rb.ordered);
@@ -302,7 +302,7 @@ TEST(Perfetto, MemoryEventsBecomeCounterTracks) {
   auto p = LoadProfile({f}, {});
   ASSERT_TRUE(p.ok()) << p.status().message();
   PerfettoStats st;
-  const ReadBack rb = Read(Export(*p, &st));
+  const ReadBack rb = ReadPerfetto(Export(*p, &st));
   ASSERT_TRUE(rb.error.empty()) << rb.error;
   EXPECT_EQ(st.counters, 56020u);
   std::map<std::string, uint64_t> values;
@@ -324,7 +324,7 @@ TEST(Perfetto, OtherArgsBecomeNamedAnnotations) {
   auto p = LoadProfile({std::string(MLPROF_SOURCE_DIR) + "/tests/data/sql/vendor_args.json"}, lo);
   ASSERT_TRUE(p.ok()) << p.status().message();
   PerfettoStats st;
-  const ReadBack rb = Read(Export(*p, &st));
+  const ReadBack rb = ReadPerfetto(Export(*p, &st));
   ASSERT_TRUE(rb.error.empty()) << rb.error;
   EXPECT_EQ(rb.named_args.at("DDR Bandwidth(GB/s)"),
             (std::vector<std::string>{"d:4", "d:8.5", "d:19.5", "d:21", "d:30", "d:5"}));
@@ -333,7 +333,7 @@ TEST(Perfetto, OtherArgsBecomeNamedAnnotations) {
   // Without all_args the reader keeps only what mlprof analyses.
   auto lean = LoadProfile({std::string(MLPROF_SOURCE_DIR) + "/tests/data/sql/vendor_args.json"}, {});
   ASSERT_TRUE(lean.ok());
-  EXPECT_TRUE(Read(Export(*lean, &st)).named_args.empty());
+  EXPECT_TRUE(ReadPerfetto(Export(*lean, &st)).named_args.empty());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <span>
@@ -36,6 +37,9 @@ SliceArg IntArg(int64_t v, bool present) { return present ? SliceArg{SliceArg::k
 SliceArg TextArg(const RankProfile& r, StringId v) {
   return v ? SliceArg{SliceArg::kText, 0, 0, r.str(v)} : SliceArg{};
 }
+// A float column's value as the double its shortest decimal form names
+// (0.009259f, not 0.00925900042057037), so SQL compares it with the trace.
+double AsWritten(float v) { return std::strtod(fmt::format("{}", v).c_str(), nullptr); }
 const XlaOp* XlaOf(const RankProfile& r, size_t i) {
   return r.ops.xla[i] >= 0 ? &r.xla_ops[static_cast<size_t>(r.ops.xla[i])] : nullptr;
 }
@@ -56,12 +60,12 @@ const ArgColumn kArgColumns[] = {
     {"blocks_per_sm", ColType::kReal,
      [](const RankProfile& r, size_t i) {
        const float v = r.ops.blocks_per_sm_of(i);
-       return v >= 0 ? SliceArg{SliceArg::kReal, 0, v, {}} : SliceArg{};
+       return v >= 0 ? SliceArg{SliceArg::kReal, 0, AsWritten(v), {}} : SliceArg{};
      }},
     {"occupancy", ColType::kReal,
      [](const RankProfile& r, size_t i) {
        const float v = r.ops.occupancy_of(i);
-       return v >= 0 ? SliceArg{SliceArg::kReal, 0, v, {}} : SliceArg{};
+       return v >= 0 ? SliceArg{SliceArg::kReal, 0, AsWritten(v), {}} : SliceArg{};
      }},
     {"bytes", ColType::kInt,
      [](const RankProfile& r, size_t i) { return IntArg(r.ops.bytes_of(i), r.ops.bytes_of(i) >= 0); }},
@@ -544,7 +548,7 @@ SqliteTables SqliteTables::For(std::string_view query) {
   };
   SqliteTables t;
   t.slices = names("slice");
-  t.args = names("args");
+  t.args = names("args") || names("slice_arg") || names("arg_key");
   t.flows = names("flow");
   // Counter tracks are rows of `track`: a query over tracks needs them too.
   t.counters = names("counter") || names("counter_track") || names("track");

@@ -488,10 +488,10 @@ bool ReadXlaArg(ReaderState& st, const char* k, od::raw_json_string key, od::val
 // value's raw token, so a number a counter series already read is fine.
 // `key_read`: the key when ReadArgs has already unescaped it (simdjson
 // unescapes a key once: a second read is undefined).
-__attribute__((noinline)) error_code KeepOtherArg(ReaderState& st, od::field& field, od::value& val,
+__attribute__((noinline)) error_code KeepOtherArg(ReaderState& st, od::field& field, od::value& val, bool key_consumed,
                                                   StringId key_read) {
   StringId key = key_read;
-  if (!key) {
+  if (!key_consumed) {
     std::string_view ks;
     if (field.unescaped_key().get(ks) != simdjson::SUCCESS) return simdjson::SUCCESS;
     key = st.b->strings().Intern(ks);
@@ -625,13 +625,17 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
       if (ReadString(val, &s) == simdjson::SUCCESS) *meta_name = st.b->strings().Intern(s);
       continue;
     }
-    StringId key_read = 0;  // the unescaped key, once read (it can be read once)
+    // The unescaped key, once read: simdjson unescapes a key once (the empty
+    // key interns as 0, so whether it was read is kept apart).
+    StringId key_read = 0;
+    bool key_consumed = false;
     if (collect_numbers) {
       std::string_view tok = TrimRight(val.raw_json_token());
       if (!tok.empty() && (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9'))) {
         double d;
         if (val.get_double().get(d) == simdjson::SUCCESS) {
           std::string_view ks;
+          key_consumed = true;
           if (field.unescaped_key().get(ks) == simdjson::SUCCESS) {
             // Keys live in the parser's string buffer only until the next
             // string read: intern at once.
@@ -642,7 +646,7 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
       }
     }
     if (!kept && st.opts->all_args) {
-      if (auto err = KeepOtherArg(st, field, val, key_read)) return err;
+      if (auto err = KeepOtherArg(st, field, val, key_consumed, key_read)) return err;
     }
   }
   if (!comm.name.empty()) {

@@ -490,6 +490,15 @@ TEST(ChromeJson, AllArgsKeepsEveryOtherArgTyped) {
   }
   EXPECT_EQ(got, (std::vector<std::string>{"0:n=i5", "0:r=r5", "0:s=s55.0", "0:b=i1", "0:a=s[1,[2]]", "1:e=r-1000"}));
   EXPECT_EQ(r->ops.correlation[0], 7);  // a column, not an arg
+  // An empty key read before "ph" (it interns as string 0): kept once, no
+  // second read of the key (a crash before).
+  auto empty_key = LoadTraceBytes(
+      R"J({"traceEvents":[{"args":{"":5},"ph":"X","cat":"cpu_op","name":"k","pid":1,"tid":1,"ts":0,"dur":1}]})J",
+      "t.json", o);
+  ASSERT_TRUE(empty_key.ok());
+  ASSERT_EQ(empty_key->args.rows.size(), 1u);
+  EXPECT_EQ(empty_key->str(empty_key->args.rows[0].value.key), "");
+  EXPECT_EQ(empty_key->args.rows[0].value.i, 5);
   // Without all_args none are kept.
   auto lean = LoadTraceBytes(
       R"J({"traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":0,"dur":1,"args":{"n":5}}]})J", "t.json");

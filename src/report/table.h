@@ -118,6 +118,7 @@ struct Table {
 struct Report {
   std::vector<Table> tables;
   std::vector<std::string> warnings;  // import problems etc., printed to stderr in text mode
+  bool gate_failed = false;           // a --fail-if gate was violated (mlprof diff): its own exit code
 };
 
 // Text: aligned columns, numbers scaled per column (no decimals where every

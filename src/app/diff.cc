@@ -1,0 +1,180 @@
+// mlprof diff: what changed between two profiles, and the --fail-if gates.
+#include "analysis/diff.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+#include "app/commands.h"
+#include "report/columns.h"
+#include "report/tables.h"
+
+namespace mlprof::app {
+namespace {
+
+Cell PsCell(double ps) { return std::isnan(ps) ? Cell::Null() : Cell::Int(static_cast<int64_t>(std::llround(ps))); }
+Cell PctCell(double base, double neu) {
+  return base > 0 && !std::isnan(neu) ? Cell::Real(100 * (neu - base) / base) : Cell::Null();
+}
+
+struct Gate {
+  std::string text, measure;
+  char op = '>';
+  double limit = 0;  // % when relative, else ps
+  bool relative = true;
+};
+
+const char* const kMeasures[] = {"step_time", "gpu_busy", "compute", "communication", "memory", "idle"};
+
+StatusOr<Gate> ParseGate(const std::string& text) {
+  Gate g;
+  g.text = text;
+  const size_t op = text.find_first_of("<>");
+  if (op == std::string::npos || op == 0)
+    return InvalidArgument(
+        fmt::format("--fail-if '{}': expected MEASURE>CHANGE or MEASURE<CHANGE, e.g. "
+                    "'step_time>+5%' or 'compute>+2ms'",
+                    text));
+  g.measure = text.substr(0, op);
+  while (!g.measure.empty() && std::isspace(static_cast<unsigned char>(g.measure.back()))) g.measure.pop_back();
+  bool known = false;
+  for (const char* m : kMeasures) known = known || g.measure == m;
+  if (!known)
+    return InvalidArgument(
+        fmt::format("--fail-if '{}': unknown measure '{}' (step_time, gpu_busy, compute, "
+                    "communication, memory, idle)",
+                    text, g.measure));
+  g.op = text[op];
+  std::string v = text.substr(op + 1);
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.erase(v.begin());
+  double scale = 0;
+  if (v.size() > 1 && v.back() == '%') {
+    v.pop_back(), g.relative = true, scale = 1;
+  } else if (v.size() > 2 && v.compare(v.size() - 2, 2, "ms") == 0) {
+    v.resize(v.size() - 2), g.relative = false, scale = 1e9;
+  } else if (v.size() > 2 && v.compare(v.size() - 2, 2, "us") == 0) {
+    v.resize(v.size() - 2), g.relative = false, scale = 1e6;
+  } else {
+    return InvalidArgument(fmt::format("--fail-if '{}': give the change with a unit: %, ms or us", text));
+  }
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x))
+    return InvalidArgument(fmt::format("--fail-if '{}': '{}' is not a number", text, v));
+  g.limit = x * scale;
+  return g;
+}
+
+}  // namespace
+
+StatusOr<Report> Diff(const Session& base, const Session& neu, const DiffOptions& o) {
+  std::vector<Gate> gates;
+  for (const std::string& t : o.gates) {
+    ASSIGN_OR_RETURN(Gate g, ParseGate(t));
+    gates.push_back(std::move(g));
+  }
+  mlprof::DiffOptions d;
+  d.warmup = o.warmup;
+  const DiffResult r = ComputeDiff(base.view, neu.view, d);
+  Report rep;
+  for (const std::string& w : ImportWarnings(base.profile)) rep.warnings.push_back("base: " + w);
+  for (const std::string& w : ImportWarnings(neu.profile)) rep.warnings.push_back("new: " + w);
+
+  Table st("diff_steps", "Steady-state step time, base vs new (ms)");
+  st.Add(RankKey())
+      .Add(Count("base_steps", "steady steps in the base profile"))
+      .Add(Count("new_steps", "steady steps in the new profile"))
+      .Add(TimeMs("base", "median step time, base"))
+      .Add(TimeMs("new", "median step time, new"))
+      .Add(TimeMs("delta", "new - base"))
+      .Add(Measure("delta_pct", Unit::kPercent, "(new - base) / base").Decimals(1))
+      .Add(Measure("p_value", Unit::kRatio, "two-sided Mann-Whitney U test over the per-step times").Decimals(4))
+      .Add(Text("test", "exact or normal (the approximation, with tie correction)"))
+      .Add(Text("verdict", "slower / faster (p below alpha and the change at least the minimum), else no change"));
+  for (const StepDiff& s : r.steps) {
+    const double pct = s.base_median > 0 ? 100 * (s.new_median - s.base_median) / s.base_median : NAN;
+    std::string verdict = "no significant change";
+    if (s.base.size() < 2 || s.neu.size() < 2)
+      verdict = "too few steps to test";
+    else if (s.test.p < o.alpha && std::abs(pct) >= o.min_change_pct)
+      verdict = pct > 0 ? "slower" : "faster";
+    st.rows.push_back({Cell::Int(s.rank), Cell::Int(static_cast<int64_t>(s.base.size())),
+                       Cell::Int(static_cast<int64_t>(s.neu.size())), PsCell(s.base_median), PsCell(s.new_median),
+                       PsCell(s.new_median - s.base_median), std::isnan(pct) ? Cell::Null() : Cell::Real(pct),
+                       Cell::Real(s.test.p), Cell::Text(s.test.exact ? "exact" : "normal"), Cell::Text(verdict)});
+  }
+  st.notes.push_back(fmt::format(
+      "Steps after the warm-up; slower/faster when p < {} and the change is at least {} %. With n steps on each "
+      "side the exact test cannot go below p = 2 / C(2n, n): 3 steps each give at best 0.1.",
+      o.alpha, o.min_change_pct));
+  if (r.paired_base >= 0)
+    st.notes.push_back(
+        fmt::format("One rank on each side: base rank {} compared with new rank {}.", r.paired_base, r.paired_new));
+  for (int64_t x : r.only_base) st.notes.push_back(fmt::format("rank {} is only in the base profile", x));
+  for (int64_t x : r.only_new) st.notes.push_back(fmt::format("rank {} is only in the new profile", x));
+  rep.tables.push_back(std::move(st));
+
+  Table br("diff_breakdown", "The step's breakdown, base vs new (medians over steady steps; ms)");
+  br.Add(RankKey())
+      .Add(Key("measure", Unit::kText, "step_time, gpu_busy, compute, communication, memory, idle"))
+      .Add(TimeMs("base", "median per step, base"))
+      .Add(TimeMs("new", "median per step, new"))
+      .Add(TimeMs("delta", "new - base"))
+      .Add(Measure("delta_pct", Unit::kPercent, "(new - base) / base").Decimals(1));
+  for (const BreakdownDiff& b : r.breakdown)
+    br.rows.push_back({Cell::Int(b.rank), Cell::Text(b.measure), PsCell(b.base), PsCell(b.neu), PsCell(b.neu - b.base),
+                       PctCell(b.base, b.neu)});
+  rep.tables.push_back(std::move(br));
+
+  Table ops("diff_ops", "GPU ops by name, base vs new (time per step, all ranks; largest change first)");
+  ops.Add(Key("name", Unit::kText, "kernel, memcpy or memset name").Symbol())
+      .Add(Count("base_count", "executions in the base profile"))
+      .Add(Count("new_count", "executions in the new profile"))
+      .Add(TimeMs("base", "time per step, base (each rank's total / its steps, summed)"))
+      .Add(TimeMs("new", "time per step, new"))
+      .Add(TimeMs("delta", "new - base"))
+      .Add(Measure("delta_pct", Unit::kPercent, "(new - base) / base").Decimals(1))
+      .Add(Text("status", "new (only in the new profile), vanished (only in the base), or both"));
+  const size_t top = o.top > 0 ? static_cast<size_t>(o.top) : r.ops.size();
+  for (size_t i = 0; i < r.ops.size() && i < top; ++i) {
+    const OpDiff& x = r.ops[i];
+    const char* status = x.base_count == 0 ? "new" : x.new_count == 0 ? "vanished" : "both";
+    ops.rows.push_back({Cell::Text(x.name), Cell::Int(x.base_count), Cell::Int(x.new_count), PsCell(x.base_time),
+                        PsCell(x.new_time), PsCell(x.new_time - x.base_time), PctCell(x.base_time, x.new_time),
+                        Cell::Text(status)});
+  }
+  if (r.ops.size() > top) ops.notes.push_back(fmt::format("{} more ops (--top 0 for all).", r.ops.size() - top));
+  rep.tables.push_back(std::move(ops));
+
+  if (!gates.empty()) {
+    Table gt("diff_gates", "Gates (--fail-if)");
+    gt.Add(Key("gate", Unit::kText, "the gate as given"))
+        .Add(RankKey())
+        .Add(Measure("change", Unit::kRatio, "the measure's change: % when the gate is relative, else ms").Decimals(3))
+        .Add(Text("result", "ok, or FAILED when the change passes the limit"));
+    for (const Gate& g : gates) {
+      bool any = false;
+      for (const BreakdownDiff& b : r.breakdown) {
+        if (b.measure != g.measure) continue;
+        any = true;
+        const double change = g.relative ? (b.base > 0 ? 100 * (b.neu - b.base) / b.base : 0) : (b.neu - b.base);
+        const bool failed = g.op == '>' ? change > g.limit : change < g.limit;
+        rep.gate_failed = rep.gate_failed || failed;
+        gt.rows.push_back({Cell::Text(g.text), Cell::Int(b.rank), Cell::Real(g.relative ? change : change / 1e9),
+                           Cell::Text(failed ? "FAILED" : "ok")});
+      }
+      if (!any) {
+        // Nothing to compare (no steady steps on a side): a gate cannot pass unchecked.
+        rep.gate_failed = true;
+        gt.rows.push_back(
+            {Cell::Text(g.text), Cell::Null(), Cell::Null(), Cell::Text("FAILED: no steady steps to compare")});
+      }
+    }
+    rep.tables.push_back(std::move(gt));
+  }
+  return rep;
+}
+
+}  // namespace mlprof::app
