@@ -47,7 +47,7 @@ std::vector<EngineRow> ComputeEngines(const ProfileView& view, EngineTimeline* t
     Ps first = std::numeric_limits<Ps>::max(), last = std::numeric_limits<Ps>::min();
     for (const RankView& rv : view.ranks) {
       for (size_t i = 0; i < rv.profile->ops.size(); ++i) {
-        if (!rv.keep.empty() && !rv.keep[i]) continue;
+        if ((!rv.keep.empty() && !rv.keep[i]) || rv.profile->ops.kind[i] == OpKind::kTraceSpan) continue;
         first = std::min(first, rv.Ts(static_cast<uint32_t>(i)));
         last = std::max(last, rv.End(static_cast<uint32_t>(i)));
       }
@@ -66,7 +66,9 @@ std::vector<EngineRow> ComputeEngines(const ProfileView& view, EngineTimeline* t
     auto kept = [&](size_t i) { return rv.keep.empty() || rv.keep[i]; };
     Ps first = std::numeric_limits<Ps>::max(), last = std::numeric_limits<Ps>::min();
     for (size_t i = 0; i < o.size(); ++i) {
-      if (!kept(i)) continue;
+      // The profiler's envelope span ("PyTorch Profiler (0)") is not work:
+      // it would stretch the window over the whole profiling session.
+      if (!kept(i) || o.kind[i] == OpKind::kTraceSpan) continue;
       first = std::min(first, rv.Ts(static_cast<uint32_t>(i)));
       last = std::max(last, rv.End(static_cast<uint32_t>(i)));
     }

@@ -3,7 +3,7 @@
 // engine) and every host thread that launches it. For each: busy time (the
 // union of its ops), idle = the rank's window - busy, utilisation = busy /
 // window, where the window runs from the rank's first op start to its last
-// op end; the bytes its copies and fills moved, and their bandwidth (bytes /
+// op end (the profiler's envelope span left out); the bytes its copies and fills moved, and their bandwidth (bytes /
 // the time those ops ran); compute time (COMPUTATION kernels and XLA ops
 // that are not transfers) and transfer time (copies, fills, collectives).
 // An overall row per rank: the union over its device tracks.

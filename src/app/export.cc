@@ -12,6 +12,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -90,9 +91,11 @@ Status WriteSqliteFile(const Profile& p, const std::string& path, bool force, Sq
   auto loaded = LoadIntoSqlite(p, db);
   if (loaded.ok() && typed) {
     // After the trace tables (LoadIntoSqlite committed them), one more
-    // transaction for mlprof's own.
-    Status st = ExecSql(db, "BEGIN;");
-    if (st.ok()) st = AddTypedTables(db, TypedReports(*typed()));
+    // transaction for mlprof's own; none (null): the report failed, so no
+    // file is left.
+    const ReportTables* tables = typed();
+    Status st = tables ? ExecSql(db, "BEGIN;") : Internal("the report was not completed");
+    if (st.ok()) st = AddTypedTables(db, TypedReports(*tables));
     if (st.ok()) st = ExecSql(db, "COMMIT;");
     if (!st.ok()) loaded = st;
   }
@@ -344,14 +347,14 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
   Status perfetto_st = OkStatus(), sqlite_st = OkStatus();
   // mlprof's own tables, computed on this thread below; trace.sqlite's
   // writer waits for them after the trace tables.
-  std::promise<ReportTables> tables_promise;
-  std::shared_future<ReportTables> tables_ready = tables_promise.get_future().share();
+  std::promise<std::optional<ReportTables>> tables_promise;
+  std::shared_future<std::optional<ReportTables>> tables_ready = tables_promise.get_future().share();
   bool tables_set = false;
-  struct SetTables {  // on every path, so the writer never waits forever
-    std::promise<ReportTables>& p;
+  struct SetTables {  // on every path, so the writer never waits forever (none: an error)
+    std::promise<std::optional<ReportTables>>& p;
     bool& set;
     ~SetTables() {
-      if (!set) p.set_value({});
+      if (!set) p.set_value(std::nullopt);
     }
   };
   std::vector<std::thread> writers;
@@ -368,7 +371,10 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
   if (o.sqlite) {
     writers.emplace_back([&] {
       SqliteStats stats;
-      sqlite_st = WriteSqliteFile(s.profile, sqlite_path, true, &stats, [&] { return &tables_ready.get(); });
+      sqlite_st = WriteSqliteFile(s.profile, sqlite_path, true, &stats, [&]() -> const ReportTables* {
+        const std::optional<ReportTables>& t = tables_ready.get();
+        return t ? &*t : nullptr;
+      });
       finished("trace.sqlite");
     });
   }
@@ -432,7 +438,7 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
   // The tables report.html and report.xlsx share, computed once.
   tables_promise.set_value(o.html || o.xlsx || o.sqlite ? ComputeReportTables(s) : ReportTables{});
   tables_set = true;
-  const ReportTables& tables = tables_ready.get();
+  const ReportTables& tables = *tables_ready.get();
   std::string html_path, xlsx_path;
   size_t xlsx_sheets = 0;
   if (o.html) {

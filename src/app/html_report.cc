@@ -137,15 +137,14 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
       if (e.kind == "all") busy += static_cast<double>(e.busy), window += static_cast<double>(e.window);
     if (window > 0)
       h.cards.push_back({"Device busy", fmt::format("{:.1f} %", 100 * busy / window),
-                         fmt::format("idle {:.1f} % of the trace window", 100 - 100 * busy / window)});
+                         fmt::format("idle {:.1f} % of the window from the first op to the last (all ranks)",
+                                     100 - 100 * busy / window)});
   }
-  if (const Table* o = Find(overlap, "overlap"); o && !o->rows.empty()) {
-    double comm = 0, exposed = 0;
-    for (size_t r = 0; r < o->rows.size(); ++r) comm += Num(*o, r, "comm"), exposed += Num(*o, r, "exposed_comm");
-    if (comm > 0)
-      h.cards.push_back(
-          {"Exposed communication", FormatMs(exposed),
-           fmt::format("{:.1f} % of {} communication not overlapped", 100 * exposed / comm, FormatMs(comm))});
+  if (const Table* f = Find(tables.diagnose, "findings"); f && !f->rows.empty()) {
+    // Findings come largest saving first: the first is what to fix first.
+    h.cards.push_back({"Fix first", Text(*f, 0, "rule"),
+                       fmt::format("{} ({}): about {:.3f} ms per step ({:.1f} % of the step)", Text(*f, 0, "subject"),
+                                   Text(*f, 0, "confidence"), Ms(Num(*f, 0, "saving")), Num(*f, 0, "saving_pct"))});
   }
   overview.text.push_back(
       "MFU needs the model's throughput, which a profile does not hold: mlprof mfu PATH --tokens-per-step N "
