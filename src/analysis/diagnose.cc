@@ -13,6 +13,7 @@
 #include "analysis/kernel_class.h"
 #include "analysis/launches.h"
 #include "analysis/steps.h"
+#include "analysis/xla.h"
 
 namespace mlprof {
 namespace {
@@ -294,6 +295,58 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
                             b.Per(g.after_sync), Ms(per_step));
     f.confidence = Confidence::kMedium;
     out.push_back(std::move(f));
+  }
+
+  // XLA ops by category inside the window: async waits and data formatting.
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& p = *rv.profile;
+    if (p.xla_ops.empty()) continue;
+    const StepBasis& b = basis[rv.rank];
+    struct Acc {
+      Ps total = 0;
+      int64_t n = 0;
+      std::map<std::string_view, Ps> by_op;
+    } wait, fmt_ops;
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      if ((!rv.keep.empty() && !rv.keep[i]) || p.ops.xla[i] < 0) continue;
+      const XlaOp& x = p.xla_ops[static_cast<size_t>(p.ops.xla[i])];
+      const std::string_view op = p.str(x.hlo_op ? x.hlo_op : p.ops.name[i]);
+      const OpCategory c = GroupFromCategory(p.str(x.category), op);
+      Acc* acc = c == OpCategory::kAsyncWait ? &wait : c == OpCategory::kDataFormatting ? &fmt_ops : nullptr;
+      if (!acc) continue;
+      const Ps in = b.Clip(rv.Ts(static_cast<uint32_t>(i)), rv.End(static_cast<uint32_t>(i)));
+      if (in <= 0) continue;
+      acc->total += in, ++acc->n;
+      acc->by_op[op] += in;
+    }
+    auto top = [](const Acc& a) {
+      std::vector<std::pair<Ps, std::string_view>> v;
+      for (const auto& [op, t] : a.by_op) v.push_back({t, op});
+      std::sort(v.begin(), v.end(), [](const auto& x, const auto& y) {
+        return x.first != y.first ? x.first > y.first : x.second < y.second;
+      });
+      std::string out;
+      for (size_t k = 0; k < v.size() && k < 3; ++k)
+        out += fmt::format("{}{} {}", k ? ", " : "", v[k].second, Ms(v[k].first));
+      return out;
+    };
+    const std::pair<Rule, const Acc*> rules[] = {{Rule::async_wait, &wait}, {Rule::data_formatting, &fmt_ops}};
+    for (const auto& [rule, acc] : rules) {
+      const Ps per_step = b.PerStep(acc->total);
+      if (!worth(per_step, b.step)) continue;
+      Finding f;
+      f.rule = rule;
+      f.rank = rv.rank;
+      f.subject = fmt::format("rank {}", rv.rank);
+      f.evidence = fmt::format("{} ops, {}; the largest: {}", acc->n, Ms(acc->total), top(*acc));
+      f.saving = per_step;
+      f.step = b.step;
+      f.formula =
+          fmt::format("{} time: {} = {} per step, if none of it were needed",
+                      rule == Rule::async_wait ? "async wait" : "data formatting", b.Per(acc->total), Ms(per_step));
+      f.confidence = Confidence::kLow;  // an upper bound: some waits and copies remain
+      out.push_back(std::move(f));
+    }
   }
 
   // stragglers: per-rank steady-state compute; the others wait for the slowest.

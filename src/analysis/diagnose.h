@@ -34,6 +34,15 @@ namespace mlprof {
     "printing a tensor, blocking copies), and launches nothing meanwhile",                                       \
     "remove synchronisations from the step (log metrics every N steps, keep values on the device), use "         \
     "non_blocking copies from pinned memory")                                                                    \
+  X(async_wait, kWarning, "Device waits for an async collective",                                                \
+    "XLA *-done ops (all-gather-done, all-reduce-done, ...) block the device until an asynchronous collective "  \
+    "finishes: the compiler could not hide the collective behind computation",                                   \
+    "give the scheduler work to overlap (a sharding constraint on the intermediate, XLA's latency-hiding "       \
+    "scheduler flags, collective matmul), or shard so that less is gathered")                                    \
+  X(data_formatting, kInfo, "Data formatting ops",                                                               \
+    "copies, transposes and layout changes (XLA's data formatting category) take device time without computing", \
+    "keep layouts consistent between producer and consumer (avoid transposes around matmuls), donate buffers, "  \
+    "check the HLO for copies inserted to change layout or memory space")                                        \
   X(stragglers, kWarning, "Straggler rank",                                                                      \
     "one rank computes longer per step than the others, which wait for it in their collectives",                 \
     "balance the work (sequence lengths, experts, pipeline stages), check that rank's GPU (clocks, thermal, "    \

@@ -191,6 +191,34 @@ TEST(Diagnose, StepsWindowClipsLosses) {
   EXPECT_NE(f[0].formula.find("0.090 ms of the 0.200 ms of steady steps (45.0 %)"), std::string::npos) << f[0].formula;
 }
 
+// An XLA device line of 100 us: a convolution fusion [0,60), copy.2 [60,80)
+// (data formatting), all-gather-done.3 [80,100) (async wait): each 20 of the
+// 100 us traced (no steps: the trace is the step), 20 %.
+TEST(Diagnose, XlaAsyncWaitAndDataFormatting) {
+  const auto all = DiagnoseJson(R"J({"traceEvents":[
+    {"ph":"M","name":"process_name","pid":3,"args":{"name":"/device:TPU:0"}},
+    {"ph":"M","name":"thread_name","pid":3,"tid":1,"args":{"name":"XLA Ops"}},
+    {"ph":"X","pid":3,"tid":1,"ts":0,"dur":60,"name":"fusion.1","args":{"hlo_op":"fusion.1","hlo_category":"convolution fusion"}},
+    {"ph":"X","pid":3,"tid":1,"ts":60,"dur":20,"name":"copy.2","args":{"hlo_op":"copy.2","hlo_category":"data formatting"}},
+    {"ph":"X","pid":3,"tid":1,"ts":80,"dur":20,"name":"all-gather-done.3","args":{"hlo_op":"all-gather-done.3","hlo_category":"async wait"}}
+  ]})J");
+  const auto w = Of(all, Rule::async_wait), d = Of(all, Rule::data_formatting);
+  ASSERT_EQ(w.size(), 1u);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(w[0].saving, 20 * us);
+  EXPECT_EQ(w[0].step, 100 * us);
+  EXPECT_NE(w[0].evidence.find("all-gather-done.3 0.020 ms"), std::string::npos) << w[0].evidence;
+  EXPECT_EQ(d[0].saving, 20 * us);
+  EXPECT_NE(d[0].evidence.find("copy.2"), std::string::npos) << d[0].evidence;
+  // A 3 us copy in the same 100 us is 3 %: under the 5 % threshold.
+  EXPECT_TRUE(Of(DiagnoseJson(R"J({"traceEvents":[
+    {"ph":"X","pid":3,"tid":1,"ts":0,"dur":97,"name":"fusion.1","args":{"hlo_op":"fusion.1","hlo_category":"convolution fusion"}},
+    {"ph":"X","pid":3,"tid":1,"ts":97,"dur":3,"name":"copy.2","args":{"hlo_op":"copy.2","hlo_category":"data formatting"}}
+  ]})J"),
+                 Rule::data_formatting)
+                  .empty());
+}
+
 // Two ranks, three 200 us ProfilerSteps each (the first is warm-up); a
 // step's gemm runs 100 us on rank 0 and `slow` us on rank 1. With slow =
 // 150: rank 1 computes 50 us longer per step, 25 % of its 200 us step.
