@@ -117,6 +117,22 @@ check "diff gate fails: exit 4" run 4 "$BIN" diff "$EX" "$EX" --fail-if 'step_ti
 check "diff gate fails: says FAILED" has "FAILED" out
 check "diff bad gate: exit 1" run 1 "$BIN" diff "$EX" "$EX" --fail-if 'step_time>5'
 check "diff bad gate: says the unit" has "give the change with a unit: %, ms or us" err
+# mlprof compare: the job's step is the slowest rank's steady median (as
+# mlprof steps has it); MFU and tokens/s are the formulas on it.
+check "compare" run 0 "$BIN" compare "$EX" "$EX" --label a --label b --flops-per-step 1e15 --peak-tflops 989.4 --tokens-per-step 8192 --format csv
+check "compare: step is the slowest rank's median" test "$(sed -n 2p "$TMP/out" | cut -d, -f4)" = \
+  "$("$BIN" steps "$EX" --format csv | sed -n '/^# steady_state/,$p' | tail -n +3 | cut -d, -f4 | sort -n | tail -1)"
+if command -v python3 >/dev/null; then
+  check "compare: MFU and tokens/s from the step" python3 -c "
+import csv, sys
+r = list(csv.DictReader(open('$TMP/out')))[0]
+step = float(r['step_ps']) / 1e12
+assert abs(float(r['tokens_per_s']) - 8192 / step) < 1e-6 * 8192 / step, r
+assert abs(float(r['mfu_pct']) - 100 * 1e15 / (step * 2 * 989.4e12)) < 1e-9, r
+"
+fi
+check "compare: bad --steps exits 1" run 1 "$BIN" compare "$EX" --steps 9-3
+check "compare: label count exits 1" run 1 "$BIN" compare "$EX" "$EX" --label only-one
 check "export keeps every arg" run 0 "$BIN" export "$VA" --sqlite "$TMP/va.db"
 if command -v python3 >/dev/null; then
   check "export: the vendor args in args" test \

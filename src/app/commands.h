@@ -134,6 +134,19 @@ struct DiffOptions : TableOptions {
 };
 StatusOr<Report> Diff(const Session& base, const Session& neu, const DiffOptions& o);
 
+// mlprof compare RUN...: the run table, best first. Per run: the job's step
+// (the slowest rank's median over the chosen steps), its spread, the
+// breakdown's shares, and with --tokens-per-step tokens/s, with
+// --flops-per-step and --peak-tflops MFU (model FLOPs per step / (step x
+// ranks x peak)).
+struct CompareOptions {
+  std::vector<std::string> labels;          // one per run (default: the path's last part)
+  int64_t first_step = -1, last_step = -1;  // ProfilerStep numbers (inclusive); -1: the steady state
+  double tokens_per_step = 0, flops_per_step = 0, peak_tflops = 0;
+};
+StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vector<std::string>& paths,
+                         const CompareOptions& o);
+
 // --- commands that may read no profile ----------------------------------------
 struct MfuOptions : TableOptions {
   std::vector<std::string> chip_files;

@@ -98,6 +98,7 @@ std::unique_ptr<Command> MakeOpsCommand();
 std::unique_ptr<Command> MakeIdleCommand();
 std::unique_ptr<Command> MakeDiagnoseCommand();
 std::unique_ptr<Command> MakeDiffCommand();
+std::unique_ptr<Command> MakeCompareCommand();
 std::unique_ptr<Command> MakeOverlapCommand();
 std::unique_ptr<Command> MakeOverviewCommand();
 std::unique_ptr<Command> MakeExportCommand();

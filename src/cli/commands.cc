@@ -42,6 +42,8 @@ const std::vector<cli::CommandInfo> kCommands = {
      cli::MakeExportCommand},
     {"diff", "what changed between two profiles: step time with a significance test, breakdown, GPU ops; gates",
      cli::MakeDiffCommand},
+    {"compare", "runs side by side, fastest step first: step time and spread, shares, tokens/s, MFU",
+     cli::MakeCompareCommand},
     {"sql", "SQL over the trace with Perfetto's table names: mlprof sql QUERY PATH...", cli::MakeSqlCommand},
     {"plan", "rank TP/DP/PP/EP/FSDP/CP/remat/micro-batch plans by memory and MFU before a run", cli::MakePlanCommand},
 };

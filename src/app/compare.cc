@@ -1,0 +1,117 @@
+// mlprof compare RUN...: the table of runs engineers keep by hand.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "analysis/stats.h"
+#include "analysis/steps.h"
+#include "app/commands.h"
+#include "report/columns.h"
+#include "report/tables.h"
+
+namespace mlprof::app {
+
+StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vector<std::string>& paths,
+                         const CompareOptions& o) {
+  if (!o.labels.empty() && o.labels.size() != runs.size())
+    return InvalidArgument(
+        fmt::format("--label: {} labels for {} runs (give one per run, or none)", o.labels.size(), runs.size()));
+  struct Row {
+    std::string label;
+    int64_t ranks = 0, steps = 0;
+    int64_t slow_rank = -1;
+    double step = NAN, p25 = NAN, p75 = NAN;       // ps
+    double compute = NAN, comm = NAN, idle = NAN;  // medians, ps
+  };
+  std::vector<Row> rows;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const Session& s = *runs[k];
+    Row r;
+    r.label = o.labels.empty() ? std::filesystem::path(paths[k]).filename().string() : o.labels[k];
+    if (r.label.empty()) r.label = paths[k];
+    r.ranks = static_cast<int64_t>(s.view.ranks.size());
+    const StepReport sr = ComputeSteps(s.view, {});
+    std::map<int64_t, std::vector<const StepBreakdown*>> by_rank;
+    for (const StepBreakdown& b : sr.steps) {
+      const bool chosen = o.first_step >= 0 ? b.number >= o.first_step && b.number <= o.last_step : !b.warmup;
+      if (chosen) by_rank[b.rank].push_back(&b);
+    }
+    // The job's step is its slowest rank's median.
+    for (const auto& [rank, steps] : by_rank) {
+      std::vector<double> wall, compute, comm, idle;
+      for (const StepBreakdown* b : steps) {
+        wall.push_back(static_cast<double>(b->wall));
+        compute.push_back(static_cast<double>(b->compute));
+        comm.push_back(static_cast<double>(b->communication));
+        idle.push_back(static_cast<double>(b->idle));
+      }
+      const double m = Median(wall);
+      if (std::isnan(r.step) || m > r.step) {
+        r.step = m, r.slow_rank = rank, r.steps = static_cast<int64_t>(steps.size());
+        std::sort(wall.begin(), wall.end());
+        r.p25 = QuantileSorted(wall, 0.25), r.p75 = QuantileSorted(wall, 0.75);
+        r.compute = Median(compute), r.comm = Median(comm), r.idle = Median(idle);
+      }
+    }
+    rows.push_back(std::move(r));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (std::isnan(a.step) != std::isnan(b.step)) return !std::isnan(a.step);
+    return a.step < b.step;
+  });
+  const double best = rows.empty() ? NAN : rows.front().step;
+
+  Report rep;
+  for (size_t k = 0; k < runs.size(); ++k)
+    for (const std::string& w : ImportWarnings(runs[k]->profile)) rep.warnings.push_back(paths[k] + ": " + w);
+  Table t("runs", "Runs, fastest step first (ms)");
+  auto ps = [](double v) { return std::isnan(v) ? Cell::Null() : Cell::Int(static_cast<int64_t>(std::llround(v))); };
+  auto pct = [](double part, double whole) {
+    return std::isnan(part) || !(whole > 0) ? Cell::Null() : Cell::Real(100 * part / whole);
+  };
+  t.Add(Key("run", Unit::kText, "the run's label (--label, else the path's last part)"))
+      .Add(Count("ranks", "ranks in the run"))
+      .Add(Count("steps", "steps measured on the slowest rank"))
+      .Add(TimeMs("step", "the job's step time: the slowest rank's median"))
+      .Add(TimeMs("p25", "its 25th percentile step"))
+      .Add(TimeMs("p75", "its 75th percentile step"))
+      .Add(TimeMs("vs_best", "step - the fastest run's step"))
+      .Add(Measure("vs_best_pct", Unit::kPercent, "(step - best) / best").Decimals(1))
+      .Add(Measure("compute_pct", Unit::kPercent, "median computation time per step / the step").Decimals(1))
+      .Add(Measure("comm_pct", Unit::kPercent, "median communication time per step / the step").Decimals(1))
+      .Add(Measure("idle_pct", Unit::kPercent, "median GPU idle per step / the step").Decimals(1));
+  if (o.tokens_per_step > 0) t.Add(Measure("tokens_per_s", Unit::kRatio, "--tokens-per-step / the step").Decimals(0));
+  const bool mfu = o.flops_per_step > 0 && o.peak_tflops > 0;
+  if (mfu) t.Add(Measure("mfu_pct", Unit::kPercent, "--flops-per-step / (step x ranks x --peak-tflops)").Decimals(1));
+  for (const Row& r : rows) {
+    std::vector<Cell> row = {Cell::Text(r.label),
+                             Cell::Int(r.ranks),
+                             Cell::Int(r.steps),
+                             ps(r.step),
+                             ps(r.p25),
+                             ps(r.p75),
+                             ps(r.step - best),
+                             pct(r.step - best, best),
+                             pct(r.compute, r.step),
+                             pct(r.comm, r.step),
+                             pct(r.idle, r.step)};
+    const double seconds = r.step / 1e12;
+    if (o.tokens_per_step > 0) row.push_back(seconds > 0 ? Cell::Real(o.tokens_per_step / seconds) : Cell::Null());
+    if (mfu)
+      row.push_back(
+          seconds > 0 && r.ranks > 0
+              ? Cell::Real(100 * o.flops_per_step / (seconds * static_cast<double>(r.ranks) * o.peak_tflops * 1e12))
+              : Cell::Null());
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(o.first_step >= 0 ? fmt::format("Steps {} to {} (ProfilerStep numbers).", o.first_step, o.last_step)
+                                      : "Steps after the warm-up (as mlprof steps).");
+  t.notes.push_back("Shares are of the slowest rank's median step; GPU work may run past its step.");
+  rep.tables.push_back(std::move(t));
+  return rep;
+}
+
+}  // namespace mlprof::app
