@@ -12,6 +12,8 @@
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
 #include "analysis/launches.h"
+#include "analysis/overview.h"
+#include "analysis/stats.h"
 #include "analysis/steps.h"
 #include "analysis/xla.h"
 
@@ -347,6 +349,40 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
       f.confidence = Confidence::kLow;  // an upper bound: some waits and copies remain
       out.push_back(std::move(f));
     }
+  }
+
+  // input_pipeline: the TensorBoard plugin's DataLoader role per step (time
+  // the DataLoader runs while no GPU op does), median over the steps after
+  // the first (of three or more).
+  for (const RankView& rv : view.ranks) {
+    const RankOverview ov = ComputeRankOverview(*rv.profile, rv.rank);
+    if (ov.host_span_step || ov.steps.empty()) continue;
+    const StepBasis& b = basis[rv.rank];
+    std::vector<double> loader;
+    const size_t skip = ov.steps.size() >= 3 ? 1 : 0;
+    Ps worst = 0;
+    for (size_t k = skip; k < ov.steps.size(); ++k) {
+      const Ps d = ov.steps[k].role[static_cast<size_t>(StepRole::kDataLoader)];
+      loader.push_back(static_cast<double>(d));
+      worst = std::max(worst, d);
+    }
+    const Ps per_step = static_cast<Ps>(std::llround(Median(loader)));
+    if (!worth(per_step, b.step)) continue;
+    Finding f;
+    f.rule = Rule::input_pipeline;
+    f.rank = rv.rank;
+    f.subject = fmt::format("rank {}", rv.rank);
+    f.evidence =
+        fmt::format("the DataLoader runs while no GPU op does for a median {} per step (at most {}) over {} steps",
+                    Ms(per_step), Ms(worst), loader.size());
+    f.saving = per_step;
+    f.step = b.step;
+    f.formula = fmt::format(
+        "median DataLoader time per step {} (the TensorBoard plugin's DataLoader role), if loading "
+        "overlapped with the step",
+        Ms(per_step));
+    f.confidence = Confidence::kMedium;
+    out.push_back(std::move(f));
   }
 
   // stragglers: per-rank steady-state compute; the others wait for the slowest.

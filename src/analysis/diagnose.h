@@ -43,6 +43,11 @@ namespace mlprof {
     "copies, transposes and layout changes (XLA's data formatting category) take device time without computing", \
     "keep layouts consistent between producer and consumer (avoid transposes around matmuls), donate buffers, "  \
     "check the HLO for copies inserted to change layout or memory space")                                        \
+  X(input_pipeline, kWarning, "GPU idle while data loads",                                                       \
+    "the step waits for the DataLoader: its __next__ runs while no GPU work does (the TensorBoard plugin's "     \
+    "DataLoader time)",                                                                                          \
+    "more DataLoader workers (num_workers), pin_memory=True with non_blocking copies, prefetching "              \
+    "(prefetch_factor), persistent_workers, or move decoding and augmentation off the training process")         \
   X(stragglers, kWarning, "Straggler rank",                                                                      \
     "one rank computes longer per step than the others, which wait for it in their collectives",                 \
     "balance the work (sequence lengths, experts, pipeline stages), check that rank's GPU (clocks, thermal, "    \

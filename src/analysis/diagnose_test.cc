@@ -219,6 +219,30 @@ TEST(Diagnose, XlaAsyncWaitAndDataFormatting) {
                   .empty());
 }
 
+// Three 100 us steps: in each, the DataLoader's __next__ runs [t, t+30) with
+// no GPU op, then a kernel runs [t+35, t+95) (launched at t+30). The
+// plugin's DataLoader role is 30 us per step; the median over the steps
+// after the first is 30 us of the 100 us step.
+TEST(Diagnose, InputPipelineFires) {
+  std::string ev;
+  for (int s = 0; s < 3; ++s) {
+    const int t = 100 * s;
+    ev +=
+        (s ? "," : "") + std::string(R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#)") + std::to_string(s) +
+        R"(","pid":1,"tid":1,"ts":)" + std::to_string(t) + R"(,"dur":100},)" +
+        R"({"ph":"X","cat":"user_annotation","name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__","pid":1,"tid":1,"ts":)" +
+        std::to_string(t) + R"(,"dur":30},)" +
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" + std::to_string(t + 30) +
+        R"(,"dur":3,"args":{"correlation":)" + std::to_string(s + 1) + "}}," +
+        R"({"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":)" + std::to_string(t + 35) +
+        R"(,"dur":60,"args":{"stream":7,"correlation":)" + std::to_string(s + 1) + "}}";
+  }
+  const auto f = Of(DiagnoseJson(R"({"traceEvents":[)" + ev + "]}"), Rule::input_pipeline);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].saving, 30 * us);
+  EXPECT_EQ(f[0].step, 100 * us);
+}
+
 // Two ranks, three 200 us ProfilerSteps each (the first is warm-up); a
 // step's gemm runs 100 us on rank 0 and `slow` us on rank 1. With slow =
 // 150: rank 1 computes 50 us longer per step, 25 % of its 200 us step.
