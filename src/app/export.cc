@@ -396,8 +396,35 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
     const auto n = fs::file_size(f, ec);
     return ec ? Cell::Null() : Cell::Int(static_cast<int64_t>(n));
   };
-  // summary.txt: the engines, the steps and the time by kind, at 100 columns.
+  // The tables summary.txt, report.html, report.xlsx and trace.sqlite share,
+  // computed once (the trace writers run meanwhile).
+  tables_promise.set_value(ComputeReportTables(s));
+  tables_set = true;
+  const ReportTables& tables = *tables_ready.get();
+
+  // summary.txt: what to fix first, the engines, the steps and the time by
+  // kind, at 100 columns.
   Report summary;
+  if (const Table* f = tables.diagnose.tables.empty() ? nullptr : &tables.diagnose.tables.front();
+      f && !f->rows.empty()) {
+    // The findings, compact: the evidence and formulas are in the page, the
+    // workbook and `mlprof diagnose`.
+    Table ft("findings", "What to fix first (mlprof diagnose has the evidence and formulas)");
+    for (const char* c : {"rule", "rank", "subject", "saving", "saving_pct", "confidence"}) {
+      const int k = f->ColumnIndex(c);
+      if (k >= 0) ft.Add(f->columns[static_cast<size_t>(k)]);
+    }
+    for (size_t r = 0; r < f->rows.size() && r < 5; ++r) {
+      std::vector<Cell> row;
+      for (const char* c : {"rule", "rank", "subject", "saving", "saving_pct", "confidence"}) {
+        const int k = f->ColumnIndex(c);
+        if (k >= 0) row.push_back(f->rows[r][static_cast<size_t>(k)]);
+      }
+      ft.rows.push_back(std::move(row));
+    }
+    if (f->rows.size() > 5) ft.notes.push_back(fmt::format("{} more findings.", f->rows.size() - 5));
+    summary.tables.push_back(std::move(ft));
+  }
   for (Table& x : Engines(s).tables) summary.tables.push_back(std::move(x));
   {
     // Steps, compact: the steady-state medians in ms (XLA profiles: their
@@ -432,13 +459,10 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
     return OkStatus();
   }));
   finished("summary.txt");
-  t.rows.push_back({Cell::Text(summary_path), Cell::Null(),
-                    Cell::Text("engines (busy, idle, utilisation, bytes), steps, time by kernel type")});
+  t.rows.push_back(
+      {Cell::Text(summary_path), Cell::Null(),
+       Cell::Text("what to fix first, engines (busy, idle, utilisation, bytes), steps, time by kernel type")});
 
-  // The tables report.html and report.xlsx share, computed once.
-  tables_promise.set_value(o.html || o.xlsx || o.sqlite ? ComputeReportTables(s) : ReportTables{});
-  tables_set = true;
-  const ReportTables& tables = *tables_ready.get();
   std::string html_path, xlsx_path;
   size_t xlsx_sheets = 0;
   if (o.html) {
