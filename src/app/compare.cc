@@ -68,10 +68,6 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
   for (size_t k = 0; k < runs.size(); ++k)
     for (const std::string& w : ImportWarnings(runs[k]->profile)) rep.warnings.push_back(paths[k] + ": " + w);
   Table t("runs", "Runs, fastest step first (ms)");
-  auto ps = [](double v) { return std::isnan(v) ? Cell::Null() : Cell::Int(static_cast<int64_t>(std::llround(v))); };
-  auto pct = [](double part, double whole) {
-    return std::isnan(part) || !(whole > 0) ? Cell::Null() : Cell::Real(100 * part / whole);
-  };
   t.Add(Key("run", Unit::kText, "the run's label (--label, else the path's last part)"))
       .Add(Count("ranks", "ranks in the run"))
       .Add(Count("steps", "steps measured on the slowest rank"))
@@ -90,14 +86,14 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
     std::vector<Cell> row = {Cell::Text(r.label),
                              Cell::Int(r.ranks),
                              Cell::Int(r.steps),
-                             ps(r.step),
-                             ps(r.p25),
-                             ps(r.p75),
-                             ps(r.step - best),
-                             pct(r.step - best, best),
-                             pct(r.compute, r.step),
-                             pct(r.comm, r.step),
-                             pct(r.idle, r.step)};
+                             TimeCell(r.step),
+                             TimeCell(r.p25),
+                             TimeCell(r.p75),
+                             TimeCell(r.step - best),
+                             PctCell(r.step - best, best),
+                             PctCell(r.compute, r.step),
+                             PctCell(r.comm, r.step),
+                             PctCell(r.idle, r.step)};
     const double seconds = r.step / 1e12;
     if (o.tokens_per_step > 0) row.push_back(seconds > 0 ? Cell::Real(o.tokens_per_step / seconds) : Cell::Null());
     if (mfu)

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -13,11 +14,6 @@
 
 namespace mlprof::app {
 namespace {
-
-Cell PsCell(double ps) { return std::isnan(ps) ? Cell::Null() : Cell::Int(static_cast<int64_t>(std::llround(ps))); }
-Cell PctCell(double base, double neu) {
-  return base > 0 && !std::isnan(neu) ? Cell::Real(100 * (neu - base) / base) : Cell::Null();
-}
 
 struct Gate {
   std::string text, measure;
@@ -101,8 +97,8 @@ StatusOr<Report> Diff(const Session& base, const Session& neu, const DiffOptions
     else if (s.test.p < o.alpha && std::abs(pct) >= o.min_change_pct)
       verdict = pct > 0 ? "slower" : "faster";
     st.rows.push_back({Cell::Int(s.rank), Cell::Int(static_cast<int64_t>(s.base.size())),
-                       Cell::Int(static_cast<int64_t>(s.neu.size())), PsCell(s.base_median), PsCell(s.new_median),
-                       PsCell(s.new_median - s.base_median), std::isnan(pct) ? Cell::Null() : Cell::Real(pct),
+                       Cell::Int(static_cast<int64_t>(s.neu.size())), TimeCell(s.base_median), TimeCell(s.new_median),
+                       TimeCell(s.new_median - s.base_median), PctCell(s.new_median - s.base_median, s.base_median),
                        Cell::Real(s.test.p), Cell::Text(s.test.exact ? "exact" : "normal"), Cell::Text(verdict)});
   }
   st.notes.push_back(fmt::format(
@@ -124,8 +120,8 @@ StatusOr<Report> Diff(const Session& base, const Session& neu, const DiffOptions
       .Add(TimeMs("delta", "new - base"))
       .Add(Measure("delta_pct", Unit::kPercent, "(new - base) / base").Decimals(1));
   for (const BreakdownDiff& b : r.breakdown)
-    br.rows.push_back({Cell::Int(b.rank), Cell::Text(b.measure), PsCell(b.base), PsCell(b.neu), PsCell(b.neu - b.base),
-                       PctCell(b.base, b.neu)});
+    br.rows.push_back({Cell::Int(b.rank), Cell::Text(b.measure), TimeCell(b.base), TimeCell(b.neu),
+                       TimeCell(b.neu - b.base), PctCell(b.neu - b.base, b.base)});
   rep.tables.push_back(std::move(br));
 
   Table ops("diff_ops", "GPU ops by name, base vs new (time per step, all ranks; largest change first)");
@@ -141,11 +137,11 @@ StatusOr<Report> Diff(const Session& base, const Session& neu, const DiffOptions
   for (size_t i = 0; i < r.ops.size() && i < top; ++i) {
     const OpDiff& x = r.ops[i];
     const char* status = x.base_count == 0 ? "new" : x.new_count == 0 ? "vanished" : "both";
-    ops.rows.push_back({Cell::Text(x.name), Cell::Int(x.base_count), Cell::Int(x.new_count), PsCell(x.base_time),
-                        PsCell(x.new_time), PsCell(x.new_time - x.base_time), PctCell(x.base_time, x.new_time),
-                        Cell::Text(status)});
+    ops.rows.push_back({Cell::Text(x.name), Cell::Int(x.base_count), Cell::Int(x.new_count), TimeCell(x.base_time),
+                        TimeCell(x.new_time), TimeCell(x.new_time - x.base_time),
+                        PctCell(x.new_time - x.base_time, x.base_time), Cell::Text(status)});
   }
-  if (r.ops.size() > top) ops.notes.push_back(fmt::format("{} more ops (--top 0 for all).", r.ops.size() - top));
+  NoteHiddenRows(ops, r.ops.size() - std::min(top, r.ops.size()));
   rep.tables.push_back(std::move(ops));
 
   if (!gates.empty()) {

@@ -61,12 +61,6 @@ Status WriteAtomically(const std::string& path, bool force, Fn&& write) {
 
 // Builds the SQLite file under a temporary name (SQLite writes the file
 // itself) and renames it into place when complete.
-Status ExecSql(sqlite3* db, const char* sql) {
-  if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK)
-    return Internal(fmt::format("SQLite: {}", sqlite3_errmsg(db)));
-  return OkStatus();
-}
-
 // The reports whose tables go into the file as mlprof_* tables.
 std::vector<const Report*> TypedReports(const ReportTables& t) {
   return {&t.diagnose, &t.summary, &t.engines, &t.kernels, &t.ops, &t.steps, &t.overview, &t.idle, &t.overlap};
@@ -94,9 +88,7 @@ Status WriteSqliteFile(const Profile& p, const std::string& path, bool force, Sq
     // transaction for mlprof's own; none (null): the report failed, so no
     // file is left.
     const ReportTables* tables = typed();
-    Status st = tables ? ExecSql(db, "BEGIN;") : Internal("the report was not completed");
-    if (st.ok()) st = AddTypedTables(db, TypedReports(*tables));
-    if (st.ok()) st = ExecSql(db, "COMMIT;");
+    const Status st = tables ? AddTypedTables(db, TypedReports(*tables)) : Internal("the report was not completed");
     if (!st.ok()) loaded = st;
   }
   sqlite3_close(db);

@@ -470,6 +470,7 @@ Status Exec(sqlite3* db, const char* sql) {
 }  // namespace
 
 Status AddTypedTables(sqlite3* db, const std::vector<const Report*>& reports) {
+  RETURN_IF_ERROR(Exec(db, "BEGIN;"));  // one transaction (rolled back with the connection on error)
   RETURN_IF_ERROR(
       Exec(db,
            "CREATE TABLE mlprof_tables(table_name TEXT, title TEXT, column_name TEXT, unit TEXT, role TEXT, "
@@ -525,7 +526,7 @@ Status AddTypedTables(sqlite3* db, const std::vector<const Report*>& reports) {
       }
     }
   }
-  return OkStatus();
+  return Exec(db, "COMMIT;");
 }
 
 const char* SqliteSchemaText() {

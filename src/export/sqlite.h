@@ -42,7 +42,8 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
 // named mlprof_<table id>, columns named as CSV names them (with the unit:
 // sum_ps, bytes_per_s), cells the raw values; and mlprof_tables, the
 // catalog: one row per column (table, title, column, unit, role,
-// description). Each table once (the first Report that has it).
+// description). Each table once (the first Report that has it); one
+// transaction of its own (after LoadIntoSqlite has committed).
 Status AddTypedTables(sqlite3* db, const std::vector<const Report*>& reports);
 
 // The schema, for --help and the docs: one line per table.

@@ -32,6 +32,11 @@ inline Column RankKey() { return Key("rank", Unit::kId, "the rank (distributedIn
 // ps, null when not a number.
 inline Cell TimeCell(double ps) { return std::isnan(ps) ? Cell::Null() : Cell::Int(std::llround(ps)); }
 inline Cell UsCell(double us) { return TimeCell(us * static_cast<double>(kPsPerUs)); }
+// part / whole as a percentage; null when either is unknown or whole is not
+// positive.
+inline Cell PctCell(double part, double whole) {
+  return std::isnan(part) || !(whole > 0) ? Cell::Null() : Cell::Real(100 * part / whole);
+}
 // A figure that may be unknown (negative or NaN): null then.
 inline Cell Known(double v) { return std::isnan(v) || v < 0 ? Cell::Null() : Cell::Real(v); }
 
