@@ -31,12 +31,13 @@ std::string Ms(Ps ps) { return fmt::format("{:.3f} ms", static_cast<double>(ps) 
 // What "per step" means for a rank: a time lost inside the measured window
 // is that share of the steady-state median step. The window is the span of
 // the steady steps the view keeps (after the warm-up, without the last step
-// when the view drops it); without steps, the trace (first op to last op,
+// when the view drops it), widened to the GPU work they launched; without steps, the trace (first op to last op,
 // the profiler's envelope span left out) counts as one step. Losses are
 // clipped to the window.
 struct StepBasis {
   Ps step = 0, w0 = 0, w1 = 0;
   bool from_steps = false;
+  bool gpu_paced = false;  // the step is the GPU's median span, not the host's
   Ps window() const { return w1 - w0; }
   Ps Clip(Ps a, Ps b) const { return std::max<Ps>(0, std::min(b, w1) - std::max(a, w0)); }
   Ps PerStep(Ps total) const {
@@ -49,8 +50,8 @@ struct StepBasis {
     const double share = window() > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(window()) : 0;
     if (!from_steps)
       return fmt::format("{} of the {} traced ({:.1f} %; no steps: the trace as one)", Ms(total), Ms(window()), share);
-    return fmt::format("{} of the {} of steady steps ({:.1f} %) x the median step {}", Ms(total), Ms(window()), share,
-                       Ms(step));
+    return fmt::format("{} of the {} of steady steps ({:.1f} %) x the median step {}{}", Ms(total), Ms(window()), share,
+                       Ms(step), gpu_paced ? " (GPU span, longer than the host's step)" : "");
   }
 };
 
@@ -102,11 +103,27 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
     const size_t kept = p.steps.size() - (rv.filtered && !p.steps.empty() ? 1 : 0);
     const size_t warm = static_cast<size_t>(WarmupSteps(p.steps.size(), so));
     if (it != summary.end() && it->second->steady_steps > 0 && kept > warm) {
-      b.step = static_cast<Ps>(std::llround(it->second->median_wall_us * static_cast<double>(kPsPerUs)));
+      // The step is the host's median ProfilerStep, or the GPU's median
+      // span when the GPU is busy for longer than the host's step (the GPU
+      // falls behind the host: its pace, not the host's, is the step's). A
+      // span longer than the step with the GPU mostly idle only means the
+      // steps' GPU work interleaves; the host's step stays.
+      const StepSummary& sm = *it->second;
+      b.gpu_paced = sm.median_busy_us > sm.median_wall_us && sm.median_gpu_span_us > sm.median_wall_us;
+      const double us = b.gpu_paced ? sm.median_gpu_span_us : sm.median_wall_us;
+      b.step = static_cast<Ps>(std::llround(us * static_cast<double>(kPsPerUs)));
       b.w0 = std::numeric_limits<Ps>::max(), b.w1 = std::numeric_limits<Ps>::min();
       for (size_t k = warm; k < kept; ++k) {
         b.w0 = std::min(b.w0, p.steps[k].ts);
         b.w1 = std::max(b.w1, p.steps[k].ts + p.steps[k].dur);
+      }
+      // Widened to the GPU work the steady steps launched: when the GPU runs
+      // behind the host, a step's kernels run after its ProfilerStep ends.
+      for (const GpuOpRef& g : rv.gpu) {
+        const int32_t k = p.ops.step[g.op];
+        if (k < static_cast<int32_t>(warm) || k >= static_cast<int32_t>(kept)) continue;
+        b.w0 = std::min(b.w0, g.ts);
+        b.w1 = std::max(b.w1, g.end);
       }
       b.from_steps = true;
     } else {

@@ -268,6 +268,25 @@ TEST(ChromeJson, ProfilerStepsAndStepMembership) {
   }
 }
 
+// Newer Kineto also writes each ProfilerStep#N as a gpu_user_annotation on
+// the GPU timeline (tracelens mi300 resnet_act_checkpoint, HTA's mi250
+// trace): those are not steps, and take no step themselves.
+TEST(ChromeJson, GpuUserAnnotationStepIsNotAStep) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#3","pid":0,"tid":7,"ts":50,"dur":2},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#4","pid":1,"tid":1,"ts":100,"dur":100}]})");
+  const RankProfile& r = p.ranks[0];
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_EQ(r.steps[0].number, 3);
+  EXPECT_EQ(r.steps[0].dur, 100 * kPsPerUs);
+  EXPECT_EQ(r.steps[1].number, 4);
+  for (size_t i = 0; i < r.ops.size(); ++i)
+    if (r.ops.kind[i] == OpKind::kGpuUserAnnotation) {
+      EXPECT_EQ(r.ops.step[i], -1);
+    }
+}
+
 // A JAX GPU trace.json as xprof's trace viewer exports it: no categories;
 // planes and lines by name, every stat a string arg. Stream lines become GPU
 // streams, their events kernels or copies by name; host events with a

@@ -429,14 +429,18 @@ Status ProfileBuilder::Finish() {
     if (ok) step_number[id] = num, any_step_name = true;
   }
   for (size_t i = 0; any_step_name && i < n; ++i) {
-    if (IsGpuOp(o.kind[i]) || o.name[i] >= step_number.size() || step_number[o.name[i]] < 0) continue;
+    // Host-side markers only: a gpu_user_annotation of the same name (newer
+    // Kineto writes one per step on the GPU timeline) is not a step.
+    if (IsGpuOp(o.kind[i]) || o.kind[i] == OpKind::kGpuUserAnnotation || o.name[i] >= step_number.size() ||
+        step_number[o.name[i]] < 0)
+      continue;
     p.steps.push_back({step_number[o.name[i]], o.ts[i], o.dur[i], static_cast<int32_t>(i)});
   }
   std::sort(p.steps.begin(), p.steps.end(),
             [](const Step& a, const Step& b) { return a.ts != b.ts ? a.ts < b.ts : a.number < b.number; });
   if (!p.steps.empty()) {
     for (size_t i = 0; i < n; ++i) {
-      if (IsGpuOp(o.kind[i])) continue;
+      if (IsGpuOp(o.kind[i]) || o.kind[i] == OpKind::kGpuUserAnnotation) continue;
       Ps ts = o.ts[i];
       auto it = std::upper_bound(p.steps.begin(), p.steps.end(), ts, [](Ps v, const Step& s) { return v < s.ts; });
       if (it == p.steps.begin()) continue;
