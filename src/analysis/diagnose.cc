@@ -6,12 +6,14 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "analysis/gpu_time.h"
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
 #include "analysis/launches.h"
+#include "analysis/op_cost.h"
 #include "analysis/overview.h"
 #include "analysis/stats.h"
 #include "analysis/steps.h"
@@ -38,6 +40,17 @@ struct StepBasis {
   Ps step = 0, w0 = 0, w1 = 0;
   bool from_steps = false;
   bool gpu_paced = false;  // the step is the GPU's median span, not the host's
+  // ProfilerSteps: the steady steps' indices [first, end). GPU ops belong to
+  // the step that launched them, so sums over them are per step exactly.
+  int32_t first = 0, end = 0;
+  bool Steady(int32_t k) const { return k >= first && k < end; }
+  // A sum over the steady steps' GPU ops, per step: their mean; without
+  // ProfilerSteps, the window's share of the step (PerStep).
+  Ps PerStepOps(Ps total) const { return end > first ? total / (end - first) : PerStep(total); }
+  std::string PerOps(Ps total) const {
+    if (end <= first) return Per(total);
+    return fmt::format("{} over {} steady step{}", Ms(total), end - first, end - first == 1 ? "" : "s");
+  }
   Ps window() const { return w1 - w0; }
   Ps Clip(Ps a, Ps b) const { return std::max<Ps>(0, std::min(b, w1) - std::max(a, w0)); }
   Ps PerStep(Ps total) const {
@@ -72,6 +85,80 @@ bool IsSyncCall(std::string_view name) {
          name == "cudaMemcpy2D" || name == "cudaMemset" || name == "hipMemset" || name == "hipMemcpyWithStream";
 }
 
+// A communication kernel's collective: from its name (NCCL/RCCL kernels
+// spell it: ncclKernel_AllReduce_RING_LL_Sum_float), else from the
+// record_param_comms op that launched it ("ncclDevKernel_Generic" names
+// nothing); "other" when neither says.
+std::string CollectiveOfKernel(const RankProfile& p, uint32_t op) {
+  std::string lower(p.str(p.ops.name[op]));
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  lower.erase(std::remove(lower.begin(), lower.end(), '_'), lower.end());
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"allreduce", "all-reduce"}, {"allgather", "all-gather"}, {"reducescatter", "reduce-scatter"},
+      {"alltoall", "all-to-all"},  {"sendrecv", "send/recv"},   {"broadcast", "broadcast"},
+      {"send", "send/recv"},       {"recv", "send/recv"},       {"reduce", "reduce"}};
+  for (const auto& [needle, name] : kNames)
+    if (lower.find(needle) != std::string::npos) return std::string(name);
+  for (int32_t q = p.ops.launch[op] >= 0 ? static_cast<int32_t>(p.ops.launch[op]) : -1; q >= 0; q = p.ops.parent[q]) {
+    if (p.ops.comm_of(static_cast<size_t>(q)) == 0) continue;
+    auto c = CollectiveOpCost(p.str(p.ops.comm_of(static_cast<size_t>(q))));
+    if (c && !c->collective.empty())
+      return c->collective == "send" || c->collective == "recv" ? "send/recv" : c->collective;
+  }
+  return "other";
+}
+
+// The cpu_op that launched a GPU op (the launch call's innermost enclosing
+// cpu_op), -1 when none.
+int32_t LaunchingCpuOp(const RankProfile& p, uint32_t gpu_op) {
+  for (int32_t q = static_cast<int32_t>(p.ops.launch[gpu_op]); q >= 0; q = p.ops.parent[q])
+    if (p.ops.kind[q] == OpKind::kCpuOp) return q;
+  return -1;
+}
+
+// PyTorch ops that only copy or change the layout of a tensor.
+bool IsFormattingOp(std::string_view name) {
+  static constexpr std::string_view kOps[] = {"aten::copy_", "aten::contiguous", "aten::clone",    "aten::_to_copy",
+                                              "aten::to",    "aten::permute",    "aten::transpose"};
+  for (std::string_view k : kOps)
+    if (name == k) return true;
+  return false;
+}
+
+// The device planes (pids) an XLA rank's ops run on: per-device figures are
+// the sum over devices divided by this.
+int XlaDevices(const RankProfile& p) {
+  std::set<int64_t> pids;
+  for (size_t i = 0; i < p.ops.size(); ++i)
+    if (p.ops.xla[i] >= 0) pids.insert(p.track_of(i).pid);
+  return std::max<int>(1, static_cast<int>(pids.size()));
+}
+
+// GEMM dims from a PyTorch op's shapes ("aten::mm [[8944,1024],[1024,2816]]")
+// that do not fill whole 64-wide tiles; "" when the op is no plain GEMM or
+// every dim is aligned.
+std::string UnalignedDims(std::string_view name) {
+  static constexpr std::string_view kGemms[] = {"aten::mm ",      "aten::addmm ",  "aten::bmm ",
+                                                "aten::baddbmm ", "aten::matmul ", "aten::linear "};
+  bool gemm = false;
+  for (std::string_view g : kGemms) gemm = gemm || name.substr(0, g.size()) == g;
+  if (!gemm) return "";
+  std::set<int64_t> odd;
+  int64_t v = -1;
+  for (char c : name) {
+    if (c >= '0' && c <= '9') {
+      v = (v < 0 ? 0 : v) * 10 + (c - '0');
+      if (v > (int64_t{1} << 40)) v = int64_t{1} << 40;
+      continue;
+    }
+    if (v >= 16 && v % 64 != 0) odd.insert(v);
+    v = -1;
+  }
+  std::string out;
+  for (int64_t d : odd) out += fmt::format("{}{}", out.empty() ? "" : ", ", d);
+  return out;
+}
+
 }  // namespace
 
 const RuleInfo& InfoOf(Rule r) { return kRules[static_cast<size_t>(r)]; }
@@ -88,7 +175,7 @@ const char* ConfidenceName(Confidence c) {
   return "?";
 }
 
-std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o) {
+std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o, const DiagnoseInputs& in) {
   std::vector<Finding> out;
   StepOptions so;
   so.warmup = o.warmup;
@@ -112,6 +199,7 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
       b.gpu_paced = sm.median_busy_us > sm.median_wall_us && sm.median_gpu_span_us > sm.median_wall_us;
       const double us = b.gpu_paced ? sm.median_gpu_span_us : sm.median_wall_us;
       b.step = static_cast<Ps>(std::llround(us * static_cast<double>(kPsPerUs)));
+      b.first = static_cast<int32_t>(warm), b.end = static_cast<int32_t>(kept);
       b.w0 = std::numeric_limits<Ps>::max(), b.w1 = std::numeric_limits<Ps>::min();
       for (size_t k = warm; k < kept; ++k) {
         b.w0 = std::min(b.w0, p.steps[k].ts);
@@ -126,6 +214,23 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
         b.w1 = std::max(b.w1, g.end);
       }
       b.from_steps = true;
+    } else if (auto x = in.xla.find(rv.rank); x != in.xla.end() && !p.xla_ops.empty()) {
+      // XLA: the steps of the Steps line or the main module's executions;
+      // the step is the slowest device's median, the window spans every
+      // device's steady steps.
+      const XlaSteps xs = ComputeXlaSteps(p, BreakdownXla(p, *x->second), o.warmup);
+      Ps w0 = std::numeric_limits<Ps>::max(), w1 = std::numeric_limits<Ps>::min();
+      for (const XlaStep& st : xs.steps)
+        if (!st.warmup) w0 = std::min(w0, st.ts), w1 = std::max(w1, st.ts + st.dur);
+      double median = 0;
+      for (const XlaStepSummary& sm : xs.summary)
+        if (sm.steady_steps > 0) median = std::max(median, sm.median);
+      if (median > 0 && w1 > w0) {
+        b.w0 = w0, b.w1 = w1, b.step = static_cast<Ps>(std::llround(median)), b.from_steps = true;
+      } else {
+        std::tie(b.w0, b.w1) = Span(rv);
+        b.step = b.window();
+      }
     } else {
       std::tie(b.w0, b.w1) = Span(rv);
       b.step = b.window();
@@ -148,14 +253,30 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
     const Ps exposed = LengthWithin(Subtract(comm, comp), b.w0, b.w1);
     const Ps per_step = b.PerStep(exposed);
     if (!worth(per_step, b.step)) continue;
+    // Exposed time per collective kind (send/recv between pipeline stages
+    // shows as a bubble here).
+    std::map<std::string, std::vector<Interval>> by_kind;
+    for (const GpuOpRef& g : rv.gpu)
+      if (g.cls == KernelClass::kCommunication) by_kind[CollectiveOfKernel(*rv.profile, g.op)].push_back({g.ts, g.end});
+    std::vector<std::pair<Ps, std::string>> kinds;
+    for (auto& [kind, v] : by_kind) {
+      const Ps e = LengthWithin(Subtract(Union(std::move(v)), comp), b.w0, b.w1);
+      if (e > 0) kinds.push_back({e, kind});
+    }
+    std::sort(kinds.begin(), kinds.end(), [](const auto& x, const auto& y) {
+      return x.first != y.first ? x.first > y.first : x.second < y.second;
+    });
+    std::string kinds_text;
+    for (const auto& [e, kind] : kinds)
+      kinds_text += fmt::format("{}{} {}", kinds_text.empty() ? "" : ", ", kind, Ms(e));
     Finding f;
     f.rule = Rule::exposed_communication;
     f.rank = rv.rank;
     f.subject = fmt::format("rank {}", rv.rank);
-    f.evidence =
-        fmt::format("communication kernels {}, of which {} overlapped by computation ({:.1f} %)", Ms(comm_in),
-                    Ms(comm_in - exposed),
-                    comm_in > 0 ? 100.0 * static_cast<double>(comm_in - exposed) / static_cast<double>(comm_in) : 0.0);
+    f.evidence = fmt::format(
+        "communication kernels {}, of which {} overlapped by computation ({:.1f} %); exposed by kind: {}", Ms(comm_in),
+        Ms(comm_in - exposed),
+        comm_in > 0 ? 100.0 * static_cast<double>(comm_in - exposed) / static_cast<double>(comm_in) : 0.0, kinds_text);
     f.saving = per_step;
     f.step = b.step;
     f.formula = fmt::format("exposed = communication {} - overlapped {}; {} = {} per step, if all of it overlapped",
@@ -316,54 +437,123 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
     out.push_back(std::move(f));
   }
 
-  // XLA ops by category inside the window: async waits and data formatting.
+  // Device ops by what they do, inside the window: async waits and data
+  // formatting (XLA categories; PyTorch copy ops), recompute (XLA's remat
+  // pass; PyTorch ops under torch.utils.checkpoint's recompute_fn, as
+  // TraceLens marks them) against the backward pass. XLA ranks with several
+  // devices: the mean per device.
   for (const RankView& rv : view.ranks) {
     const RankProfile& p = *rv.profile;
-    if (p.xla_ops.empty()) continue;
     const StepBasis& b = basis[rv.rank];
+    const auto xi = in.xla.find(rv.rank);
+    const XlaOps* xops = xi != in.xla.end() && !p.xla_ops.empty() ? xi->second : nullptr;
     struct Acc {
       Ps total = 0;
       int64_t n = 0;
-      std::map<std::string_view, Ps> by_op;
-    } wait, fmt_ops;
-    for (size_t i = 0; i < p.ops.size(); ++i) {
+      std::map<std::string, Ps> by_op;
+    } wait, fmt_ops, remat, backward;
+    std::map<std::string, std::string> behind;  // async wait op -> "all-gather, groups of 4"
+    const int devices = p.xla_ops.empty() ? 1 : XlaDevices(p);
+    for (size_t i = 0; !p.xla_ops.empty() && i < p.ops.size(); ++i) {
       if ((!rv.keep.empty() && !rv.keep[i]) || p.ops.xla[i] < 0) continue;
       const XlaOp& x = p.xla_ops[static_cast<size_t>(p.ops.xla[i])];
       const std::string_view op = p.str(x.hlo_op ? x.hlo_op : p.ops.name[i]);
       const OpCategory c = GroupFromCategory(p.str(x.category), op);
+      const Ps inw = b.Clip(rv.Ts(static_cast<uint32_t>(i)), rv.End(static_cast<uint32_t>(i)));
+      if (inw <= 0) continue;
+      if (xops) {
+        const XlaOpInfo& info = xops->ops[static_cast<size_t>(p.ops.xla[i])];
+        Acc* pass = info.pass == XlaPass::kRemat ? &remat : info.pass == XlaPass::kBackward ? &backward : nullptr;
+        if (pass) pass->total += inw, ++pass->n, pass->by_op[std::string(op)] += inw;
+        if (c == OpCategory::kAsyncWait && !info.collective.empty())
+          behind.emplace(std::string(op), info.group_size > 0
+                                              ? fmt::format("{}, groups of {}", info.collective, info.group_size)
+                                              : info.collective);
+      }
       Acc* acc = c == OpCategory::kAsyncWait ? &wait : c == OpCategory::kDataFormatting ? &fmt_ops : nullptr;
       if (!acc) continue;
-      const Ps in = b.Clip(rv.Ts(static_cast<uint32_t>(i)), rv.End(static_cast<uint32_t>(i)));
-      if (in <= 0) continue;
-      acc->total += in, ++acc->n;
-      acc->by_op[op] += in;
+      acc->total += inw, ++acc->n;
+      acc->by_op[std::string(op)] += inw;
     }
-    auto top = [](const Acc& a) {
+    if (p.xla_ops.empty()) {
+      // PyTorch: where each GPU op was launched from: 1 under
+      // torch.utils.checkpoint's recompute_fn (recompute), 2 under the
+      // autograd engine (backward), 0 neither.
+      auto pass_of = [&](int32_t q0) -> int8_t {
+        int8_t v = 0;
+        for (int32_t q = q0; q >= 0; q = p.ops.parent[q]) {
+          const std::string_view n = p.str(p.ops.name[q]);
+          if (p.ops.kind[q] == OpKind::kPythonFunction) {
+            if (n.find("torch/utils/checkpoint.py") != n.npos && n.find("recompute_fn") != n.npos) return 1;
+          } else if (n.substr(0, 35) == "autograd::engine::evaluate_function") {
+            v = 2;
+          }
+        }
+        return v;
+      };
+      for (const GpuOpRef& g : rv.gpu) {
+        const OpKind k = p.ops.kind[g.op];
+        const bool dtod = k == OpKind::kMemcpy && p.str(p.ops.name[g.op]).find("DtoD") != std::string_view::npos;
+        if ((k != OpKind::kKernel && !dtod) || g.cls == KernelClass::kCommunication) continue;
+        if (p.ops.launch[g.op] < 0) continue;
+        // The steady steps' GPU ops; without steps, the part inside the window.
+        const Ps inw = b.end > b.first ? (b.Steady(p.ops.step[g.op]) ? g.end - g.ts : 0) : b.Clip(g.ts, g.end);
+        if (inw <= 0) continue;
+        const int32_t owner = LaunchingCpuOp(p, g.op);
+        if (owner >= 0 && IsFormattingOp(p.str(p.ops.name[owner]))) {
+          const std::string_view dims = p.str(p.ops.input_dims_of(static_cast<size_t>(owner)));
+          fmt_ops.total += inw, ++fmt_ops.n;
+          fmt_ops.by_op[fmt::format("{}{}{}", p.str(p.ops.name[owner]), dims.empty() ? "" : " ", dims)] += inw;
+        }
+        const int8_t v = pass_of(static_cast<int32_t>(p.ops.launch[g.op]));
+        if (v == 0) continue;
+        const std::string name = owner >= 0 ? std::string(p.str(p.ops.name[owner])) : "(no cpu_op)";
+        backward.total += inw, ++backward.n;  // recompute runs inside the backward pass
+        if (v == 1) remat.total += inw, ++remat.n, remat.by_op[name] += inw;
+      }
+    }
+    for (Acc* a : {&wait, &fmt_ops, &remat, &backward}) {
+      a->total /= devices;
+      for (auto& [op, t] : a->by_op) t /= devices;
+    }
+    auto top = [&](const Acc& a) {
       std::vector<std::pair<Ps, std::string_view>> v;
       for (const auto& [op, t] : a.by_op) v.push_back({t, op});
       std::sort(v.begin(), v.end(), [](const auto& x, const auto& y) {
         return x.first != y.first ? x.first > y.first : x.second < y.second;
       });
       std::string out;
-      for (size_t k = 0; k < v.size() && k < 3; ++k)
-        out += fmt::format("{}{} {}", k ? ", " : "", v[k].second, Ms(v[k].first));
+      for (size_t k = 0; k < v.size() && k < 3; ++k) {
+        auto bh = behind.find(std::string(v[k].second));
+        out += fmt::format("{}{} {}{}", k ? ", " : "", v[k].second, Ms(v[k].first),
+                           bh != behind.end() ? " (" + bh->second + ")" : "");
+      }
       return out;
     };
-    const std::pair<Rule, const Acc*> rules[] = {{Rule::async_wait, &wait}, {Rule::data_formatting, &fmt_ops}};
+    const std::string per_device = devices > 1 ? fmt::format(" (mean of {} devices)", devices) : "";
+    const std::pair<Rule, const Acc*> rules[] = {
+        {Rule::async_wait, &wait}, {Rule::data_formatting, &fmt_ops}, {Rule::recompute, &remat}};
+    // XLA ops are clipped to the window; PyTorch GPU ops counted by step.
+    const bool by_step = p.xla_ops.empty();
     for (const auto& [rule, acc] : rules) {
-      const Ps per_step = b.PerStep(acc->total);
+      const Ps per_step = by_step ? b.PerStepOps(acc->total) : b.PerStep(acc->total);
       if (!worth(per_step, b.step)) continue;
       Finding f;
       f.rule = rule;
       f.rank = rv.rank;
       f.subject = fmt::format("rank {}", rv.rank);
-      f.evidence = fmt::format("{} ops, {}; the largest: {}", acc->n, Ms(acc->total), top(*acc));
+      f.evidence = fmt::format("{} ops, {}{}; the largest: {}", acc->n, Ms(acc->total), per_device, top(*acc));
+      if (rule == Rule::recompute && backward.total > 0)
+        f.evidence += fmt::format("; the backward pass takes {}, so recompute is {:.1f} % of it", Ms(backward.total),
+                                  100.0 * static_cast<double>(acc->total) / static_cast<double>(backward.total));
       f.saving = per_step;
       f.step = b.step;
-      f.formula =
-          fmt::format("{} time: {} = {} per step, if none of it were needed",
-                      rule == Rule::async_wait ? "async wait" : "data formatting", b.Per(acc->total), Ms(per_step));
-      f.confidence = Confidence::kLow;  // an upper bound: some waits and copies remain
+      const char* what = rule == Rule::async_wait        ? "async wait"
+                         : rule == Rule::data_formatting ? "data formatting"
+                                                         : "recompute";
+      f.formula = fmt::format("{} time: {} = {} per step, if none of it were needed", what,
+                              by_step ? b.PerOps(acc->total) : b.Per(acc->total), Ms(per_step));
+      f.confidence = Confidence::kLow;  // an upper bound: some waits, copies and recompute remain
       out.push_back(std::move(f));
     }
   }
@@ -398,6 +588,144 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o)
         "median DataLoader time per step {} (the TensorBoard plugin's DataLoader role), if loading "
         "overlapped with the step",
         Ms(per_step));
+    f.confidence = Confidence::kMedium;
+    out.push_back(std::move(f));
+  }
+
+  // matmul_efficiency and memory_bound_matmul: the roofline's matmul and
+  // convolution rows. Compute-bound ones are held to `matmul_efficiency` of
+  // their roofline (expected / efficiency); memory-bound ones to the time
+  // their FLOPs take at that share of the compute peak (what batching them
+  // up to the ridge point would reach). Totals cover the roofline's ops (the
+  // steady steps, or the whole trace), per device.
+  for (const RankView& rv : view.ranks) {
+    auto ri = in.roofline.find(rv.rank);
+    if (ri == in.roofline.end() || !ri->second) continue;
+    const RooflineResult& rr = *ri->second;
+    const StepBasis& b = basis[rv.rank];
+    const int devices = rv.profile->xla_ops.empty() ? 1 : XlaDevices(*rv.profile);
+    const double eff = o.matmul_efficiency;
+    struct Gap {
+      double gap_s = 0, time_s = 0;
+      const RooflineRow* row = nullptr;
+      double target_s = 0;  // per execution
+    };
+    std::vector<Gap> compute, memory_rows;
+    double compute_gap = 0, memory_gap = 0, compute_time = 0, memory_time = 0;
+    for (const RooflineRow& row : rr.ops) {
+      if (row.category != OpCategoryName(OpCategory::kMatmul) || row.count <= 0 || !(row.expected_s > 0)) continue;
+      Gap g;
+      g.row = &row;
+      g.time_s = row.time_s;
+      // Memory-bound where the bound holds the op below what a good kernel
+      // reaches (ceiling under `eff`); above it, the kernel is what to fix.
+      const bool memory = row.bound == RoofBound::kMemory && row.ceiling_pct >= 0 && row.ceiling_pct < 100 * eff;
+      if (row.bound == RoofBound::kCompute || (row.bound == RoofBound::kMemory && !memory)) {
+        g.target_s = row.expected_s / eff;
+      } else if (memory && row.vs_ridge > 0) {
+        g.target_s = row.vs_ridge * row.expected_s / eff;  // FLOPs / peak = vs_ridge x bytes / bandwidth
+      } else {
+        continue;
+      }
+      g.gap_s = std::max(0.0, row.time_s - g.target_s * static_cast<double>(row.count));
+      if (g.gap_s <= 0) continue;
+      if (!memory)
+        compute.push_back(g), compute_gap += g.gap_s, compute_time += row.time_s;
+      else
+        memory_rows.push_back(g), memory_gap += g.gap_s, memory_time += row.time_s;
+    }
+    auto to_ps = [&](double sec) { return static_cast<Ps>(std::llround(sec * 1e12 / devices)); };
+    auto emit = [&](Rule rule, std::vector<Gap>& rows, double gap, double time) {
+      const Ps total = to_ps(gap);
+      // The roofline covers the steady steps' ops (PyTorch), or the whole
+      // trace (XLA: its share of the step).
+      const Ps per_step = rv.profile->xla_ops.empty() ? b.PerStepOps(total) : b.PerStep(total);
+      if (!worth(per_step, b.step)) return;
+      const std::string per = rv.profile->xla_ops.empty() ? b.PerOps(total) : b.Per(total);
+      std::sort(rows.begin(), rows.end(), [](const Gap& x, const Gap& y) {
+        return x.gap_s != y.gap_s ? x.gap_s > y.gap_s : x.row->name < y.row->name;
+      });
+      std::string ev;
+      for (size_t k = 0; k < rows.size() && k < 3; ++k) {
+        const RooflineRow& r = *rows[k].row;
+        const std::string odd = UnalignedDims(r.name);
+        if (rule == Rule::matmul_efficiency)
+          ev += fmt::format("{}{} x{}: {:.1f} us per call, {:.1f} us at the roofline ({:.0f} %){}{}", k ? "; " : "",
+                            r.name, r.count, r.measured_s * 1e6, r.expected_s * 1e6, 100 * r.efficiency,
+                            r.flops >= 0 && r.flops < 1e9 ? fmt::format(", small: {:.3f} GFLOP", r.flops / 1e9) : "",
+                            odd.empty() ? "" : ", dims not multiples of 64: " + odd);
+        else
+          ev += fmt::format(
+              "{}{} x{}: {:.1f} FLOP/B against the ridge {:.1f} (memory-bound at {:.0f} % of peak), "
+              "{:.1f} us per call",
+              k ? "; " : "", r.name, r.count, r.intensity, rr.ridge, r.ceiling_pct, r.measured_s * 1e6);
+      }
+      Finding f;
+      f.rule = rule;
+      f.rank = rv.rank;
+      f.subject = fmt::format("rank {}", rv.rank);
+      f.evidence = fmt::format(
+          "{} ({}) of {} matmul time{}: {}", Ms(total),
+          rule == Rule::matmul_efficiency ? "beyond the attainable time" : "beyond the time at the compute peak",
+          Ms(to_ps(time)), devices > 1 ? fmt::format(" (mean of {} devices)", devices) : "", ev);
+      f.saving = per_step;
+      f.step = b.step;
+      f.formula = rule == Rule::matmul_efficiency
+                      ? fmt::format(
+                            "sum over compute-bound matmuls of measured - expected / {:.0f} % (a good kernel's share "
+                            "of the {} roofline, --matmul-efficiency): {} = {} per step",
+                            100 * eff, rr.chip, per, Ms(per_step))
+                      : fmt::format(
+                            "sum over memory-bound matmuls of measured - FLOPs / ({:.0f} % of the {} peak), if "
+                            "batched up to the ridge: {} = {} per step",
+                            100 * eff, rr.chip, per, Ms(per_step));
+      f.confidence = Confidence::kLow;
+      out.push_back(std::move(f));
+    };
+    emit(Rule::matmul_efficiency, compute, compute_gap, compute_time);
+    emit(Rule::memory_bound_matmul, memory_rows, memory_gap, memory_time);
+  }
+
+  // step_boundary_idle: per steady step, the GPU's idle time between the
+  // last GPU op of the step before and the step's first GPU op; the median.
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& p = *rv.profile;
+    const StepBasis& b = basis[rv.rank];
+    if (!b.from_steps || p.steps.empty()) continue;
+    const size_t n = p.steps.size();
+    std::vector<Ps> first(n, std::numeric_limits<Ps>::max()), last(n, std::numeric_limits<Ps>::min());
+    for (const GpuOpRef& g : rv.gpu) {
+      const int32_t k = p.ops.step[g.op];
+      if (k < 0 || static_cast<size_t>(k) >= n) continue;
+      first[static_cast<size_t>(k)] = std::min(first[static_cast<size_t>(k)], g.ts);
+      last[static_cast<size_t>(k)] = std::max(last[static_cast<size_t>(k)], g.end);
+    }
+    const size_t kept = n - (rv.filtered ? 1 : 0);
+    const size_t warm = static_cast<size_t>(WarmupSteps(n, so));
+    std::vector<double> idle;
+    Ps worst = 0;
+    for (size_t k = std::max<size_t>(warm, 1); k < kept; ++k) {
+      if (last[k - 1] == std::numeric_limits<Ps>::min() || first[k] == std::numeric_limits<Ps>::max()) continue;
+      Ps gap = 0;
+      if (first[k] > last[k - 1]) gap = (first[k] - last[k - 1]) - LengthWithin(rv.unions.all, last[k - 1], first[k]);
+      idle.push_back(static_cast<double>(gap));
+      worst = std::max(worst, gap);
+    }
+    if (idle.empty()) continue;
+    const Ps per_step = static_cast<Ps>(std::llround(Median(idle)));
+    if (!worth(per_step, b.step)) continue;
+    Finding f;
+    f.rule = Rule::step_boundary_idle;
+    f.rank = rv.rank;
+    f.subject = fmt::format("rank {}", rv.rank);
+    f.evidence = fmt::format(
+        "between one step's last GPU op and the next step's first the GPU runs nothing for a median {} (at most {}) "
+        "over {} step boundaries; host-caused gaps are also in host_wait_idle, DataLoader time in input_pipeline",
+        Ms(per_step), Ms(worst), idle.size());
+    f.saving = per_step;
+    f.step = b.step;
+    f.formula = fmt::format("median GPU idle at the step boundary {}, if the next step's work were queued in time",
+                            Ms(per_step));
     f.confidence = Confidence::kMedium;
     out.push_back(std::move(f));
   }

@@ -54,9 +54,11 @@ struct DiagnoseOptions {
   double min_saving_us = 10;
   int kernel_wait_us = 30;
   int warmup = -1;
-  bool rules = false;  // also the rules table
+  bool rules = false;                 // also the rules table
+  std::string chip;                   // matmul rules: the chip (empty: detected from the profile)
+  double matmul_efficiency_pct = 70;  // matmul rules: a good kernel's share of the roofline
 };
-Report Diagnose(const Session& s, const DiagnoseOptions& o);
+StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o);
 // How busy each engine was: GPU streams, device lines, launching threads.
 Report Engines(const Session& s);
 // The TensorBoard PyTorch profiler plugin's Overview: step time by role and

@@ -306,7 +306,7 @@ ReportTables ComputeReportTables(const Session& s) {
   t.overview = Overview(s);
   t.idle = Idle(s, {});
   t.overlap = Overlap(s);
-  t.diagnose = Diagnose(s, {});
+  if (auto d = Diagnose(s, {}); d.ok()) t.diagnose = std::move(*d);
   return t;
 }
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
+#include "analysis/diagnose.h"
 #include "analysis/engines.h"
 #include "analysis/gpu_time.h"
 #include "analysis/host_ops.h"
@@ -12,8 +14,10 @@
 #include "analysis/launches.h"
 #include "analysis/ops.h"
 #include "analysis/overview.h"
+#include "analysis/roofline.h"
 #include "analysis/steps.h"
 #include "analysis/xla.h"
+#include "app/chip.h"
 #include "app/commands.h"
 #include "report/tables.h"
 #include "report/xla_tables.h"
@@ -133,14 +137,62 @@ Report Idle(const Session& s, const IdleOptions& o) {
   return r;
 }
 
-Report Diagnose(const Session& s, const DiagnoseOptions& o) {
+StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o) {
   Report r = WithImportWarnings(s);
   mlprof::DiagnoseOptions d;
   d.min_share = o.min_share_pct / 100;
   d.min_saving = static_cast<Ps>(std::llround(o.min_saving_us * static_cast<double>(kPsPerUs)));
   d.kernel_wait_threshold = static_cast<Ps>(o.kernel_wait_us) * kPsPerUs;
   d.warmup = o.warmup;
-  r.tables.push_back(FindingsTable(mlprof::Diagnose(s.view, d)));
+  d.matmul_efficiency = o.matmul_efficiency_pct / 100;
+  // What the XLA and matmul rules read: each rank's resolved XLA ops, and
+  // its roofline where the chip is known (given, or detected).
+  ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles({}));
+  const hw::Chip* forced = nullptr;
+  if (!o.chip.empty()) {
+    ASSIGN_OR_RETURN(forced, FindChip(db, o.chip, s.profile.AllDevices()));
+  }
+  std::map<int64_t, XlaOps> xla;
+  std::map<int64_t, RooflineResult> roof;
+  std::vector<OpGpuTime> framework_ops;
+  bool framework_done = false;
+  std::vector<std::string> no_chip;
+  for (const RankView& rv : s.view.ranks) {
+    const RankProfile& rank = *rv.profile;
+    const hw::Chip* chip = forced ? forced : DetectChip(db, rank.meta.devices).chip;
+    if (!rank.xla_ops.empty()) {
+      XlaOps& x = xla[rv.rank] = ResolveXlaOps(rank);
+      if (chip && chip->peak(hw::DType::kBf16) > 0) roof[rv.rank] = RooflineXla(rank, x, *chip, hw::DType::kBf16);
+    } else if (!rv.gpu.empty()) {
+      if (!chip || !(chip->peak(hw::DType::kBf16) > 0)) {
+        no_chip.push_back(fmt::format("rank {}", rv.rank));
+        continue;
+      }
+      if (!framework_done) {
+        // The steady steps' GPU work where every rank has steps (what the
+        // other rules measure), else all of it.
+        bool steps = true;
+        for (const RankView& x : s.view.ranks) steps = steps && !x.profile->steps.empty();
+        framework_ops = ComputeOpGpuTime(s.view, {true, steps});
+        framework_done = true;
+      }
+      roof[rv.rank] = RooflineFrameworkOps(framework_ops, rv.rank, *chip, hw::DType::kBf16, true);
+    }
+    if (!rank.xla_ops.empty() && !roof.count(rv.rank)) no_chip.push_back(fmt::format("rank {}", rv.rank));
+  }
+  mlprof::DiagnoseInputs in;
+  for (const auto& [rank, x] : xla) in.xla[rank] = &x;
+  for (const auto& [rank, rr] : roof) in.roofline[rank] = &rr;
+  r.tables.push_back(FindingsTable(mlprof::Diagnose(s.view, d, in)));
+  Table& t = r.tables.back();
+  if (!no_chip.empty())
+    t.notes.push_back(fmt::format(
+        "Not checked on {}: the matmul rules (matmul_efficiency, memory_bound_matmul) need the chip, which the "
+        "profile does not name; pass --chip (`mlprof chips` lists them).",
+        fmt::join(no_chip, ", ")));
+  t.notes.push_back(
+      "Not checked: hardware-unit bound (scalar or vector units busy while the matrix unit idles) needs per-unit "
+      "counters, which none of the profiles mlprof reads carries yet.");
   if (o.rules) r.tables.push_back(RulesTable());
   return r;
 }

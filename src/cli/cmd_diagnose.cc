@@ -20,6 +20,11 @@ class DiagnoseCommand : public ProfileCommand {
     app->add_option("--kernel-wait-us", o_.kernel_wait_us, "idle gaps shorter than this are kernel wait, not host wait")
         ->check(NumberAtLeastZero())
         ->capture_default_str();
+    app->add_option("--chip", o_.chip, "the chip, for the matmul rules (default: detected; `mlprof chips`)");
+    app->add_option("--matmul-efficiency", o_.matmul_efficiency_pct,
+                    "matmul rules: the % of the roofline a good kernel reaches")
+        ->check(CLI::Range(1.0, 100.0))
+        ->capture_default_str();
     app->add_flag("--rules", o_.rules, "also list every rule: what it finds, what it means, how to fix it");
     app->add_option("--warmup", o_.warmup, "warm-up steps left out of the steady-state step (default: 1 of 3 or more)")
         ->check(NumberAtLeastZero());
