@@ -13,11 +13,13 @@
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
 #include "analysis/launches.h"
+#include "analysis/layers.h"
 #include "analysis/op_cost.h"
 #include "analysis/overview.h"
 #include "analysis/stats.h"
 #include "analysis/steps.h"
 #include "analysis/xla.h"
+#include "base/collective.h"
 
 namespace mlprof {
 namespace {
@@ -85,10 +87,10 @@ bool IsSyncCall(std::string_view name) {
          name == "cudaMemcpy2D" || name == "cudaMemset" || name == "hipMemset" || name == "hipMemcpyWithStream";
 }
 
-// A communication kernel's collective: from its name (NCCL/RCCL kernels
-// spell it: ncclKernel_AllReduce_RING_LL_Sum_float), else from the
-// record_param_comms op that launched it ("ncclDevKernel_Generic" names
-// nothing); "other" when neither says.
+// A communication kernel's collective: from the op that launched it (its
+// record_param_comms description: NCCL runs an all-to-all or all-gather as
+// ncclKernel_SendRecv_*), else from its name (ncclKernel_AllReduce_RING_LL_
+// Sum_float); "other" when neither says.
 std::string CollectiveOfKernel(const RankProfile& p, uint32_t op) {
   std::string lower(p.str(p.ops.name[op]));
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -97,14 +99,28 @@ std::string CollectiveOfKernel(const RankProfile& p, uint32_t op) {
       {"allreduce", "all-reduce"}, {"allgather", "all-gather"}, {"reducescatter", "reduce-scatter"},
       {"alltoall", "all-to-all"},  {"sendrecv", "send/recv"},   {"broadcast", "broadcast"},
       {"send", "send/recv"},       {"recv", "send/recv"},       {"reduce", "reduce"}};
-  for (const auto& [needle, name] : kNames)
-    if (lower.find(needle) != std::string::npos) return std::string(name);
   for (int32_t q = p.ops.launch[op] >= 0 ? static_cast<int32_t>(p.ops.launch[op]) : -1; q >= 0; q = p.ops.parent[q]) {
-    if (p.ops.comm_of(static_cast<size_t>(q)) == 0) continue;
+    if (p.ops.comm_of(static_cast<size_t>(q)) == 0) {
+      // c10d's own op ("c10d::allreduce_", "c10d::_allgather_base_",
+      // "nccl:all_reduce"): its name says which.
+      std::string_view n = p.str(p.ops.name[q]);
+      for (std::string_view pre : {std::string_view("c10d::"), std::string_view("nccl:")})
+        if (n.substr(0, pre.size()) == pre) {
+          n.remove_prefix(pre.size());
+          while (!n.empty() && n.back() == '_') n.remove_suffix(1);
+          if (auto k = CollectiveFromC10dName(n)) {
+            const std::string_view kn = CollectiveKindName(*k);
+            return kn == "send" || kn == "recv" ? "send/recv" : std::string(kn);
+          }
+        }
+      continue;
+    }
     auto c = CollectiveOpCost(p.str(p.ops.comm_of(static_cast<size_t>(q))));
     if (c && !c->collective.empty())
       return c->collective == "send" || c->collective == "recv" ? "send/recv" : c->collective;
   }
+  for (const auto& [needle, name] : kNames)
+    if (lower.find(needle) != std::string::npos) return std::string(name);
   return "other";
 }
 
@@ -201,12 +217,13 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
       b.step = static_cast<Ps>(std::llround(us * static_cast<double>(kPsPerUs)));
       b.first = static_cast<int32_t>(warm), b.end = static_cast<int32_t>(kept);
       b.w0 = std::numeric_limits<Ps>::max(), b.w1 = std::numeric_limits<Ps>::min();
-      for (size_t k = warm; k < kept; ++k) {
+      // GPU-paced: the window is the GPU span of the steady steps' work (the
+      // host's steps run far ahead of it); else the steps, widened to the
+      // GPU work they launched (a step's kernels may end after it does).
+      for (size_t k = warm; k < kept && !b.gpu_paced; ++k) {
         b.w0 = std::min(b.w0, p.steps[k].ts);
         b.w1 = std::max(b.w1, p.steps[k].ts + p.steps[k].dur);
       }
-      // Widened to the GPU work the steady steps launched: when the GPU runs
-      // behind the host, a step's kernels run after its ProfilerStep ends.
       for (const GpuOpRef& g : rv.gpu) {
         const int32_t k = p.ops.step[g.op];
         if (k < static_cast<int32_t>(warm) || k >= static_cast<int32_t>(kept)) continue;
@@ -463,8 +480,12 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
       if (inw <= 0) continue;
       if (xops) {
         const XlaOpInfo& info = xops->ops[static_cast<size_t>(p.ops.xla[i])];
-        Acc* pass = info.pass == XlaPass::kRemat ? &remat : info.pass == XlaPass::kBackward ? &backward : nullptr;
-        if (pass) pass->total += inw, ++pass->n, pass->by_op[std::string(op)] += inw;
+        // Recomputed: JAX names the recomputed ops rematted_computation (a
+        // bare "checkpoint" in the name stack also marks the checkpointed
+        // layer's forward and backward, which are not recompute).
+        const bool rematted = info.op_name.find("rematted_computation") != std::string::npos;
+        if (rematted) remat.total += inw, ++remat.n, remat.by_op[std::string(op)] += inw;
+        if (rematted || info.pass == XlaPass::kBackward) backward.total += inw, ++backward.n;
         if (c == OpCategory::kAsyncWait && !info.collective.empty())
           behind.emplace(std::string(op), info.group_size > 0
                                               ? fmt::format("{}, groups of {}", info.collective, info.group_size)
@@ -485,7 +506,7 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
           const std::string_view n = p.str(p.ops.name[q]);
           if (p.ops.kind[q] == OpKind::kPythonFunction) {
             if (n.find("torch/utils/checkpoint.py") != n.npos && n.find("recompute_fn") != n.npos) return 1;
-          } else if (n.substr(0, 35) == "autograd::engine::evaluate_function") {
+          } else if (IsBackwardOpName(n)) {
             v = 2;
           }
         }
@@ -500,7 +521,14 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
         const Ps inw = b.end > b.first ? (b.Steady(p.ops.step[g.op]) ? g.end - g.ts : 0) : b.Clip(g.ts, g.end);
         if (inw <= 0) continue;
         const int32_t owner = LaunchingCpuOp(p, g.op);
-        if (owner >= 0 && IsFormattingOp(p.str(p.ops.name[owner]))) {
+        // A copy between dtypes (["c10::BFloat16", "float"]) is a cast, not
+        // a layout change: left out.
+        const std::string_view types = owner >= 0 ? p.str(p.ops.input_types_of(static_cast<size_t>(owner))) : "";
+        const auto comma = types.find(',');
+        const bool cast = comma != std::string_view::npos &&
+                          types.substr(0, comma).find_first_not_of("[ ") != std::string_view::npos &&
+                          types.substr(1, comma - 1) != types.substr(comma + 1, comma - 1);
+        if (owner >= 0 && !cast && IsFormattingOp(p.str(p.ops.name[owner]))) {
           const std::string_view dims = p.str(p.ops.input_dims_of(static_cast<size_t>(owner)));
           fmt_ops.total += inw, ++fmt_ops.n;
           fmt_ops.by_op[fmt::format("{}{}{}", p.str(p.ops.name[owner]), dims.empty() ? "" : " ", dims)] += inw;
@@ -622,8 +650,8 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
       const bool memory = row.bound == RoofBound::kMemory && row.ceiling_pct >= 0 && row.ceiling_pct < 100 * eff;
       if (row.bound == RoofBound::kCompute || (row.bound == RoofBound::kMemory && !memory)) {
         g.target_s = row.expected_s / eff;
-      } else if (memory && row.vs_ridge > 0) {
-        g.target_s = row.vs_ridge * row.expected_s / eff;  // FLOPs / peak = vs_ridge x bytes / bandwidth
+      } else if (memory) {
+        g.target_s = row.expected_s / eff;  // bytes / (70 % of the bandwidth): what the kernel can reach
       } else {
         continue;
       }
@@ -639,9 +667,13 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
       const Ps total = to_ps(gap);
       // The roofline covers the steady steps' ops (PyTorch), or the whole
       // trace (XLA: its share of the step).
-      const Ps per_step = rv.profile->xla_ops.empty() ? b.PerStepOps(total) : b.PerStep(total);
+      // XLA: the roofline spans the whole trace, so its share of the
+      // trace's span (not of the window) times the step.
+      StepBasis trace = b;
+      if (!rv.profile->xla_ops.empty()) std::tie(trace.w0, trace.w1) = Span(rv), trace.from_steps = false;
+      const Ps per_step = rv.profile->xla_ops.empty() ? b.PerStepOps(total) : trace.PerStep(total);
       if (!worth(per_step, b.step)) return;
-      const std::string per = rv.profile->xla_ops.empty() ? b.PerOps(total) : b.Per(total);
+      const std::string per = rv.profile->xla_ops.empty() ? b.PerOps(total) : trace.Per(total);
       std::sort(rows.begin(), rows.end(), [](const Gap& x, const Gap& y) {
         return x.gap_s != y.gap_s ? x.gap_s > y.gap_s : x.row->name < y.row->name;
       });
@@ -676,8 +708,9 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
                             "of the {} roofline, --matmul-efficiency): {} = {} per step",
                             100 * eff, rr.chip, per, Ms(per_step))
                       : fmt::format(
-                            "sum over memory-bound matmuls of measured - FLOPs / ({:.0f} % of the {} peak), if "
-                            "batched up to the ridge: {} = {} per step",
+                            "sum over memory-bound matmuls of measured - bytes / ({:.0f} % of the {} HBM bandwidth), "
+                            "what a good kernel reaches (more rows per matmul would raise the ceiling): {} = {} per "
+                            "step",
                             100 * eff, rr.chip, per, Ms(per_step));
       f.confidence = Confidence::kLow;
       out.push_back(std::move(f));

@@ -67,7 +67,7 @@ namespace mlprof {
     "torch.utils.checkpoint): compute spent to save memory",                                                      \
     "recompute less where memory allows: a cheaper policy (save the matmul outputs, selective recompute, "        \
     "checkpoint every other layer), or free memory elsewhere (sharding, offload) to afford it")                   \
-  X(step_boundary_idle, kWarning, "GPU idle between steps",                                                       \
+  X(step_boundary_idle, kInfo, "GPU idle between steps",                                                          \
     "between the last GPU op of one step and the first of the next the GPU runs nothing: the host does "          \
     "per-step work (optimizer bookkeeping, logging, data, synchronisation) that the GPU waits for",               \
     "overlap the next step's launch with that work: move logging and metrics off the step (every N steps, "       \

@@ -58,7 +58,9 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
     OpGpuTime none;
     none.rank = rv.rank;
     none.name = "(no cpu_op)";
-    const int warmup = WarmupSteps(p.steps.size(), {});
+    StepOptions so;
+    so.warmup = opt.warmup;
+    const int warmup = WarmupSteps(p.steps.size(), so);
     for (const GpuOpRef& g : rv.gpu) {
       OpKind k = o.kind[g.op];
       if (k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) continue;

@@ -54,6 +54,7 @@ struct OpsOptions {
   // Only the GPU ops of steady-state steps (a ProfilerStep#N after the
   // warm-up, the rule of analysis/steps.h); nothing on ranks without steps.
   bool steady_steps_only = false;
+  int warmup = -1;  // steady_steps_only: warm-up steps (-1: the steps' default)
 };
 
 std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOptions& opt);

@@ -59,6 +59,9 @@ struct DiagnoseOptions {
   double matmul_efficiency_pct = 70;  // matmul rules: a good kernel's share of the roofline
 };
 StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o);
+// Forward / backward / optimizer per step and the repeated layers
+// (analysis/layers.h).
+Report Layers(const Session& s, int warmup);
 // How busy each engine was: GPU streams, device lines, launching threads.
 Report Engines(const Session& s);
 // The TensorBoard PyTorch profiler plugin's Overview: step time by role and

@@ -12,6 +12,7 @@
 #include "analysis/host_ops.h"
 #include "analysis/idle.h"
 #include "analysis/launches.h"
+#include "analysis/layers.h"
 #include "analysis/ops.h"
 #include "analysis/overview.h"
 #include "analysis/roofline.h"
@@ -173,7 +174,9 @@ StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o) {
         // other rules measure), else all of it.
         bool steps = true;
         for (const RankView& x : s.view.ranks) steps = steps && !x.profile->steps.empty();
-        framework_ops = ComputeOpGpuTime(s.view, {true, steps});
+        mlprof::OpsOptions oo{true, steps};
+        oo.warmup = o.warmup;
+        framework_ops = ComputeOpGpuTime(s.view, oo);
         framework_done = true;
       }
       roof[rv.rank] = RooflineFrameworkOps(framework_ops, rv.rank, *chip, hw::DType::kBf16, true);
@@ -187,13 +190,28 @@ StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o) {
   Table& t = r.tables.back();
   if (!no_chip.empty())
     t.notes.push_back(fmt::format(
-        "Not checked on {}: the matmul rules (matmul_efficiency, memory_bound_matmul) need the chip, which the "
-        "profile does not name; pass --chip (`mlprof chips` lists them).",
+        "Not checked on {}: the matmul rules (matmul_efficiency, memory_bound_matmul) need the chip, which is "
+        "not known from the profile's device names (or has no bf16 peak); pass --chip (`mlprof chips` lists them).",
         fmt::join(no_chip, ", ")));
   t.notes.push_back(
       "Not checked: hardware-unit bound (scalar or vector units busy while the matrix unit idles) needs per-unit "
       "counters, which none of the profiles mlprof reads carries yet.");
   if (o.rules) r.tables.push_back(RulesTable());
+  return r;
+}
+
+Report Layers(const Session& s, int warmup) {
+  Report r = WithImportWarnings(s);
+  const LayerReport lr = ComputeLayers(s.view, warmup);
+  r.tables.push_back(PhasesTable(lr));
+  r.tables.push_back(LayersTable(lr));
+  r.tables.push_back(BlockTable(lr));
+  bool xla = false;
+  for (const RankView& rv : s.view.ranks) xla = xla || !rv.profile->xla_ops.empty();
+  if (xla)
+    r.tables.front().notes.push_back(
+        "XLA profiles: `mlprof summary` splits device time by forward, backward, remat and optimizer, and "
+        "`mlprof scopes` by named scope.");
   return r;
 }
 

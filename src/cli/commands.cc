@@ -22,6 +22,8 @@ const std::vector<cli::CommandInfo> kCommands = {
     {"diagnose", "what to fix first: findings with their evidence and estimated saving per step",
      cli::MakeDiagnoseCommand},
     {"overlap", "communication/computation overlap per rank", cli::MakeOverlapCommand},
+    {"layers", "forward/backward/optimizer per step, repeated modules (layers) and the repeating block's parts",
+     cli::MakeLayersCommand},
     {"steps", "per-step breakdown and steady-state medians", cli::MakeStepsCommand},
     {"overview", "step time by kernel/memcpy/runtime/dataloader/CPU and the GPU summary (TensorBoard plugin)",
      cli::MakeOverviewCommand},

@@ -130,6 +130,62 @@ Table FindingsTable(const std::vector<Finding>& v) {
   return t;
 }
 
+Table PhasesTable(const LayerReport& r) {
+  Table t("phases", "GPU time per step by phase: forward, backward, optimizer, communication (us)");
+  t.Add(RankKey())
+      .Add(Count("steps", "steady steps measured (0: no ProfilerSteps, the whole trace as one)"))
+      .Add(TimeUs("forward", "GPU time launched outside the autograd engine and the optimizer, per step (median)"))
+      .Add(TimeUs("backward", "launched under autograd::engine::evaluate_function, per step (median)"))
+      .Add(TimeUs("optimizer", "launched under an Optimizer.* annotation (Optimizer.step#..., zero_grad), per step"))
+      .Add(TimeUs("communication", "communication kernels, whichever phase launched them, per step (median)"))
+      .Add(Pct("backward_per_forward_pct", "backward / forward (about 200 % for dense models)", 1));
+  for (const PhaseRow& p : r.phases)
+    t.rows.push_back({Cell::Int(p.rank), Cell::Int(p.steps), Time(p.forward), Time(p.backward), Time(p.optimizer),
+                      Time(p.communication), PctCell(static_cast<double>(p.backward), static_cast<double>(p.forward))});
+  t.notes.push_back(
+      "Forward holds every GPU op launched outside the autograd engine and the optimizer annotations: input copies "
+      "and the loss too.");
+  return t;
+}
+
+Table LayersTable(const LayerReport& r) {
+  Table t("layers", "Repeated modules: GPU time per instance (forward, us)");
+  t.Add(RankKey())
+      .Add(Key("module", Unit::kText, "module class (nn.Module frames; with_stack / with_modules)").Symbol())
+      .Add(Count("instances", "instances that launched GPU work"))
+      .Add(Measure("per_step", Unit::kCount, "instances per step").Decimals(1))
+      .Add(TimeUs("median", "GPU time per instance, median"))
+      .Add(TimeUs("min", "the fastest instance"))
+      .Add(TimeUs("max", "the slowest instance"))
+      .Add(Text("slowest", "the slowest instance"))
+      .Add(TimeUs("total", "all instances"))
+      .Add(Pct("pct", "of the rank's GPU time in the measured steps", 1))
+      .Add(Text("block", "yes: the repeating block (the repeated module with modules inside that takes the most)"));
+  for (const LayerRow& l : r.layers)
+    t.rows.push_back({Cell::Int(l.rank), Cell::Text(l.module), Cell::Int(l.instances), Cell::Real(l.per_step),
+                      Time(l.median), Time(l.min), Time(l.max), Cell::Text(l.slowest), Time(l.total), Cell::Real(l.pct),
+                      Cell::Text(l.block ? "yes" : "")});
+  t.notes.push_back(
+      "Forward only: backward kernels run on the autograd thread, outside the module frames (`phases` has the "
+      "backward).");
+  for (int64_t rank : r.ranks_without_modules)
+    t.notes.push_back(fmt::format(
+        "Rank {}: no nn.Module frames; record with torch.profiler(with_stack=True) (with_modules) to see layers.",
+        rank));
+  return t;
+}
+
+Table BlockTable(const LayerReport& r) {
+  Table t("layer_block", "The repeating block's GPU time by the modules inside it (us per instance)");
+  t.Add(RankKey())
+      .Add(Key("part", Unit::kText, "module class just inside the block, or (own ops)").Symbol())
+      .Add(TimeUs("per_instance", "GPU time per block instance (mean)"))
+      .Add(Pct("pct", "of the block's GPU time", 1));
+  for (const BlockPart& b : r.block)
+    t.rows.push_back({Cell::Int(b.rank), Cell::Text(b.part), Time(b.per_instance), Cell::Real(b.pct)});
+  return t;
+}
+
 Table RulesTable() {
   Table t("rules", "The rules of mlprof diagnose");
   t.Add(Key("rule", Unit::kText, "the rule's id"))

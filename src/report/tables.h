@@ -11,6 +11,7 @@
 #include "analysis/idle.h"
 #include "analysis/info.h"
 #include "analysis/launches.h"
+#include "analysis/layers.h"
 #include "analysis/ops.h"
 #include "analysis/overview.h"
 #include "analysis/steps.h"
@@ -27,6 +28,11 @@ Table KernelStatTable(const KernelBreakdown& k);
 // mlprof diagnose: the findings, largest saving first; the rules.
 Table FindingsTable(const std::vector<Finding>& v);
 Table RulesTable();
+// mlprof layers: forward / backward / optimizer per step, repeated modules,
+// and the repeating block's parts (analysis/layers.h).
+Table PhasesTable(const LayerReport& r);
+Table LayersTable(const LayerReport& r);
+Table BlockTable(const LayerReport& r);
 Table IdleTable(const std::vector<StreamIdle>& s);
 Table IdleStatsTable(const std::vector<StreamIdle>& s);
 Table LaunchSummaryTable(const std::vector<RankLaunchStats>& s);
