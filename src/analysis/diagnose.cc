@@ -141,6 +141,23 @@ bool IsFormattingOp(std::string_view name) {
   return false;
 }
 
+// A copy's Input type list (["c10::BFloat16", "float", ""]) names two
+// different dtypes for its first two arguments: a cast. Anything else
+// (missing, one type, unquoted) is not.
+bool IsCast(std::string_view types) {
+  std::string_view name[2];
+  size_t at = 0;
+  for (auto& n : name) {
+    const size_t open = types.find('"', at);
+    if (open == std::string_view::npos) return false;
+    const size_t close = types.find('"', open + 1);
+    if (close == std::string_view::npos) return false;
+    n = types.substr(open + 1, close - open - 1);
+    at = close + 1;
+  }
+  return !name[0].empty() && !name[1].empty() && name[0] != name[1];
+}
+
 // The device planes (pids) an XLA rank's ops run on: per-device figures are
 // the sum over devices divided by this.
 int XlaDevices(const RankProfile& p) {
@@ -523,11 +540,7 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
         const int32_t owner = LaunchingCpuOp(p, g.op);
         // A copy between dtypes (["c10::BFloat16", "float"]) is a cast, not
         // a layout change: left out.
-        const std::string_view types = owner >= 0 ? p.str(p.ops.input_types_of(static_cast<size_t>(owner))) : "";
-        const auto comma = types.find(',');
-        const bool cast = comma != std::string_view::npos &&
-                          types.substr(0, comma).find_first_not_of("[ ") != std::string_view::npos &&
-                          types.substr(1, comma - 1) != types.substr(comma + 1, comma - 1);
+        const bool cast = owner >= 0 && IsCast(p.str(p.ops.input_types_of(static_cast<size_t>(owner))));
         if (owner >= 0 && !cast && IsFormattingOp(p.str(p.ops.name[owner]))) {
           const std::string_view dims = p.str(p.ops.input_dims_of(static_cast<size_t>(owner)));
           fmt_ops.total += inw, ++fmt_ops.n;

@@ -368,6 +368,24 @@ TEST(DiagnoseRules, DataFormattingPyTorchFires) {
   EXPECT_NE(f[0].evidence.find("aten::copy_ [[4,8],[4,8],[]] 0.030 ms"), std::string::npos) << f[0].evidence;
 }
 
+// The same copy_ between dtypes (bf16 -> float, written with spaces as
+// torch does) is a cast, not formatting; between equal dtypes it counts.
+TEST(DiagnoseRules, DataFormattingLeavesOutCasts) {
+  auto trace = [](const char* types) {
+    return std::string(R"J({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":0,"dur":8,"args":{"Input Dims":[[4,8],[4,8],[]],"Input type":)J") +
+           types + R"J(}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":3,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"elementwise_copy","pid":0,"tid":7,"ts":10,"dur":30,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":40,"dur":50,"args":{"stream":7}}
+  ]})J";
+  };
+  EXPECT_TRUE(Of(DiagnoseWith(trace(R"(["c10::BFloat16", "float", ""])"), {}), Rule::data_formatting).empty());
+  const auto f = Of(DiagnoseWith(trace(R"(["float", "float", ""])"), {}), Rule::data_formatting);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].saving, 30 * us);
+}
+
 // A copy_ that moves the batch to the device (Memcpy HtoD) is input
 // transfer, not data formatting.
 TEST(DiagnoseRules, DataFormattingSilentForHostToDeviceCopies) {
