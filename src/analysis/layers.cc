@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdint>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "analysis/stats.h"
 #include "analysis/steps.h"
@@ -26,7 +30,162 @@ std::string_view ModuleClass(std::string_view name) {
   return c;
 }
 
+// The least share of its phase's GPU time a repeating kernel sequence must
+// cover to be reported.
+constexpr double kMinBlockPct = 10;
+
+// The innermost cpu_op above a GPU op's launch, else the GPU op's own name.
+std::string_view LaunchingOpName(const RankProfile& p, uint32_t op) {
+  for (int32_t q = p.ops.launch[op] >= 0 ? static_cast<int32_t>(p.ops.launch[op]) : -1; q >= 0; q = p.ops.parent[q])
+    if (p.ops.kind[q] == OpKind::kCpuOp) return p.str(p.ops.name[q]);
+  return p.str(p.ops.name[op]);
+}
+
+// The repeating kernel sequence of one phase over the measured steps:
+// `seqs[s]` holds indices into rv.gpu, in start order, for step s.
+void AddKernelBlock(const RankView& rv, const std::vector<std::vector<uint32_t>>& seqs,
+                    const std::vector<int64_t>& step_numbers, std::string_view phase, Ps phase_total,
+                    LayerReport& out) {
+  const RankProfile& p = *rv.profile;
+  struct Found {
+    size_t step, start, period, repeats;
+  };
+  // Runs grouped by the block's kernel sequence; the sequence found with the
+  // most GPU time over the steps is the block.
+  std::map<std::vector<uint32_t>, std::pair<Ps, std::vector<Found>>> by_sig;
+  for (size_t s = 0; s < seqs.size(); ++s) {
+    std::vector<uint32_t> sym;
+    std::vector<Ps> w;
+    for (uint32_t i : seqs[s]) {
+      sym.push_back(p.ops.name[rv.gpu[i].op]);
+      w.push_back(rv.gpu[i].end - rv.gpu[i].ts);
+    }
+    const RepeatingRun run = FindRepeatingRun(sym, w);
+    if (run.repeats < 2) continue;
+    std::vector<uint32_t> sig(sym.begin() + static_cast<std::ptrdiff_t>(run.start),
+                              sym.begin() + static_cast<std::ptrdiff_t>(run.start + run.period));
+    auto& [time, found] = by_sig[std::move(sig)];
+    for (size_t i = run.start; i < run.start + run.period * run.repeats; ++i) time += w[i];
+    found.push_back({s, run.start, run.period, run.repeats});
+  }
+  if (by_sig.empty()) return;
+  auto best = by_sig.begin();
+  for (auto it = by_sig.begin(); it != by_sig.end(); ++it)
+    if (it->second.first > best->second.first) best = it;
+  const auto& found = best->second.second;
+  KernelBlock b;
+  b.rank = rv.rank;
+  b.phase = std::string(phase);
+  b.kernels = static_cast<int64_t>(best->first.size());
+  b.first_kernel = std::string(p.str(best->first.front()));
+  std::vector<double> times, spans;
+  std::map<std::string_view, Ps> parts;
+  Ps slowest = -1;
+  for (const Found& f : found) {
+    const std::vector<uint32_t>& seq = seqs[f.step];
+    for (size_t k = 0; k < f.repeats; ++k) {
+      Ps t = 0, end = 0;
+      const size_t lo = f.start + k * f.period;
+      for (size_t i = lo; i < lo + f.period; ++i) {
+        const GpuOpRef& g = rv.gpu[seq[i]];
+        t += g.end - g.ts;
+        end = std::max(end, g.end);
+        parts[LaunchingOpName(p, g.op)] += g.end - g.ts;
+      }
+      times.push_back(static_cast<double>(t));
+      spans.push_back(static_cast<double>(end - rv.gpu[seq[lo]].ts));
+      b.total += t;
+      if (t > slowest) {
+        slowest = t;
+        b.slowest =
+            step_numbers.empty() ? fmt::format("#{}", k + 1) : fmt::format("step {} #{}", step_numbers[f.step], k + 1);
+      }
+    }
+  }
+  b.instances = static_cast<int64_t>(times.size());
+  b.per_step = static_cast<double>(b.instances) / static_cast<double>(seqs.size());
+  b.median = static_cast<Ps>(std::llround(Median(times)));
+  b.span = static_cast<Ps>(std::llround(Median(spans)));
+  b.min = static_cast<Ps>(*std::min_element(times.begin(), times.end()));
+  b.max = static_cast<Ps>(*std::max_element(times.begin(), times.end()));
+  b.pct = phase_total > 0 ? 100.0 * static_cast<double>(b.total) / static_cast<double>(phase_total) : 0;
+  // A repeat that covers little of the phase (a pair of small kernels run
+  // twice) is no layer.
+  if (b.pct < kMinBlockPct) return;
+  std::vector<KernelBlockPart> bp;
+  for (const auto& [name, t] : parts)
+    bp.push_back({rv.rank, b.phase, std::string(name), t / b.instances,
+                  b.total > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(b.total) : 0});
+  std::sort(bp.begin(), bp.end(), [](const KernelBlockPart& x, const KernelBlockPart& y) {
+    return x.per_instance != y.per_instance ? x.per_instance > y.per_instance : x.part < y.part;
+  });
+  out.kernel_blocks.push_back(std::move(b));
+  for (auto& x : bp) out.kernel_block_parts.push_back(std::move(x));
+}
+
+// Whether seq[a, a + period) is not itself a repeat of a shorter sequence
+// ("A A", "A B A B" are not blocks of their own).
+bool Primitive(const std::vector<uint32_t>& seq, size_t a, size_t period) {
+  for (size_t d = 1; d < period; ++d) {
+    if (period % d != 0) continue;
+    bool repeats = true;
+    for (size_t i = a; i + d < a + period && repeats; ++i) repeats = seq[i] == seq[i + d];
+    if (repeats) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+RepeatingRun FindRepeatingRun(const std::vector<uint32_t>& seq, const std::vector<Ps>& weight) {
+  RepeatingRun best;
+  const size_t n = seq.size();
+  if (n < 4 || weight.size() != n) return best;
+  // Candidate periods: distances from each symbol to its previous four
+  // occurrences (a block whose every kernel occurs several times in it still
+  // shows its period), the 32 most frequent.
+  constexpr size_t kBack = 4, kCandidates = 32;
+  std::unordered_map<uint32_t, std::array<size_t, kBack>> prev;
+  std::unordered_map<size_t, size_t> dist;
+  for (size_t i = 0; i < n; ++i) {
+    auto [it, fresh] = prev.try_emplace(seq[i]);
+    auto& ring = it->second;
+    if (fresh) ring.fill(SIZE_MAX);
+    for (size_t j : ring)
+      if (j != SIZE_MAX && i - j >= 2 && i - j <= n / 2) ++dist[i - j];
+    std::rotate(ring.rbegin(), ring.rbegin() + 1, ring.rend());
+    ring[0] = i;
+  }
+  std::vector<std::pair<size_t, size_t>> cand;  // (count, period)
+  for (const auto& [d, c] : dist) cand.push_back({c, d});
+  std::sort(cand.begin(), cand.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  if (cand.size() > kCandidates) cand.resize(kCandidates);
+  std::vector<Ps> prefix(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + weight[i];
+  Ps best_w = -1;
+  for (const auto& [count, period] : cand) {
+    size_t i = 0;
+    while (i + period < n) {
+      if (seq[i] != seq[i + period]) {
+        ++i;
+        continue;
+      }
+      const size_t a = i;
+      while (i + period < n && seq[i] == seq[i + period]) ++i;
+      // seq[a, i + period) repeats with this period.
+      const size_t reps = (i - a + period) / period;
+      if (reps < 2) continue;
+      const Ps w = prefix[a + reps * period] - prefix[a];
+      if ((w > best_w || (w == best_w && (period < best.period || (period == best.period && a < best.start)))) &&
+          Primitive(seq, a, period)) {
+        best_w = w;
+        best = {a, period, reps};
+      }
+    }
+  }
+  return best;
+}
 
 bool IsBackwardOpName(std::string_view name) {
   if (name.substr(0, 35) == "autograd::engine::evaluate_function") return true;
@@ -55,7 +214,11 @@ LayerReport ComputeLayers(const ProfileView& view, int warmup) {
     std::set<std::string_view> non_leaf;
     Ps measured = 0;
     std::vector<int32_t> chain;  // module frames from the innermost out
-    for (const GpuOpRef& g : rv.gpu) {
+    // Per step, the forward and backward GPU ops (not communication), in start order.
+    std::array<std::vector<std::vector<uint32_t>>, 2> seqs;
+    for (auto& v : seqs) v.resize(steps);
+    for (size_t gi = 0; gi < rv.gpu.size(); ++gi) {
+      const GpuOpRef& g = rv.gpu[gi];
       const OpKind k = p.ops.kind[g.op];
       if (k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) continue;
       const int32_t s = p.ops.step[g.op];
@@ -76,6 +239,9 @@ LayerReport ComputeLayers(const ProfileView& view, int warmup) {
         }
       }
       phase[by_step ? static_cast<size_t>(s - first) : 0][static_cast<size_t>(ph)] += d;
+      if (ph < 2)
+        seqs[static_cast<size_t>(ph)][by_step ? static_cast<size_t>(s - first) : 0].push_back(
+            static_cast<uint32_t>(gi));
       for (size_t c = 0; c < chain.size(); ++c) {
         instance[chain[c]] += d;
         if (c > 0) non_leaf.insert(ModuleClass(p.str(p.ops.name[chain[c]])));
@@ -91,6 +257,14 @@ LayerReport ComputeLayers(const ProfileView& view, int warmup) {
       *dst[ph] = static_cast<Ps>(std::llround(Median(v)));
     }
     out.phases.push_back(pr);
+    std::vector<int64_t> step_numbers;
+    if (by_step)
+      for (int32_t st = first; st < end; ++st) step_numbers.push_back(p.steps[static_cast<size_t>(st)].number);
+    for (size_t ph = 0; ph < 2; ++ph) {
+      Ps total = 0;
+      for (const auto& st : phase) total += st[ph];
+      AddKernelBlock(rv, seqs[ph], step_numbers, ph == 0 ? "forward" : "backward", total, out);
+    }
 
     // Module classes with two or more instances.
     std::map<std::string_view, std::vector<std::pair<Ps, int32_t>>> by_class;

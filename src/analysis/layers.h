@@ -45,10 +45,50 @@ struct BlockPart {
   double pct = 0;       // of the block's GPU time
 };
 
+// A repeating kernel sequence: the block found from the kernels themselves,
+// with no module frames needed (and for the backward pass, which runs
+// outside them). Per step and phase, the GPU ops in start order (compute
+// and memory, communication apart) are read as a string of kernel names; the
+// block is the period P and maximal run of back-to-back exact repeats that
+// covers the most GPU time (P >= 2; ties: the shorter period), reported when
+// it covers at least 10 % of the phase. Instances start at the first kernel
+// of the run.
+struct KernelBlock {
+  int64_t rank = 0;
+  std::string phase;      // forward or backward
+  int64_t kernels = 0;    // GPU ops per instance (the period)
+  int64_t instances = 0;  // over the measured steps
+  double per_step = 0;
+  Ps median = 0, min = 0, max = 0;  // GPU time per instance (sum of its ops)
+  Ps span = 0;                      // median from its first op's start to the next instance's
+  std::string slowest;              // "step N #k" (k from 1) or "#k"
+  Ps total = 0;
+  double pct = 0;            // of the phase's GPU time in the measured steps
+  std::string first_kernel;  // the instance's first kernel
+};
+
+struct KernelBlockPart {
+  int64_t rank = 0;
+  std::string phase;
+  std::string part;     // the op that launched the kernels (innermost cpu_op), else the kernel
+  Ps per_instance = 0;  // mean GPU time per instance
+  double pct = 0;       // of the block's GPU time
+};
+
+// The maximal run of back-to-back repeats of a period P >= 2 in `seq` that
+// covers the most weight (ties: smaller P, then earlier). Candidate periods
+// are the most frequent distances between equal symbols; O(n) per candidate.
+struct RepeatingRun {
+  size_t start = 0, period = 0, repeats = 0;  // repeats = 0: none
+};
+RepeatingRun FindRepeatingRun(const std::vector<uint32_t>& seq, const std::vector<Ps>& weight);
+
 struct LayerReport {
   std::vector<PhaseRow> phases;
   std::vector<LayerRow> layers;  // per rank, by total time
   std::vector<BlockPart> block;
+  std::vector<KernelBlock> kernel_blocks;  // per rank: forward, backward
+  std::vector<KernelBlockPart> kernel_block_parts;
   std::vector<int64_t> ranks_without_modules;  // PyTorch ranks with GPU work but no module frames
 };
 

@@ -3,9 +3,12 @@
 // optimizer step. Times in us.
 #include "analysis/layers.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "../../tests/corpus_util.h"
 #include "../../tests/test_util.h"
+#include "io/load.h"
 
 namespace mlprof {
 namespace {
@@ -71,6 +74,166 @@ TEST(Layers, BackwardOpNames) {
   EXPECT_FALSE(IsBackwardOpName("aten::convolution_backward"));
   EXPECT_FALSE(IsBackwardOpName("Backward"));
   EXPECT_FALSE(IsBackwardOpName("aten::mm"));
+}
+
+// Symbols: 0 A, 1 B, 2 C, ...; weights 1 unless said.
+std::vector<Ps> Ones(size_t n) { return std::vector<Ps>(n, 1); }
+
+TEST(RepeatingRun, FindsTheLayerBetweenPrologueAndEpilogue) {
+  // E | A B C | A B C | A B C | F: period 3 from 1, three repeats.
+  const std::vector<uint32_t> s = {9, 0, 1, 2, 0, 1, 2, 0, 1, 2, 8};
+  const RepeatingRun r = FindRepeatingRun(s, Ones(s.size()));
+  EXPECT_EQ(r.start, 1u);
+  EXPECT_EQ(r.period, 3u);
+  EXPECT_EQ(r.repeats, 3u);
+}
+
+TEST(RepeatingRun, LayerWithRepeatsInside) {
+  // X | A B A C | A B A C | A B A C | Y: "A B A" repeats with period 2 inside a
+  // layer, but period 4 covers 12 symbols.
+  const std::vector<uint32_t> s = {9, 0, 1, 0, 2, 0, 1, 0, 2, 0, 1, 0, 2, 8};
+  const RepeatingRun r = FindRepeatingRun(s, Ones(s.size()));
+  EXPECT_EQ(r.start, 1u);
+  EXPECT_EQ(r.period, 4u);
+  EXPECT_EQ(r.repeats, 3u);
+}
+
+TEST(RepeatingRun, EveryKernelTwiceInTheLayer) {
+  // (A B B A) x 3: no symbol occurs once per layer; the distance to the
+  // second-previous occurrence still gives 4. Period 4 from 0 covers 12;
+  // the rotation from 1 (B B A A) covers only 11 symbols, two whole repeats.
+  const std::vector<uint32_t> s = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
+  const RepeatingRun r = FindRepeatingRun(s, Ones(s.size()));
+  EXPECT_EQ(r.start, 0u);
+  EXPECT_EQ(r.period, 4u);
+  EXPECT_EQ(r.repeats, 3u);
+}
+
+TEST(RepeatingRun, ShortestPeriodAndHeaviestRun) {
+  // (A B) x 4 repeats with period 2 (4 would cover the same 8 symbols).
+  const std::vector<uint32_t> ab = {0, 1, 0, 1, 0, 1, 0, 1};
+  RepeatingRun r = FindRepeatingRun(ab, Ones(ab.size()));
+  EXPECT_EQ(r.period, 2u);
+  EXPECT_EQ(r.repeats, 4u);
+  // (A B) x 3 weighing 6, then (C D E) x 2 weighing 10 each: 60 wins.
+  const std::vector<uint32_t> s = {0, 1, 0, 1, 0, 1, 2, 3, 4, 2, 3, 4};
+  std::vector<Ps> w = Ones(6);
+  for (int i = 0; i < 6; ++i) w.push_back(10);
+  r = FindRepeatingRun(s, w);
+  EXPECT_EQ(r.start, 6u);
+  EXPECT_EQ(r.period, 3u);
+  EXPECT_EQ(r.repeats, 2u);
+}
+
+TEST(RepeatingRun, NoneWithoutRepeats) {
+  const std::vector<uint32_t> s = {0, 1, 2, 3, 4, 5, 0, 6};
+  EXPECT_EQ(FindRepeatingRun(s, Ones(s.size())).repeats, 0u);
+  // A single kernel run many times is no block (period >= 2).
+  const std::vector<uint32_t> same(10, 3);
+  EXPECT_EQ(FindRepeatingRun(same, Ones(same.size())).repeats, 0u);
+  EXPECT_EQ(FindRepeatingRun({}, {}).repeats, 0u);
+}
+
+// Two steps, no module frames. Each step's forward: an embedding kernel (4
+// us), three layers of gemm (10 us) + relu (2 us), with layer 3's gemm 13 us
+// in step 2, and a loss kernel (3 us); backward under the autograd engine:
+// three layers of relu_bw (3) + gemm_bw (20). Forward block: 2 kernels, 6
+// instances, times 12 x 5 and 15, median 12, slowest step 2 #3, total 75
+// of a forward of 22+4+3+... = 43 + 46 = 89 us (84.3 %). Parts: aten::mm
+// (launching op of the gemm) 63/6 = 10.5 us, aten::relu 2 us. Backward: 6
+// instances of 23 us, 100 % of the backward.
+TEST(Layers, KernelSequenceWithoutModules) {
+  std::string ev;
+  int corr = 0;
+  auto op = [&](const std::string& name, const std::string& cat, int tid, int ts, int dur) {
+    ev += fmt::format(R"J({{"ph":"X","cat":"{}","name":"{}","pid":1,"tid":{},"ts":{},"dur":{}}},)J", cat, name, tid, ts,
+                      dur) +
+          "\n";
+  };
+  // A cpu op at host time t launching a kernel at GPU time g.
+  auto kernel = [&](const std::string& cpu, const std::string& kname, int tid, int t, int g, int d) {
+    ++corr;
+    op(cpu, "cpu_op", tid, t, 3);
+    ev += fmt::format(
+        R"J({{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":{},"ts":{},"dur":1,"args":{{"correlation":{}}}}},
+{{"ph":"X","cat":"kernel","name":"{}","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"stream":7,"correlation":{}}}}},
+)J",
+        tid, t + 1, corr, kname, g, d, corr);
+  };
+  for (int step = 0; step < 2; ++step) {
+    const int t0 = step * 1000;
+    op(fmt::format("ProfilerStep#{}", step + 1), "user_annotation", 1, t0, 900);
+    int t = t0 + 10, g = t0 + 100;
+    kernel("aten::embedding", "embed_k", 1, t, g, 4);
+    t += 10, g += 10;
+    for (int l = 0; l < 3; ++l) {
+      const int gemm = step == 1 && l == 2 ? 13 : 10;
+      kernel("aten::mm", "gemm_k", 1, t, g, gemm);
+      kernel("aten::relu", "relu_k", 1, t + 5, g + 20, 2);
+      t += 10, g += 30;
+    }
+    kernel("aten::nll_loss", "loss_k", 1, t, g, 3);
+    t += 10, g += 10;
+    op("autograd::engine::evaluate_function: Layers", "cpu_op", 2, t, 200);
+    for (int l = 0; l < 3; ++l) {
+      kernel("aten::threshold_backward", "relu_bw_k", 2, t + 1, g, 3);
+      kernel("aten::mm", "gemm_bw_k", 2, t + 6, g + 10, 20);
+      t += 20, g += 40;
+    }
+  }
+  // Three steps seen; the last one is dropped, so add a third, empty step.
+  op("ProfilerStep#3", "user_annotation", 1, 2000, 100);
+  ev.pop_back(), ev.pop_back();
+  const LayerReport r =
+      ComputeLayers(BuildProfileView(testing::ProfileFromJson("{\"traceEvents\":[" + ev + "]}"), {}), 0);
+  ASSERT_EQ(r.phases.size(), 1u);
+  EXPECT_EQ(r.phases[0].steps, 2);
+  ASSERT_EQ(r.kernel_blocks.size(), 2u);
+  const KernelBlock& f = r.kernel_blocks[0];
+  EXPECT_EQ(f.phase, "forward");
+  EXPECT_EQ(f.kernels, 2);
+  EXPECT_EQ(f.instances, 6);
+  EXPECT_DOUBLE_EQ(f.per_step, 3);
+  EXPECT_EQ(f.median, 12 * kUsL);
+  EXPECT_EQ(f.min, 12 * kUsL);
+  EXPECT_EQ(f.max, 15 * kUsL);
+  EXPECT_EQ(f.slowest, "step 2 #3");
+  EXPECT_EQ(f.span, 22 * kUsL);  // gemm start to relu end: 20 + 2
+  EXPECT_EQ(f.total, 75 * kUsL);
+  EXPECT_NEAR(f.pct, 100.0 * 75 / 89, 1e-9);
+  EXPECT_EQ(f.first_kernel, "gemm_k");
+  const KernelBlock& b = r.kernel_blocks[1];
+  EXPECT_EQ(b.phase, "backward");
+  EXPECT_EQ(b.instances, 6);
+  EXPECT_EQ(b.median, 23 * kUsL);
+  EXPECT_NEAR(b.pct, 100.0, 1e-9);
+  ASSERT_EQ(r.kernel_block_parts.size(), 4u);
+  EXPECT_EQ(r.kernel_block_parts[0].part, "aten::mm");
+  EXPECT_EQ(r.kernel_block_parts[0].per_instance, 10500000);  // 63 us / 6
+  EXPECT_EQ(r.kernel_block_parts[1].part, "aten::relu");
+  EXPECT_EQ(r.kernel_block_parts[1].per_instance, 2 * kUsL);
+  EXPECT_EQ(r.kernel_block_parts[2].part, "aten::mm");  // backward: gemm_bw_k
+  EXPECT_EQ(r.kernel_block_parts[2].phase, "backward");
+}
+
+// The kernel sequence finder against the module frames on a real trace:
+// Qwen1.5-0.5B (TraceLens's H100 inference trace) has 24 Qwen2DecoderLayer
+// instances; the repeating kernel sequence found without looking at the
+// frames must be the same 24 layers with the same GPU time (its run starts
+// at the layer's first kernel, the RMSNorm's cast).
+TEST(LayersCorpus, KernelSequenceIsTheDecoderLayer) {
+  MLPROF_CORPUS_FILE(path, "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+  auto p = LoadProfile({path}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const LayerReport r = ComputeLayers(BuildProfileView(*p, {}), -1);
+  ASSERT_FALSE(r.layers.empty());
+  const LayerRow& block = r.layers[0];
+  ASSERT_TRUE(block.block);
+  EXPECT_EQ(block.module, "Qwen2DecoderLayer");
+  ASSERT_EQ(r.kernel_blocks.size(), 1u);  // inference: no backward
+  EXPECT_EQ(r.kernel_blocks[0].instances, block.instances);
+  EXPECT_EQ(r.kernel_blocks[0].median, block.median);
+  EXPECT_EQ(r.kernel_blocks[0].total, block.total);
 }
 
 }  // namespace

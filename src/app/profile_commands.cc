@@ -206,6 +206,8 @@ Report Layers(const Session& s, int warmup) {
   r.tables.push_back(PhasesTable(lr));
   r.tables.push_back(LayersTable(lr));
   r.tables.push_back(BlockTable(lr));
+  r.tables.push_back(KernelBlocksTable(lr));
+  r.tables.push_back(KernelBlockPartsTable(lr));
   bool xla = false;
   for (const RankView& rv : s.view.ranks) xla = xla || !rv.profile->xla_ops.empty();
   if (xla)

@@ -186,6 +186,44 @@ Table BlockTable(const LayerReport& r) {
   return t;
 }
 
+Table KernelBlocksTable(const LayerReport& r) {
+  Table t("kernel_blocks", "Repeating kernel sequence per phase: GPU time per instance (us)");
+  t.Add(RankKey())
+      .Add(Key("phase", Unit::kText, "forward or backward (as in phases)"))
+      .Add(Count("kernels", "GPU ops per instance (the period)"))
+      .Add(Count("instances", "back-to-back repeats over the measured steps"))
+      .Add(Measure("per_step", Unit::kCount, "instances per step").Decimals(1))
+      .Add(TimeUs("median", "GPU time per instance (its ops' durations), median"))
+      .Add(TimeUs("min", "the fastest instance"))
+      .Add(TimeUs("max", "the slowest instance"))
+      .Add(Text("slowest", "the slowest instance: step and position (#1 first)"))
+      .Add(TimeUs("span", "first op's start to last op's end, median"))
+      .Add(TimeUs("total", "all instances"))
+      .Add(Pct("pct", "of the phase's GPU time in the measured steps", 1))
+      .Add(Text("first_kernel", "the instance's first GPU op").Symbol());
+  for (const KernelBlock& b : r.kernel_blocks)
+    t.rows.push_back({Cell::Int(b.rank), Cell::Text(b.phase), Cell::Int(b.kernels), Cell::Int(b.instances),
+                      Cell::Real(b.per_step), Time(b.median), Time(b.min), Time(b.max), Cell::Text(b.slowest),
+                      Time(b.span), Time(b.total), Cell::Real(b.pct), Cell::Text(b.first_kernel)});
+  t.notes.push_back(
+      "Found from the kernels alone: per step, the period of GPU ops (communication apart) repeated back to back "
+      "that covers the most GPU time; names must match exactly, and an instance starts at the first op of the run.");
+  return t;
+}
+
+Table KernelBlockPartsTable(const LayerReport& r) {
+  Table t("kernel_block_parts", "The repeating kernel sequence by launching op (us per instance)");
+  t.Add(RankKey())
+      .Add(Key("phase", Unit::kText, "forward or backward"))
+      .Add(Key("op", Unit::kText, "the innermost cpu_op that launched the kernels, else the kernel").Symbol())
+      .Add(TimeUs("per_instance", "GPU time per instance (mean)"))
+      .Add(Pct("pct", "of the sequence's GPU time", 1));
+  for (const KernelBlockPart& b : r.kernel_block_parts)
+    t.rows.push_back(
+        {Cell::Int(b.rank), Cell::Text(b.phase), Cell::Text(b.part), Time(b.per_instance), Cell::Real(b.pct)});
+  return t;
+}
+
 Table RulesTable() {
   Table t("rules", "The rules of mlprof diagnose");
   t.Add(Key("rule", Unit::kText, "the rule's id"))

@@ -33,6 +33,8 @@ Table RulesTable();
 Table PhasesTable(const LayerReport& r);
 Table LayersTable(const LayerReport& r);
 Table BlockTable(const LayerReport& r);
+Table KernelBlocksTable(const LayerReport& r);
+Table KernelBlockPartsTable(const LayerReport& r);
 Table IdleTable(const std::vector<StreamIdle>& s);
 Table IdleStatsTable(const std::vector<StreamIdle>& s);
 Table LaunchSummaryTable(const std::vector<RankLaunchStats>& s);
