@@ -314,7 +314,8 @@ TEST_F(HandTrace, Steps) {
   EXPECT_DOUBLE_EQ(s.summary[0].median_wall_us, 100.0);
 }
 
-// Steady state over several steps: the first (warm-up) step is left out of
+// Steady state over several steps: the first (warm-up) step and the last
+// (cut short by the end of profiling, left out as HTA does) are left out of
 // the medians. Steps of 100, 50 and 70 us, one kernel each of 40, 20, 30 us.
 TEST(Steps, MediansLeaveOutTheWarmUp) {
   Profile p = ProfileFromJson(R"({"traceEvents":[
@@ -332,14 +333,25 @@ TEST(Steps, MediansLeaveOutTheWarmUp) {
   ASSERT_EQ(s.steps.size(), 3u);
   EXPECT_TRUE(s.steps[0].warmup);
   EXPECT_FALSE(s.steps[1].warmup);
+  EXPECT_FALSE(s.steps[1].last);
+  EXPECT_TRUE(s.steps[2].last);
   EXPECT_EQ(s.steps[1].gpu_busy, 20 * US);
+  EXPECT_EQ(s.steps[2].gpu_busy, 30 * US);  // still measured, only left out of the medians
   ASSERT_EQ(s.summary.size(), 1u);
-  EXPECT_EQ(s.summary[0].steady_steps, 2);
-  EXPECT_DOUBLE_EQ(s.summary[0].median_wall_us, 60.0);  // median of {50, 70}
-  EXPECT_DOUBLE_EQ(s.summary[0].median_busy_us, 25.0);  // median of {20, 30}
-  EXPECT_DOUBLE_EQ(s.summary[0].median_compute_us, 25.0);
-  StepReport all = ComputeSteps(v, {0});                  // --warmup 0
-  EXPECT_DOUBLE_EQ(all.summary[0].median_wall_us, 70.0);  // median of {100, 50, 70}
+  EXPECT_EQ(s.summary[0].steady_steps, 1);
+  EXPECT_DOUBLE_EQ(s.summary[0].median_wall_us, 50.0);
+  EXPECT_DOUBLE_EQ(s.summary[0].median_busy_us, 20.0);
+  EXPECT_DOUBLE_EQ(s.summary[0].median_compute_us, 20.0);
+  StepReport warm0 = ComputeSteps(v, {0});                  // --warmup 0
+  EXPECT_DOUBLE_EQ(warm0.summary[0].median_wall_us, 75.0);  // median of {100, 50}
+  AnalysisOptions keep;
+  keep.drop_last_step = false;  // --all-steps
+  ProfileView kv = BuildProfileView(p, keep);
+  StepReport all = ComputeSteps(kv, {});
+  EXPECT_FALSE(all.steps[2].last);
+  EXPECT_EQ(all.summary[0].steady_steps, 2);
+  EXPECT_DOUBLE_EQ(all.summary[0].median_wall_us, 60.0);  // median of {50, 70}
+  EXPECT_DOUBLE_EQ(all.summary[0].median_busy_us, 25.0);  // median of {20, 30}
 }
 
 // Two steps: HTA keeps host ops starting before the last step and the GPU ops

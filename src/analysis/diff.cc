@@ -14,7 +14,7 @@ namespace {
 std::map<int64_t, std::vector<const StepBreakdown*>> SteadySteps(const StepReport& r) {
   std::map<int64_t, std::vector<const StepBreakdown*>> out;
   for (const StepBreakdown& s : r.steps)
-    if (!s.warmup) out[s.rank].push_back(&s);
+    if (!s.warmup && !s.last) out[s.rank].push_back(&s);
   return out;
 }
 

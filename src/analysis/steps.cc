@@ -30,6 +30,7 @@ StepReport ComputeSteps(const ProfileView& view, const StepOptions& opt) {
       b.wall = p.steps[s].dur;
       b.gpu_ops = static_cast<int64_t>(per_step[s].size());
       b.warmup = static_cast<int>(s) < warmup;
+      b.last = rv.filtered && s + 1 == p.steps.size();
       if (!per_step[s].empty()) {
         ClassUnions u = UnionsByClass(per_step[s]);
         b.gpu_span = u.all.back().end - u.all.front().start;
@@ -39,7 +40,7 @@ StepReport ComputeSteps(const ProfileView& view, const StepOptions& opt) {
         b.communication = TotalLength(u.by_class[static_cast<int>(KernelClass::kCommunication)]);
         b.memory = TotalLength(u.by_class[static_cast<int>(KernelClass::kMemory)]);
       }
-      if (!b.warmup) {
+      if (!b.warmup && !b.last) {
         wall.push_back(PsToUs(b.wall));
         span.push_back(PsToUs(b.gpu_span));
         busy.push_back(PsToUs(b.gpu_busy));

@@ -20,6 +20,9 @@ struct StepBreakdown {
   Ps gpu_busy = 0, compute = 0, communication = 0, memory = 0, idle = 0;
   int64_t gpu_ops = 0;
   bool warmup = false;
+  // The last step where the view drops it (HTA's default, --all-steps keeps
+  // it): often cut short by the end of profiling, so out of the steady state.
+  bool last = false;
 };
 
 struct StepSummary {

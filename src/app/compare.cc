@@ -36,7 +36,8 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
     const StepReport sr = ComputeSteps(s.view, {});
     std::map<int64_t, std::vector<const StepBreakdown*>> by_rank;
     for (const StepBreakdown& b : sr.steps) {
-      const bool chosen = o.first_step >= 0 ? b.number >= o.first_step && b.number <= o.last_step : !b.warmup;
+      const bool chosen =
+          o.first_step >= 0 ? b.number >= o.first_step && b.number <= o.last_step : !b.warmup && !b.last;
       if (chosen) by_rank[b.rank].push_back(&b);
     }
     // The job's step is its slowest rank's median.
@@ -103,8 +104,10 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
               : Cell::Null());
     t.rows.push_back(std::move(row));
   }
-  t.notes.push_back(o.first_step >= 0 ? fmt::format("Steps {} to {} (ProfilerStep numbers).", o.first_step, o.last_step)
-                                      : "Steps after the warm-up (as mlprof steps).");
+  t.notes.push_back(
+      o.first_step >= 0
+          ? fmt::format("Steps {} to {} (ProfilerStep numbers).", o.first_step, o.last_step)
+          : "Steps after the warm-up, as mlprof steps takes them (the last left out unless --all-steps).");
   t.notes.push_back("Shares are of the slowest rank's median step; GPU work may run past its step.");
   rep.tables.push_back(std::move(t));
   return rep;

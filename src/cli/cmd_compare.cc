@@ -24,6 +24,7 @@ class CompareCommand : public Command {
         ->check(NumberAtLeastZero(true));
     app->add_option("--threads", in_.threads, "threads for reading (default: one per core)")
         ->check(NumberAtLeastZero());
+    app->add_flag("--all-steps", in_.all_steps, "keep each run's last ProfilerStep (left out as HTA does)");
     app->add_flag("-q,--quiet", out_.quiet, "do not print import warnings");
   }
   StatusOr<Report> Run() override {

@@ -328,11 +328,12 @@ Table StepTable(const StepReport& s) {
       .Add(TimeUs("memory", "time a MEMORY op of the step runs"))
       .Add(TimeUs("gpu_idle", "gpu_span - gpu_busy"))
       .Add(Count("gpu_ops", "GPU ops launched in the step"))
-      .Add(Text("warmup", "'yes' for a warm-up step, left out of the steady state"));
+      .Add(Text("warmup", "'yes' for a warm-up step, left out of the steady state"))
+      .Add(Text("last", "'yes' for the last step, left out of the steady state as HTA does (--all-steps keeps it)"));
   for (const auto& b : s.steps)
     t.rows.push_back({Cell::Int(b.rank), Cell::Int(b.number), Time(b.wall), Time(b.gpu_span), Time(b.gpu_busy),
                       Time(b.compute), Time(b.communication), Time(b.memory), Time(b.idle), Cell::Int(b.gpu_ops),
-                      Cell::Text(b.warmup ? "yes" : "")});
+                      Cell::Text(b.warmup ? "yes" : ""), Cell::Text(b.last ? "yes" : "")});
   return t;
 }
 
@@ -340,7 +341,7 @@ Table StepSummaryTable(const StepReport& s) {
   Table t("steady_state", "Steady state (median over steps after warm-up; us)");
   t.Add(RankKey())
       .Add(Count("steps", "ProfilerSteps"))
-      .Add(Count("steady_steps", "steps after the warm-up"))
+      .Add(Count("steady_steps", "steps after the warm-up (and before the left-out last step)"))
       .Add(TimeUs("median_wall", "median wall time of the steady steps"))
       .Add(TimeUs("median_gpu_span", "median GPU span"))
       .Add(TimeUs("median_gpu_busy", "median GPU busy time"))
@@ -348,6 +349,10 @@ Table StepSummaryTable(const StepReport& s) {
   for (const auto& r : s.summary)
     t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.steps), Cell::Int(r.steady_steps), UsCell(r.median_wall_us),
                       UsCell(r.median_gpu_span_us), UsCell(r.median_busy_us), UsCell(r.median_compute_us)});
+  if (std::any_of(s.steps.begin(), s.steps.end(), [](const StepBreakdown& b) { return b.last; }))
+    t.notes.push_back(
+        "The last step is left out of the medians, as HTA does: profiling often stops inside it (--all-steps keeps "
+        "it).");
   return t;
 }
 
