@@ -167,16 +167,18 @@ int XlaDevices(const RankProfile& p) {
   return std::max<int>(1, static_cast<int>(pids.size()));
 }
 
-// GEMM dims from a PyTorch op's shapes ("aten::mm [[8944,1024],[1024,2816]]")
-// that do not fill whole 64-wide tiles; "" when the op is no plain GEMM or
-// every dim is aligned.
+}  // namespace
+
 std::string UnalignedDims(std::string_view name) {
   static constexpr std::string_view kGemms[] = {"aten::mm ",      "aten::addmm ",  "aten::bmm ",
                                                 "aten::baddbmm ", "aten::matmul ", "aten::linear "};
   bool gemm = false;
   for (std::string_view g : kGemms) gemm = gemm || name.substr(0, g.size()) == g;
   if (!gemm) return "";
-  std::set<int64_t> odd;
+  // Each innermost [...] is one operand's shape; its last two dims are the
+  // matrix (leading ones are batch dims).
+  std::map<int64_t, std::string> odd;
+  std::vector<int64_t> dims;
   int64_t v = -1;
   for (char c : name) {
     if (c >= '0' && c <= '9') {
@@ -184,15 +186,25 @@ std::string UnalignedDims(std::string_view name) {
       if (v > (int64_t{1} << 40)) v = int64_t{1} << 40;
       continue;
     }
-    if (v >= 16 && v % 64 != 0) odd.insert(v);
+    if (v >= 0) dims.push_back(v);
     v = -1;
+    if (c == '[') dims.clear();
+    if (c != ']') continue;
+    for (size_t k = dims.size() > 2 ? dims.size() - 2 : 0; k < dims.size(); ++k) {
+      const int64_t d = dims[k];
+      if (d < 16) continue;  // a tiny dim: the small-matmul note says it
+      if (d % 8 != 0) {
+        odd[d] = "not a multiple of 8";
+      } else if (const int64_t padded = (d + 63) / 64 * 64; d >= 64 && 100 * (padded - d) > 5 * d) {
+        odd[d] = fmt::format("pads to {}", padded);
+      }
+    }
+    dims.clear();
   }
   std::string out;
-  for (int64_t d : odd) out += fmt::format("{}{}", out.empty() ? "" : ", ", d);
+  for (const auto& [d, why] : odd) out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", d, why);
   return out;
 }
-
-}  // namespace
 
 const RuleInfo& InfoOf(Rule r) { return kRules[static_cast<size_t>(r)]; }
 
@@ -698,12 +710,13 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
           ev += fmt::format("{}{} x{}: {:.1f} us per call, {:.1f} us at the roofline ({:.0f} %){}{}", k ? "; " : "",
                             r.name, r.count, r.measured_s * 1e6, r.expected_s * 1e6, 100 * r.efficiency,
                             r.flops >= 0 && r.flops < 1e9 ? fmt::format(", small: {:.3f} GFLOP", r.flops / 1e9) : "",
-                            odd.empty() ? "" : ", dims not multiples of 64: " + odd);
+                            odd.empty() ? "" : ", dims that waste tiles: " + odd);
         else
           ev += fmt::format(
               "{}{} x{}: {:.1f} FLOP/B against the ridge {:.1f} (memory-bound at {:.0f} % of peak), "
               "{:.1f} us per call",
-              k ? "; " : "", r.name, r.count, r.intensity, rr.ridge, r.ceiling_pct, r.measured_s * 1e6);
+              k ? "; " : "", r.name, r.count, r.intensity, r.vs_ridge > 0 ? r.intensity / r.vs_ridge : rr.ridge,
+              r.ceiling_pct, r.measured_s * 1e6);
       }
       Finding f;
       f.rule = rule;

@@ -471,7 +471,7 @@ TEST(DiagnoseRules, MatmulRulesFire) {
   RooflineResult rr;
   rr.chip = "h100-sxm";
   rr.ridge = 100;
-  rr.ops = {MatmulRow("aten::mm [[8944,1024],[1024,2816]]", 10, 100, 50, RoofBound::kCompute, 2, 100),
+  rr.ops = {MatmulRow("aten::mm [[4100,136],[136,2816]]", 10, 100, 50, RoofBound::kCompute, 2, 100),
             MatmulRow("aten::addmm [[1024],[512,1024],[1024,1024]]", 1, 80, 50, RoofBound::kMemory, 0.87, 87),
             MatmulRow("aten::bmm [[96,3137,64],[96,64,3137]]", 4, 200, 100, RoofBound::kMemory, 0.2, 20)};
   DiagnoseInputs in;
@@ -480,12 +480,29 @@ TEST(DiagnoseRules, MatmulRulesFire) {
   const auto eff = Of(all, Rule::matmul_efficiency);
   ASSERT_EQ(eff.size(), 1u);
   EXPECT_NEAR(static_cast<double>(eff[0].saving) / us, 285.714286 + 8.571429, 1e-3);
-  EXPECT_NE(eff[0].evidence.find("dims not multiples of 64: 8944"), std::string::npos) << eff[0].evidence;
+  EXPECT_NE(eff[0].evidence.find("dims that waste tiles: 136 (pads to 192), 4100 (not a multiple of 8)"),
+            std::string::npos)
+      << eff[0].evidence;
   const auto mem = Of(all, Rule::memory_bound_matmul);
   ASSERT_EQ(mem.size(), 1u);
   EXPECT_NEAR(static_cast<double>(mem[0].saving) / us, 228.571429, 1e-3);
   EXPECT_NE(mem[0].evidence.find("aten::bmm"), std::string::npos) << mem[0].evidence;
+  // The ridge is the row's own (intensity / vs_ridge: its dtype's peak),
+  // not the result's bf16 one: 20 FLOP/B at 0.2 of the ridge = 100.
+  EXPECT_NE(mem[0].evidence.find("20.0 FLOP/B against the ridge 100.0"), std::string::npos) << mem[0].evidence;
   EXPECT_EQ(mem[0].evidence.find("aten::addmm"), std::string::npos) << mem[0].evidence;
+}
+
+TEST(DiagnoseRules, UnalignedDims) {
+  // 8944 pads to 8960 (0.2 %): no waste worth naming; 1024 and 2816 whole tiles.
+  EXPECT_EQ(UnalignedDims("aten::mm [[8944,1024],[1024,2816]]"), "");
+  // Batch dims (96) are no GEMM dims; 3137 is odd; 64 is a whole tile.
+  EXPECT_EQ(UnalignedDims("aten::bmm [[96,3137,64],[96,64,3137]]"), "3137 (not a multiple of 8)");
+  // 16, 32, 48: small dims on small tiles; 136 pads to 192 (+41 %); 200 to 256 (+28 %).
+  EXPECT_EQ(UnalignedDims("aten::addmm [[200],[48,136],[136,200],[],[]]"), "136 (pads to 192), 200 (pads to 256)");
+  EXPECT_EQ(UnalignedDims("aten::mm [[16,32],[32,48]]"), "");
+  EXPECT_EQ(UnalignedDims("aten::add [[100,100],[100,100]]"), "");  // not a GEMM
+  EXPECT_EQ(UnalignedDims("aten::mm"), "");
 }
 
 // Matmuls at 80 % of their roofline, above the 70 % a good kernel reaches:
