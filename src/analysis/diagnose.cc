@@ -516,9 +516,10 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
         if (rematted) remat.total += inw, ++remat.n, remat.by_op[std::string(op)] += inw;
         if (rematted || info.pass == XlaPass::kBackward) backward.total += inw, ++backward.n;
         if (c == OpCategory::kAsyncWait && !info.collective.empty())
-          behind.emplace(std::string(op), info.group_size > 0
-                                              ? fmt::format("{}, groups of {}", info.collective, info.group_size)
-                                              : info.collective);
+          behind.emplace(std::string(op),
+                         fmt::format("{}{}{}", info.collective,
+                                     info.participants > 0 ? fmt::format(", groups of {}", info.participants) : "",
+                                     info.replica_groups.empty() ? "" : ": " + info.replica_groups));
       }
       Acc* acc = c == OpCategory::kAsyncWait ? &wait : c == OpCategory::kDataFormatting ? &fmt_ops : nullptr;
       if (!acc) continue;

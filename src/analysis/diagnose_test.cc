@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "../../tests/test_util.h"
+#include "analysis/xla.h"
 #include "io/load.h"
 
 namespace mlprof {
@@ -221,6 +222,86 @@ TEST(Diagnose, XlaAsyncWaitAndDataFormatting) {
   ]})J"),
                  Rule::data_formatting)
                   .empty());
+}
+
+// Protobuf pieces for a hand-built HloProto (field numbers as
+// hlo/proto_reader.cc reads them: xla/service/hlo.proto).
+std::string PbVarint(uint64_t v) { return testing::EncodeVarint(v); }
+std::string PbLen(uint32_t field, const std::string& body) {
+  return PbVarint(field << 3 | 2) + PbVarint(body.size()) + body;
+}
+std::string PbInt(uint32_t field, uint64_t v) { return PbVarint(field << 3) + PbVarint(v); }
+std::string PbPacked(uint32_t field, const std::vector<int64_t>& v) {
+  std::string b;
+  for (int64_t x : v) b += PbVarint(static_cast<uint64_t>(x));
+  return PbLen(field, b);
+}
+std::string PbShape(const std::vector<int64_t>& dims) {  // f32, row-major
+  std::vector<int64_t> order;
+  for (size_t i = dims.size(); i-- > 0;) order.push_back(static_cast<int64_t>(i));
+  return PbInt(2, 11) + PbPacked(3, dims) + PbLen(5, PbPacked(1, order));
+}
+// An instruction: name, opcode, shape, id, operands, op_name metadata.
+std::string PbInstr(const std::string& name, const std::string& opcode, const std::string& shape, int id,
+                    const std::vector<int64_t>& operands, const std::string& op_name, const std::string& extra = "") {
+  return PbLen(1, name) + PbLen(2, opcode) + PbLen(3, shape) + PbInt(35, static_cast<uint64_t>(id)) +
+         (operands.empty() ? "" : PbPacked(36, operands)) + (op_name.empty() ? "" : PbLen(7, PbLen(2, op_name))) +
+         extra;
+}
+
+// Module m: p0 = f32[4,8] parameter(0); ag-start = all-gather-start(p0),
+// replica_groups {{0,1},{2,3}} (groups of 2); ag-done = all-gather-done
+// (f32[8,8]); a fusion named by JAX as recomputed (rematted_computation)
+// and one in the backward pass (transpose(jvp(...))). The device line runs
+// fusion.fwd [0,40), fusion.remat [40,60), fusion.bwd [60,80),
+// all-gather-done [80,100): 100 us traced, no steps, so the trace is the
+// step. Async wait: 20 us (20 %) behind an all-gather of groups of 2.
+// Recompute: 20 us (20 %); backward = remat + bwd = 40 us, so recompute is
+// 50 % of it.
+TEST(Diagnose, XlaWaitNamesItsCollectiveAndRecomputeFromHlo) {
+  const std::string p0 = PbInstr("p0", "parameter", PbShape({4, 8}), 1, {}, "", PbInt(9, 0));
+  const std::string tuple = PbInt(2, 13) + PbLen(4, PbShape({4, 8})) + PbLen(4, PbShape({8, 8}));
+  const std::string start =
+      PbInstr("all-gather-start.3", "all-gather-start", tuple, 2, {1}, "jit(f)/all_gather",
+              PbPacked(14, {0}) + PbLen(49, PbPacked(1, {0, 1})) + PbLen(49, PbPacked(1, {2, 3})));
+  const std::string done =
+      PbInstr("all-gather-done.3", "all-gather-done", PbShape({8, 8}), 3, {2}, "jit(f)/all_gather");
+  const std::string fwd = PbInstr("fusion.fwd", "negate", PbShape({8, 8}), 4, {3}, "jit(f)/jvp(layer)/mul");
+  const std::string remat = PbInstr("fusion.remat", "negate", PbShape({8, 8}), 5, {4},
+                                    "jit(f)/transpose(jvp(layer))/rematted_computation/mul");
+  const std::string bwd = PbInstr("fusion.bwd", "negate", PbShape({8, 8}), 6, {5}, "jit(f)/transpose(jvp(layer))/mul");
+  const std::string comp = PbLen(1, "main") + PbLen(2, p0) + PbLen(2, start) + PbLen(2, done) + PbLen(2, fwd) +
+                           PbLen(2, remat) + PbLen(2, bwd) + PbInt(5, 10) + PbInt(6, 6);
+  const std::string proto = PbLen(1, PbLen(1, "m") + PbLen(2, "main") + PbLen(3, comp) + PbInt(6, 10));
+
+  Profile p = testing::ProfileFromJson(R"J({"traceEvents":[
+    {"ph":"M","name":"process_name","pid":3,"args":{"name":"/device:TPU:0"}},
+    {"ph":"M","name":"thread_name","pid":3,"tid":1,"args":{"name":"XLA Ops"}},
+    {"ph":"X","pid":3,"tid":1,"ts":0,"dur":40,"name":"fusion.fwd","args":{"hlo_op":"fusion.fwd","hlo_module":"m","hlo_category":"loop fusion"}},
+    {"ph":"X","pid":3,"tid":1,"ts":40,"dur":20,"name":"fusion.remat","args":{"hlo_op":"fusion.remat","hlo_module":"m","hlo_category":"loop fusion"}},
+    {"ph":"X","pid":3,"tid":1,"ts":60,"dur":20,"name":"fusion.bwd","args":{"hlo_op":"fusion.bwd","hlo_module":"m","hlo_category":"loop fusion"}},
+    {"ph":"X","pid":3,"tid":1,"ts":80,"dur":20,"name":"all-gather-done.3","args":{"hlo_op":"all-gather-done.3","hlo_module":"m","hlo_category":"async wait"}}
+  ]})J");
+  ASSERT_EQ(p.ranks.size(), 1u);
+  p.ranks[0].hlo_protos.push_back({"m", proto});
+  const XlaOps x = ResolveXlaOps(p.ranks[0]);
+  ASSERT_TRUE(x.problems.empty()) << x.problems.front();
+  ASSERT_EQ(x.modules.size(), 1u);
+  DiagnoseInputs in;
+  in.xla[0] = &x;
+  const auto all = Diagnose(BuildProfileView(p, {}), {}, in);
+  const auto w = Of(all, Rule::async_wait);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].saving, 20 * us);
+  EXPECT_NE(w[0].evidence.find("all-gather-done.3 0.020 ms (all-gather, groups of 2: {{0,1},{2,3}})"),
+            std::string::npos)
+      << w[0].evidence;
+  const auto r = Of(all, Rule::recompute);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].saving, 20 * us);
+  EXPECT_NE(r[0].evidence.find("fusion.remat 0.020 ms"), std::string::npos) << r[0].evidence;
+  EXPECT_NE(r[0].evidence.find("the backward pass takes 0.040 ms, so recompute is 50.0 % of it"), std::string::npos)
+      << r[0].evidence;
 }
 
 // Three 100 us steps: in each, the DataLoader's __next__ runs [t, t+30) with

@@ -294,6 +294,18 @@ XlaOps ResolveXlaOps(const RankProfile& r) {
         }
       }
     }
+    if (in && !info.collective.empty()) {
+      // The groups: on the op, or for a -done on the -start it waits on.
+      const hlo::Instruction* src = in;
+      const bool done = in->opcode.size() > 5 && in->opcode.compare(in->opcode.size() - 5, 5, "-done") == 0;
+      if (done && !in->operands.empty() && in->operands[0] >= 0 &&
+          static_cast<size_t>(in->operands[0]) < comp->instructions.size())
+        src = &comp->instructions[static_cast<size_t>(in->operands[0])];
+      info.participants = cost[mod_index].GroupSize(*src);
+      const std::string_view* g = src->Attr("replica_groups");
+      if (!g) g = src->Attr("source_target_pairs");
+      if (g) info.replica_groups = g->size() > 64 ? std::string(g->substr(0, 61)) + "..." : std::string(*g);
+    }
     std::string_view name_for_group = info.hlo_op;
     if (in && in->opcode == "custom-call" && in->Attr("custom_call_target"))
       name_for_group = *in->Attr("custom_call_target");

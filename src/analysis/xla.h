@@ -52,6 +52,12 @@ struct XlaOpInfo {
   double network_bytes = -1;
   int64_t group_size = 0;
   std::string collective;  // HLO opcode without -start/-done ("all-reduce"), "" for others
+  // Collectives, -done waits too (from the -start they wait on): the group
+  // size and the replica_groups text as the HLO writes it ("{{0,1},{2,3}}",
+  // "[4,2]<=[2,4]T(1,0)"; source_target_pairs for a permute), cut to 64
+  // characters; 0 / "" unknown.
+  int64_t participants = 0;
+  std::string replica_groups;
   // A copy to or from host memory (a shape in S(5) or S(6), host offload):
   // bound by the host link, not HBM.
   bool host_memory = false;
