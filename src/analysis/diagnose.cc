@@ -115,9 +115,18 @@ std::string CollectiveOfKernel(const RankProfile& p, uint32_t op) {
         }
       continue;
     }
-    auto c = CollectiveOpCost(p.str(p.ops.comm_of(static_cast<size_t>(q))));
+    const std::string_view comm = p.str(p.ops.comm_of(static_cast<size_t>(q)));
+    auto c = CollectiveOpCost(comm);
     if (c && !c->collective.empty())
       return c->collective == "send" || c->collective == "recv" ? "send/recv" : c->collective;
+    // No cost (no dtype or sizes recorded): the collective's name, the
+    // description's first string (["_allgather_base", ...]), still says which.
+    const size_t open = comm.find('"'), close = open == std::string_view::npos ? open : comm.find('"', open + 1);
+    if (close != std::string_view::npos)
+      if (auto k = CollectiveFromC10dName(comm.substr(open + 1, close - open - 1))) {
+        const std::string_view kn = CollectiveKindName(*k);
+        return kn == "send" || kn == "recv" ? "send/recv" : std::string(kn);
+      }
   }
   for (const auto& [needle, name] : kNames)
     if (lower.find(needle) != std::string::npos) return std::string(name);

@@ -612,6 +612,31 @@ TEST(DiagnoseRules, ExposedCommunicationByKind) {
       << f[0].evidence;
 }
 
+// The kind comes from the op that launched the kernel before the kernel's
+// name: NCCL runs all-to-all as SendRecv kernels. Kernel 1 [0,30) under
+// c10d::alltoall_ (the op's name), kernel 2 [40,50) under
+// record_param_comms with "Collective name" _allgather_base (the comm
+// args), kernel 3 [60,65) launched from no op (its name: send/recv). No
+// compute: every microsecond is exposed; window [0,65).
+TEST(DiagnoseRules, ExposedCommunicationKindFromTheLaunchingOp) {
+  const auto f = Of(DiagnoseWith(R"J({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"c10d::alltoall_","pid":1,"tid":1,"ts":0,"dur":10},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":2,"args":{"correlation":1}},
+    {"ph":"X","cat":"cpu_op","name":"record_param_comms","pid":1,"tid":1,"ts":20,"dur":10,"args":{"Collective name":"_allgather_base","Group size":2}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":21,"dur":2,"args":{"correlation":2}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":35,"dur":2,"args":{"correlation":3}},
+    {"ph":"X","cat":"kernel","name":"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)","pid":0,"tid":9,"ts":0,"dur":30,"args":{"stream":9,"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)","pid":0,"tid":9,"ts":40,"dur":10,"args":{"stream":9,"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)","pid":0,"tid":9,"ts":60,"dur":5,"args":{"stream":9,"correlation":3}}
+  ]})J",
+                                 {}),
+                    Rule::exposed_communication);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].evidence.find("exposed by kind: all-to-all 0.030 ms, all-gather 0.010 ms, send/recv 0.005 ms"),
+            std::string::npos)
+      << f[0].evidence;
+}
+
 }  // namespace
 }  // namespace mlprof
 

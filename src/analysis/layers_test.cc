@@ -67,6 +67,30 @@ TEST(Layers, BlockPhasesAndParts) {
   EXPECT_EQ(r.block[1].part, "(own ops)");
 }
 
+// Communication kernels are their own phase whichever phase launched them:
+// a forward gemm (10 us), under the autograd engine a 5 us kernel and a 7
+// us all-reduce (DDP's, from the backward pass), and a 3 us all-gather from
+// the forward (FSDP's). Forward 10, backward 5, communication 10.
+TEST(Layers, CommunicationIsItsOwnPhase) {
+  const std::string json = R"J({"traceEvents":[
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":1,"args":{"correlation":2}},
+    {"ph":"X","cat":"cpu_op","name":"autograd::engine::evaluate_function: MmBackward0","pid":1,"tid":2,"ts":20,"dur":10},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":21,"dur":1,"args":{"correlation":3}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":23,"dur":1,"args":{"correlation":4}},
+    {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":5,"dur":10,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"ncclKernel_AllGather_RING_LL_Sum_float","pid":0,"tid":9,"ts":5,"dur":3,"args":{"stream":9,"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"gemm_bw","pid":0,"tid":7,"ts":25,"dur":5,"args":{"stream":7,"correlation":3}},
+    {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float","pid":0,"tid":9,"ts":25,"dur":7,"args":{"stream":9,"correlation":4}}
+  ]})J";
+  const LayerReport r = ComputeLayers(BuildProfileView(testing::ProfileFromJson(json), {}), -1);
+  ASSERT_EQ(r.phases.size(), 1u);
+  EXPECT_EQ(r.phases[0].forward, 10 * kUsL);
+  EXPECT_EQ(r.phases[0].backward, 5 * kUsL);
+  EXPECT_EQ(r.phases[0].communication, 10 * kUsL);
+  EXPECT_EQ(r.phases[0].optimizer, 0);
+}
+
 TEST(Layers, BackwardOpNames) {
   EXPECT_TRUE(IsBackwardOpName("autograd::engine::evaluate_function: ReluBackward0"));
   EXPECT_TRUE(IsBackwardOpName("CudnnConvolutionBackward"));
