@@ -654,6 +654,46 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     f.confidence = Confidence::kMedium;
     out.push_back(std::move(f));
   }
+  // input_pipeline, tf.data: the consumer side of the input pipeline, the
+  // IteratorGetNext* ops (IteratorGetNext, ...Sync, ...AsOptional and its
+  // async DoCompute, MultiDeviceIteratorGetNextFromShard), which return
+  // when the next batch is ready: while they run the step waits for input.
+  // Their union inside the window, as a share of the step.
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& p = *rv.profile;
+    std::vector<Interval> spans;
+    int64_t calls = 0;
+    Ps longest = 0;
+    const StepBasis& b = basis[rv.rank];
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      if ((!rv.keep.empty() && !rv.keep[i]) || OccupiesStream(p.ops.kind[i])) continue;
+      const std::string_view n = p.str(p.ops.name[i]);
+      if (n.substr(0, 15) != "IteratorGetNext" && n.substr(0, 35) != "MultiDeviceIteratorGetNextFromShard") continue;
+      const Ps t0 = rv.Ts(static_cast<uint32_t>(i)), t1 = rv.End(static_cast<uint32_t>(i));
+      if (b.Clip(t0, t1) <= 0) continue;
+      spans.push_back({t0, t1});
+      ++calls;
+      longest = std::max(longest, t1 - t0);
+    }
+    if (spans.empty()) continue;
+    const Ps wait = LengthWithin(Union(std::move(spans)), b.w0, b.w1);
+    const Ps per_step = b.PerStep(wait);
+    if (!worth(per_step, b.step)) continue;
+    Finding f;
+    f.rule = Rule::input_pipeline;
+    f.rank = rv.rank;
+    f.subject = fmt::format("rank {}", rv.rank);
+    f.evidence = fmt::format(
+        "tf.data: the step waits in IteratorGetNext* ops for {} in {} calls (the longest {}); they return when "
+        "the next batch is ready",
+        Ms(wait), calls, Ms(longest));
+    f.saving = per_step;
+    f.step = b.step;
+    f.formula = fmt::format("input wait: {} = {} per step, if the input pipeline kept ahead of the step", b.Per(wait),
+                            Ms(per_step));
+    f.confidence = Confidence::kMedium;
+    out.push_back(std::move(f));
+  }
 
   // matmul_efficiency and memory_bound_matmul: the roofline's matmul and
   // convolution rows. Compute-bound ones are held to `matmul_efficiency` of

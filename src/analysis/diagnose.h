@@ -47,10 +47,11 @@ namespace mlprof {
     "keep layouts consistent between producer and consumer (avoid transposes around matmuls), donate buffers, "   \
     "check the HLO for copies inserted to change layout or memory space")                                         \
   X(input_pipeline, kWarning, "GPU idle while data loads",                                                        \
-    "the step waits for the DataLoader: its __next__ runs while no GPU work does (the TensorBoard plugin's "      \
-    "DataLoader time)",                                                                                           \
+    "the step waits for its input: the DataLoader's __next__ runs while no GPU work does (the TensorBoard "       \
+    "plugin's DataLoader time), or tf.data's IteratorGetNext* ops block the step",                                \
     "more DataLoader workers (num_workers), pin_memory=True with non_blocking copies, prefetching "               \
-    "(prefetch_factor), persistent_workers, or move decoding and augmentation off the training process")          \
+    "(prefetch_factor), persistent_workers, or move decoding and augmentation off the training process; "         \
+    "tf.data: prefetch(AUTOTUNE), num_parallel_calls and interleave for reads, cache() small datasets")           \
   X(matmul_efficiency, kInfo, "Matmuls far from their roofline",                                                  \
     "compute-bound matmuls and convolutions run well below the chip's peak: measured time against FLOPs / peak",  \
     "larger or better-aligned matmuls (dims multiples of 64 on GPUs, 128 on TPUs; fewer partial tiles), a "       \

@@ -304,6 +304,32 @@ TEST(Diagnose, XlaWaitNamesItsCollectiveAndRecomputeFromHlo) {
       << r[0].evidence;
 }
 
+// tf.data: two IteratorGetNext ops on the host, [0,30) and [100,120), with
+// the async DoCompute of the second [100,125) overlapping it, and a 60 us
+// kernel [40,100) and another [130,200): no steps, so the window is the
+// trace [0,200) and the step 200 us. Input wait = union 30 + 25 = 55 us
+// (27.5 %). Waits of 3 and 2 us in the same trace are 2.5 %: silent.
+TEST(Diagnose, InputPipelineTfData) {
+  auto trace = [](int dur) {
+    return fmt::format(R"J({{"traceEvents":[
+    {{"ph":"X","cat":"cpu_op","name":"IteratorGetNext","pid":1,"tid":1,"ts":0,"dur":{}}},
+    {{"ph":"X","cat":"cpu_op","name":"IteratorGetNextAsOptional","pid":1,"tid":1,"ts":100,"dur":{}}},
+    {{"ph":"X","cat":"cpu_op","name":"IteratorGetNextAsOptionalOp::DoCompute","pid":1,"tid":2,"ts":100,"dur":{}}},
+    {{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":40,"dur":60,"args":{{"stream":7}}}},
+    {{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":130,"dur":70,"args":{{"stream":7}}}}
+  ]}})J",
+                       dur, dur * 2 / 3, dur * 5 / 6);
+  };
+  const auto f = Of(DiagnoseJson(trace(30)), Rule::input_pipeline);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].step, 200 * us);
+  EXPECT_EQ(f[0].saving, 55 * us);
+  EXPECT_NE(f[0].evidence.find("IteratorGetNext* ops for 0.055 ms in 3 calls (the longest 0.030 ms)"),
+            std::string::npos)
+      << f[0].evidence;
+  EXPECT_TRUE(Of(DiagnoseJson(trace(3)), Rule::input_pipeline).empty());  // 3 + 2 us: 2.5 %
+}
+
 // Three 100 us steps: in each, the DataLoader's __next__ runs [t, t+30) with
 // no GPU op, then a kernel runs [t+35, t+95) (launched at t+30). The
 // plugin's DataLoader role is 30 us per step; the median over the steps
