@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "analysis/op_cost.h"
 
@@ -222,20 +224,44 @@ RooflineResult RooflineXla(const RankProfile& r, const XlaOps& x, const hw::Chip
     ++per_op[static_cast<size_t>(xi)].count;
     per_op[static_cast<size_t>(xi)].time += r.ops.dur[i];
   }
-  Totals totals(&res);
+  // One row per (program, module, op): the same op on several devices is
+  // one row. An op name found in several programs is named with its module
+  // and, where programs share a module name (one jit function compiled for
+  // several shapes), the program id.
+  using Key = std::tuple<int64_t, std::string_view, std::string_view>;
+  std::map<Key, std::pair<size_t, Acc>> merged;
+  std::map<std::string_view, std::set<std::pair<int64_t, std::string_view>>> programs_of;
+  std::map<std::string_view, std::set<std::string_view>> modules_of;
   for (size_t k = 0; k < per_op.size(); ++k) {
     if (per_op[k].count == 0) continue;
+    const int64_t program = k < r.xla_ops.size() ? r.xla_ops[k].program_id : -1;
+    auto [it, fresh] = merged.try_emplace(Key{program, x.ops[k].module, x.ops[k].hlo_op}, k, Acc{});
+    it->second.second.count += per_op[k].count;
+    it->second.second.time += per_op[k].time;
+    programs_of[x.ops[k].hlo_op].insert({program, x.ops[k].module});
+    modules_of[x.ops[k].hlo_op].insert(x.ops[k].module);
+  }
+  Totals totals(&res);
+  for (const auto& [key, entry] : merged) {
+    const auto& [k, acc] = entry;
+    const int64_t program = std::get<0>(key);
     const XlaOpInfo& info = x.ops[k];
     if (info.host_memory) {
       ++res.host_memory_ops;
-      res.host_memory_s += static_cast<double>(per_op[k].time) / 1e12;
+      res.host_memory_s += static_cast<double>(acc.time) / 1e12;
       continue;
     }
     RooflineRow row;
     row.name = info.hlo_op.empty() ? "(unnamed)" : info.hlo_op;
+    if (programs_of[info.hlo_op].size() > 1) {
+      const std::string module = info.module.empty() ? "?" : info.module;
+      row.name += modules_of[info.hlo_op].size() == programs_of[info.hlo_op].size() || program < 0
+                      ? " (" + module + ")"
+                      : fmt::format(" ({} #{})", module, program);
+    }
     row.category = OpCategoryName(info.group);
-    row.count = per_op[k].count;
-    row.time_s = static_cast<double>(per_op[k].time) / 1e12;
+    row.count = acc.count;
+    row.time_s = static_cast<double>(acc.time) / 1e12;
     row.flops = info.flops;
     row.bytes = info.bytes;
     row.wire_bytes = info.network_bytes;
