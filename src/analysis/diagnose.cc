@@ -348,6 +348,11 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     Ps host_wait = 0, after_sync = 0;  // gaps of at least the kernel-wait threshold
     Ps host_all = 0;                   // every host-caused gap, short ones too (launch overhead)
     int64_t host_gaps = 0, sync_gaps = 0;
+    // Gaps of at least the threshold whose next op was submitted before the
+    // GPU drained (queued_idle), the largest and the op after it.
+    Ps queued = 0, queued_max = 0, graph = 0;
+    int64_t queued_gaps = 0, graph_gaps = 0;  // graph: before ops of CUDA-graph launches, left out
+    uint32_t queued_op = 0;
   };
   std::map<int64_t, Gaps> gaps;
   std::map<int64_t, std::map<std::string_view, std::pair<int64_t, Ps>>> syncs;  // rank -> call -> (count, time)
@@ -370,21 +375,42 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     size_t k = 0;  // first sync call that may still matter
     for (const GpuOpRef& op : rv.gpu) {
       if (busy_end != std::numeric_limits<Ps>::min() && op.ts > busy_end) {
-        const Ps a = busy_end, gap = op.ts - busy_end;
+        const Ps a = busy_end;
         // Host-caused: the op had not been submitted (its launch call had
-        // not returned) when the GPU drained.
+        // not returned) when the GPU drained. A blocking call (a sync copy)
+        // submits its op when it starts and returns when the op is done.
+        // An op that waited at least the threshold after its submission
+        // (its stream held by an event, say) splits the gap: the host's
+        // part up to the submission, then queued.
         const int64_t launch = p.ops.launch[op.op];
-        const bool host = launch >= 0 && rv.End(static_cast<uint32_t>(launch)) > a;
+        const auto lc = static_cast<uint32_t>(launch);
+        const bool blocking = launch >= 0 && IsSyncCall(p.str(p.ops.name[lc]));
+        const Ps submitted = launch >= 0 ? (blocking ? rv.Ts(lc) : rv.End(lc)) : a;
         const StepBasis& b = basis[rv.rank];
-        const Ps in = b.Clip(a, op.ts);  // the part inside the window
+        Ps until = op.ts;  // the end of the gap's part the host may have caused
+        if (launch >= 0 && op.ts - std::max(a, submitted) >= o.kernel_wait_threshold) {
+          const Ps q = b.Clip(std::max(a, submitted), op.ts);
+          // A graph replay's op: the graph's earlier nodes may have run
+          // unrecorded (kernels inside graphs need CUPTI graph tracing),
+          // so the idle is not known; counted apart.
+          if (q > 0 && p.str(p.ops.name[lc]).find("GraphLaunch") != std::string_view::npos) {
+            g.graph += q, ++g.graph_gaps;
+          } else if (q > 0) {
+            g.queued += q, ++g.queued_gaps;
+            if (q > g.queued_max) g.queued_max = q, g.queued_op = op.op;
+          }
+          until = std::max(a, submitted);
+        }
+        const bool host = launch >= 0 && submitted > a;
+        const Ps in = b.Clip(a, until);  // the host's part inside the window
         if (host) g.host_all += in;
-        if (host && gap >= o.kernel_wait_threshold && in > 0) {
+        if (host && until - a >= o.kernel_wait_threshold && in > 0) {
           g.host_wait += in, ++g.host_gaps;
           // A sync call under way when the GPU drained (started before it,
           // ended inside the gap): the host was blocked, not slow.
           while (k < sync_calls.size() && sync_calls[k].end < a) ++k;
           for (size_t j = k; j < sync_calls.size() && sync_calls[j].start <= a; ++j) {
-            if (sync_calls[j].end >= a && sync_calls[j].end <= op.ts) {
+            if (sync_calls[j].end >= a && sync_calls[j].end <= until) {
               g.after_sync += in, ++g.sync_gaps;
               break;
             }
@@ -417,6 +443,53 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     f.formula =
         fmt::format("host-wait idle: {} = {} per step, if the host kept the GPU fed", b.Per(g.host_wait), Ms(per_step));
     f.confidence = Confidence::kMedium;
+    out.push_back(std::move(f));
+  }
+
+  // queued_idle: per rank, the GPU idle with its next op already submitted.
+  for (const RankView& rv : view.ranks) {
+    const StepBasis& b = basis[rv.rank];
+    const Gaps& g = gaps[rv.rank];
+    const Ps per_step = b.PerStep(g.queued);
+    if (g.queued_gaps == 0 || !worth(per_step, b.step)) continue;
+    const RankProfile& p = *rv.profile;
+    const auto launch = static_cast<uint32_t>(p.ops.launch[g.queued_op]);
+    // The last stream-wait-event call before the launch on its thread: what
+    // the stream most likely waited for.
+    std::string wait_call;
+    Ps wait_ts = std::numeric_limits<Ps>::min();
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      if (p.ops.kind[i] != OpKind::kRuntime || p.ops.track[i] != p.ops.track[launch]) continue;
+      const std::string_view n = p.str(p.ops.name[i]);
+      const Ps t = rv.Ts(static_cast<uint32_t>(i));
+      if (n.find("StreamWaitEvent") != std::string_view::npos && t <= rv.Ts(launch) && t > wait_ts)
+        wait_ts = t, wait_call = std::string(n);
+    }
+    Finding f;
+    f.rule = Rule::queued_idle;
+    f.rank = rv.rank;
+    f.subject = fmt::format("rank {}", rv.rank);
+    f.evidence = fmt::format(
+        "the GPU ran nothing for {} in {} gaps of at least {} us although the next op was already submitted; the "
+        "largest, {}, before {} (submitted by {} {} earlier{})",
+        Ms(g.queued), g.queued_gaps, o.kernel_wait_threshold / kPsPerUs, Ms(g.queued_max),
+        p.str(p.ops.name[g.queued_op]), p.str(p.ops.name[launch]), Ms(rv.Ts(g.queued_op) - rv.Ts(launch)),
+        IsSyncCall(p.str(p.ops.name[launch]))
+            ? fmt::format(", which held the host for {}", Ms(rv.End(launch) - rv.Ts(launch)))
+            : "");
+    if (!wait_call.empty())
+      f.evidence += fmt::format("; {} {} before the launch made its stream wait for an event", wait_call,
+                                Ms(rv.Ts(launch) - wait_ts));
+    if (g.graph_gaps > 0)
+      f.evidence += fmt::format(
+          "; {} more gaps ({}) before ops of CUDA-graph launches are left out: the graphs' other kernels may have "
+          "run unrecorded",
+          g.graph_gaps, Ms(g.graph));
+    f.saving = per_step;
+    f.step = b.step;
+    f.formula = fmt::format("idle with work queued: {} = {} per step, if nothing outside the trace held the stream",
+                            b.Per(g.queued), Ms(per_step));
+    f.confidence = Confidence::kLow;  // the cause is outside the trace
     out.push_back(std::move(f));
   }
 

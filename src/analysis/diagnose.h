@@ -27,6 +27,13 @@ namespace mlprof {
     "is bound by the CPU side",                                                                                   \
     "launch fewer, larger kernels (torch.compile, fused ops), capture the step in a CUDA graph, keep "            \
     "Python-side work and data loading off the critical path (DataLoader workers, pinned memory, prefetch)")      \
+  X(queued_idle, kWarning, "GPU idle with work queued",                                                           \
+    "no GPU op runs although the next one was already submitted: its stream waits for something no traced GPU "   \
+    "work explains (an event from another stream, process or device, a host-side event, or kernels the "          \
+    "profiler did not record, such as CUDA-graph replays without graph tracing)",                                 \
+    "find what the stream waits for (cudaStreamWaitEvent before the op, the producer in another process or "      \
+    "rank, a serving scheduler's queue); profile all processes of the job; record graph kernels "                 \
+    "(torch.profiler with CUPTI graph tracing) where CUDA graphs run")                                            \
   X(launch_overhead, kInfo, "Kernels shorter than their launch",                                                  \
     "many kernels run for less time than the host call that launched them, so launching, not the GPU, sets the "  \
     "pace",                                                                                                       \

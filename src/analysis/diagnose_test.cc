@@ -330,6 +330,56 @@ TEST(Diagnose, InputPipelineTfData) {
   EXPECT_TRUE(Of(DiagnoseJson(trace(3)), Rule::input_pipeline).empty());  // 3 + 2 us: 2.5 %
 }
 
+// Kernel a [0,10) launched at 0; cudaStreamWaitEvent at 12, then kernel b
+// launched [14,16) and run at [80,90): the host had submitted b at 16, six
+// us after the GPU drained at 10, so 6 us are the host's (under the 30 us
+// threshold: no host-wait gap) and [16,80) = 64 us the GPU idled with b
+// queued. Window [0,90): 64 of 90 us. Kernel c from a cudaGraphLaunch
+// waiting likewise is left out (graph kernels may run unrecorded).
+TEST(Diagnose, QueuedIdleFires) {
+  const auto all = DiagnoseJson(R"J({"traceEvents":[
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":0,"dur":10,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaStreamWaitEvent","pid":1,"tid":1,"ts":12,"dur":1,"args":{"correlation":2}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":14,"dur":2,"args":{"correlation":3}},
+    {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":80,"dur":10,"args":{"stream":7,"correlation":3}}
+  ]})J");
+  const auto q = Of(all, Rule::queued_idle);
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].saving, 64 * us);
+  EXPECT_EQ(q[0].step, 90 * us);
+  EXPECT_NE(q[0].evidence.find("0.064 ms in 1 gaps"), std::string::npos) << q[0].evidence;
+  EXPECT_NE(q[0].evidence.find("before b (submitted by cudaLaunchKernel 0.066 ms earlier); cudaStreamWaitEvent "
+                               "0.002 ms before the launch"),
+            std::string::npos)
+      << q[0].evidence;
+  EXPECT_TRUE(Of(all, Rule::host_wait_idle).empty());
+  // The same wait behind a graph launch: not counted.
+  const auto g = DiagnoseJson(R"J({"traceEvents":[
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":0,"dur":10,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaGraphLaunch","pid":1,"tid":1,"ts":14,"dur":2,"args":{"correlation":3}},
+    {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":80,"dur":10,"args":{"stream":7,"correlation":3}}
+  ]})J");
+  EXPECT_TRUE(Of(g, Rule::queued_idle).empty());
+  EXPECT_TRUE(Of(g, Rule::host_wait_idle).empty());
+}
+
+// Launch latency is no queue: b runs 20 us after its launch returned (under
+// the 30 us threshold), so the 50 us gap [10,60) stays the host's.
+TEST(Diagnose, QueuedIdleSilentForLaunchLatency) {
+  const auto all = DiagnoseJson(R"J({"traceEvents":[
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":0,"dur":10,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":38,"dur":2,"args":{"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":60,"dur":10,"args":{"stream":7,"correlation":2}}
+  ]})J");
+  EXPECT_TRUE(Of(all, Rule::queued_idle).empty());
+  const auto h = Of(all, Rule::host_wait_idle);
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0].saving, 50 * us);
+}
+
 // Three 100 us steps: in each, the DataLoader's __next__ runs [t, t+30) with
 // no GPU op, then a kernel runs [t+35, t+95) (launched at t+30). The
 // plugin's DataLoader role is 30 us per step; the median over the steps
