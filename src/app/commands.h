@@ -148,6 +148,10 @@ struct CompareOptions {
   std::vector<std::string> labels;          // one per run (default: the path's last part)
   int64_t first_step = -1, last_step = -1;  // ProfilerStep numbers (inclusive); -1: the steady state
   double tokens_per_step = 0, flops_per_step = 0, peak_tflops = 0;
+  // MFU's peak when --peak-tflops is not given: this chip's, else each run's
+  // chip detected from its devices; at `dtype`.
+  std::string chip;
+  std::string dtype = "bf16";
 };
 StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vector<std::string>& paths,
                          const CompareOptions& o);

@@ -8,6 +8,7 @@
 
 #include "analysis/stats.h"
 #include "analysis/steps.h"
+#include "app/chip.h"
 #include "app/commands.h"
 #include "report/columns.h"
 #include "report/tables.h"
@@ -19,8 +20,20 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
   if (!o.labels.empty() && o.labels.size() != runs.size())
     return InvalidArgument(
         fmt::format("--label: {} labels for {} runs (give one per run, or none)", o.labels.size(), runs.size()));
+  // The peak per device for MFU: given, or the chip's (given, or detected per run).
+  ASSIGN_OR_RETURN(const hw::DType dtype, ParseDTypeOption(o.dtype));
+  ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles({}));
+  const hw::Chip* forced = nullptr;
+  if (!o.chip.empty()) {
+    ASSIGN_OR_RETURN(forced, FindChip(db, o.chip));
+    if (!(forced->peak(dtype) > 0))
+      return InvalidArgument(fmt::format("--chip {}: no {} peak in the chip database", forced->id, o.dtype));
+  }
   struct Row {
     std::string label;
+    std::string chip;    // the chip whose peak MFU uses ("" unknown)
+    double peak = 0;     // FLOP/s per device
+    std::string device;  // a device name seen, when no chip was found
     int64_t ranks = 0, steps = 0;
     int64_t slow_rank = -1;
     double step = NAN, p25 = NAN, p75 = NAN;       // ps
@@ -33,6 +46,13 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
     r.label = o.labels.empty() ? std::filesystem::path(paths[k]).filename().string() : o.labels[k];
     if (r.label.empty()) r.label = paths[k];
     r.ranks = static_cast<int64_t>(s.view.ranks.size());
+    if (o.peak_tflops > 0) {
+      r.peak = o.peak_tflops * 1e12;
+    } else {
+      const DetectedChip d = forced ? DetectedChip{forced, "", {}} : DetectChip(db, s.profile.AllDevices());
+      if (d.chip) r.chip = d.chip->id, r.peak = d.chip->peak(dtype);
+      if (!d.chip && !d.seen.empty()) r.device = d.seen.front();
+    }
     const StepReport sr = ComputeSteps(s.view, {});
     std::map<int64_t, std::vector<const StepBreakdown*>> by_rank;
     for (const StepBreakdown& b : sr.steps) {
@@ -81,8 +101,11 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
       .Add(Measure("comm_pct", Unit::kPercent, "median communication time per step / the step").Decimals(1))
       .Add(Measure("idle_pct", Unit::kPercent, "median GPU idle per step / the step").Decimals(1));
   if (o.tokens_per_step > 0) t.Add(Measure("tokens_per_s", Unit::kRatio, "--tokens-per-step / the step").Decimals(0));
-  const bool mfu = o.flops_per_step > 0 && o.peak_tflops > 0;
-  if (mfu) t.Add(Measure("mfu_pct", Unit::kPercent, "--flops-per-step / (step x ranks x --peak-tflops)").Decimals(1));
+  const bool mfu = o.flops_per_step > 0;
+  if (mfu) {
+    if (o.peak_tflops <= 0) t.Add(Text("chip", "the chip whose peak MFU uses (--chip, else detected from the run)"));
+    t.Add(Measure("mfu_pct", Unit::kPercent, "--flops-per-step / (step x ranks x peak per device)").Decimals(1));
+  }
   for (const Row& r : rows) {
     std::vector<Cell> row = {Cell::Text(r.label),
                              Cell::Int(r.ranks),
@@ -97,13 +120,20 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
                              PctCell(r.idle, r.step)};
     const double seconds = r.step / 1e12;
     if (o.tokens_per_step > 0) row.push_back(seconds > 0 ? Cell::Real(o.tokens_per_step / seconds) : Cell::Null());
+    if (mfu && o.peak_tflops <= 0) row.push_back(r.chip.empty() ? Cell::Null() : Cell::Text(r.chip));
     if (mfu)
-      row.push_back(
-          seconds > 0 && r.ranks > 0
-              ? Cell::Real(100 * o.flops_per_step / (seconds * static_cast<double>(r.ranks) * o.peak_tflops * 1e12))
-              : Cell::Null());
+      row.push_back(seconds > 0 && r.ranks > 0 && r.peak > 0
+                        ? Cell::Real(100 * o.flops_per_step / (seconds * static_cast<double>(r.ranks) * r.peak))
+                        : Cell::Null());
     t.rows.push_back(std::move(row));
   }
+  for (const Row& r : rows)
+    if (mfu && o.peak_tflops <= 0 && !(r.peak > 0))
+      t.notes.push_back(fmt::format("{}: no MFU, {}; pass --chip or --peak-tflops.", r.label,
+                                    !r.chip.empty() ? fmt::format("the chip {} has no {} peak", r.chip, o.dtype)
+                                    : r.device.empty()
+                                        ? std::string("its profile names no device")
+                                        : fmt::format("the chip database does not know its device ({})", r.device)));
   t.notes.push_back(
       o.first_step >= 0
           ? fmt::format("Steps {} to {} (ProfilerStep numbers).", o.first_step, o.last_step)

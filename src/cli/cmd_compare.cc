@@ -18,10 +18,14 @@ class CompareCommand : public Command {
     app->add_option("--steps", steps_, "ProfilerStep numbers to measure, FIRST-LAST (default: after the warm-up)");
     app->add_option("--tokens-per-step", o_.tokens_per_step, "tokens per step (global batch x sequence): tokens/s")
         ->check(NumberAtLeastZero(true));
-    app->add_option("--flops-per-step", o_.flops_per_step, "model FLOPs per step, all devices: MFU with --peak-tflops")
+    app->add_option("--flops-per-step", o_.flops_per_step,
+                    "model FLOPs per step, all devices: MFU against each run's chip (or --chip, --peak-tflops)")
         ->check(NumberAtLeastZero(true));
-    app->add_option("--peak-tflops", o_.peak_tflops, "peak TFLOP/s per device (rank), for MFU")
+    app->add_option("--peak-tflops", o_.peak_tflops, "peak TFLOP/s per device (rank), for MFU (replaces the chip's)")
         ->check(NumberAtLeastZero(true));
+    app->add_option("--chip", o_.chip, "the chip for MFU's peak (id or name; default: detected per run)");
+    app->add_option("--dtype", o_.dtype, "the data type of MFU's peak (bf16, fp8, fp16, tf32, fp32, int8)")
+        ->capture_default_str();
     app->add_option("--threads", in_.threads, "threads for reading (default: one per core)")
         ->check(NumberAtLeastZero());
     app->add_flag("--all-steps", in_.all_steps, "keep each run's last ProfilerStep (left out as HTA does)");
