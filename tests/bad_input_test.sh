@@ -197,5 +197,43 @@ printf '\xef\xbb\xbf{"id":"x1","name":"X1","peak_tflops":{"bf16":100},"hbm_bytes
 check "chip file with BOM, gzip" run 0 "$BIN" chips --chip-file bom.json.gz --chip x1 --format csv
 check "chip file with BOM, gzip: read" has "peak bf16 (dense),100 TFLOP/s" out
 
+# --- Nsight Systems SQLite ------------------------------------------------------
+# Made with python3's sqlite3 module: a database that is no nsys export, one
+# whose kernel table lacks a column, one cut short, a kernel ending before it
+# starts, and an .nsys-rep (only nsys reads those).
+python3 - <<'PY'
+import sqlite3
+def db(path, sql):
+    c = sqlite3.connect(path)
+    c.executescript(sql)
+    c.commit()
+    c.close()
+db("notnsys.sqlite", "CREATE TABLE users (id INTEGER, name TEXT); INSERT INTO users VALUES (1, 'a');")
+KERNEL = ("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES (1, 'k');"
+          "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, {stream}"
+          "correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER);")
+db("nostream.sqlite", KERNEL.format(stream=""))
+rows = "".join(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ({i * 10}, {i * 10 + 5}, 0, 7, {i}, 0, 1, 1);"
+               for i in range(20000))
+db("big.sqlite", KERNEL.format(stream="streamId INTEGER, ") + rows)
+db("backwards.sqlite", KERNEL.format(stream="streamId INTEGER, ") +
+   "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 90, 0, 7, 1, 0, 1, 1);"
+   "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (200, 210, 0, 7, 2, 0, 1, 1);")
+PY
+check "SQLite that is not nsys exits 2" run 2 "$BIN" summary notnsys.sqlite
+check "not nsys: says what it has" has "notnsys.sqlite: an SQLite database, but not an Nsight Systems export" err
+check "not nsys: nothing printed" empty out
+check "nsys kernel table without streamId exits 2" run 2 "$BIN" kernels nostream.sqlite
+check "no streamId: table and column" has "nostream.sqlite: table CUPTI_ACTIVITY_KIND_KERNEL has no column streamId" err
+head -c $(($(wc -c <big.sqlite) / 2)) big.sqlite >cut.sqlite
+check "nsys export cut short exits 2" run 2 "$BIN" info cut.sqlite
+check "cut short: says so" has "cut.sqlite: SQLite error reading" err
+check "cut short: nothing printed" empty out
+check "kernel ending before it starts: kept going" run 0 "$BIN" info backwards.sqlite --format csv
+check "kernel ending before it starts: counted" has "negative_duration" out
+printf 'NVIDIA Tegra Profiler Report 2024@6@2' >r.nsys-rep
+check ".nsys-rep exits 2" run 2 "$BIN" summary r.nsys-rep
+check ".nsys-rep: how to export" has "nsys export --type sqlite" err
+
 echo "bad input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -5,6 +5,7 @@
 #include "hlo/proto_reader.h"
 #include "hlo/text_parser.h"
 #include "io/chrome_json.h"
+#include "io/nsys.h"
 #include "io/xplane.h"
 
 namespace mlprof {
@@ -57,10 +58,12 @@ StatusOr<std::vector<hlo::Module>> ReadHloTextFile(LoadedFile& f, const ReadOpti
   return hlo::ParseHloText(f.bytes.view(), f.path);
 }
 
-// Nsight Systems exports: recognised so that the message can say what the
-// file is; the reader is not written yet.
-Status RefuseSqlite(LoadedFile& f, const ReadOptions&, RankProfile*) {
-  return Unimplemented(fmt::format("{}: an SQLite database (Nsight Systems export?): not readable yet", f.path));
+// A proprietary Nsight Systems report: only nsys itself reads it.
+Status RefuseNsysReport(LoadedFile& f, const ReadOptions&, RankProfile*) {
+  return Unimplemented(fmt::format(
+      "{}: an Nsight Systems report (.nsys-rep), which only nsys reads; export it with `nsys export --type sqlite "
+      "{}` (or `nsys stats`, which writes the .sqlite too) and pass the .sqlite file",
+      f.path, f.path));
 }
 
 }  // namespace
@@ -86,11 +89,17 @@ const std::vector<Reader>& Readers() {
        {},
        nullptr,
        ReadHloProtoFile},
-      {"sqlite",
-       "an SQLite database",
-       [](std::string_view b) { return b.substr(0, 16) == std::string_view("SQLite format 3\0", 16); },
+      {"nsys",
+       "an Nsight Systems SQLite export",
+       [](std::string_view b) { return LooksLikeSqlite(b); },
        {},
-       RefuseSqlite,
+       ReadNsysSqlite,
+       nullptr},
+      {"nsys-rep",
+       "an Nsight Systems report",
+       [](std::string_view b) { return LooksLikeNsysReport(b); },
+       {},
+       RefuseNsysReport,
        nullptr},
       {"hlo-text",
        "HLO text",

@@ -428,6 +428,8 @@ Status ProfileBuilder::Finish() {
     }
     if (ok) step_number[id] = num, any_step_name = true;
   }
+  for (const auto& [id, num] : extra_step_names_)
+    if (id < step_number.size()) step_number[id] = num, any_step_name = true;
   for (size_t i = 0; any_step_name && i < n; ++i) {
     // Host-side markers only: a gpu_user_annotation of the same name (newer
     // Kineto writes one per step on the GPU timeline) is not a step.

@@ -111,6 +111,9 @@ class ProfileBuilder {
   void MakeGpuStream(uint32_t track, int32_t device, int64_t stream);
   void SetOpKind(size_t op, OpKind kind, StringId cat);
   void UnlinkXla(size_t op) { out_->ops.xla[op] = -1; }
+  // A name that marks a step besides "ProfilerStep#N" (an NVTX range
+  // "step 3"): host ops of that name become step `number`.
+  void AddStepName(StringId name, int64_t number) { extra_step_names_.push_back({name, number}); }
   void DropXlaOps();  // every XLA op description and link
 
   // Completes the profile. After this the builder must not be used.
@@ -144,6 +147,7 @@ class ProfileBuilder {
                                           : ts > last_op_ts_ || (ts == last_op_ts_ && dur <= last_op_dur_);
     have_last_ = true, last_op_track_ = track, last_op_ts_ = ts, last_op_dur_ = dur;
   }
+  std::vector<std::pair<StringId, int64_t>> extra_step_names_;
   Ps min_ts_ = INT64_MAX;
   bool in_order_ = true, have_last_ = false;
   uint32_t last_op_track_ = 0;

@@ -41,7 +41,9 @@ enum class Severity : uint8_t { kInfo, kWarning, kError };
   X(gpu_op_without_launch, kInfo, "GPU op whose correlation matches no launch on the host")                         \
   X(gpu_op_without_stream, kInfo,                                                                                   \
     "event of a GPU category (kernel, memcpy, ...) with no stream; kept, not as GPU work")                          \
-  X(duplicate_correlation, kInfo, "several host launches share one correlation id; first kept")
+  X(duplicate_correlation, kInfo, "several host launches share one correlation id; first kept")                     \
+  X(open_range, kInfo, "a range with no end (an NVTX range never closed before the capture ended); skipped")        \
+  X(unknown_string_id, kWarning, "a name refers to an id missing from the strings table; named \"(string N)\"")
 
 enum class ImportStat : uint8_t {
 #define MLPROF_X(id, sev, help) id,

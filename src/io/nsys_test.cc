@@ -1,0 +1,159 @@
+// The Nsight Systems SQLite reader: name helpers, and the corpus exports
+// against raw SQL counts and against pipit's own event tables.
+#include "io/nsys.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "../../tests/corpus_util.h"
+#include "io/load.h"
+
+namespace mlprof {
+namespace {
+
+TEST(Nsys, StripApiVersion) {
+  EXPECT_EQ(StripApiVersion("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
+  EXPECT_EQ(StripApiVersion("cudaMemcpyAsync_v3020"), "cudaMemcpyAsync");
+  EXPECT_EQ(StripApiVersion("cuLaunchKernelEx"), "cuLaunchKernelEx");
+  EXPECT_EQ(StripApiVersion("my_v"), "my_v");
+  EXPECT_EQ(StripApiVersion("a_v2x"), "a_v2x");
+}
+
+TEST(Nsys, StepNumberOfRange) {
+  EXPECT_EQ(StepNumberOfRange("ProfilerStep#12"), 12);
+  EXPECT_EQ(StepNumberOfRange("step 3"), 3);
+  EXPECT_EQ(StepNumberOfRange("Step_3"), 3);
+  EXPECT_EQ(StepNumberOfRange("train_step 7"), 7);
+  EXPECT_EQ(StepNumberOfRange("Iteration 4"), 4);
+  EXPECT_EQ(StepNumberOfRange("iter#5"), 5);
+  EXPECT_EQ(StepNumberOfRange("step"), -1);
+  EXPECT_EQ(StepNumberOfRange("step 3 forward"), -1);
+  EXPECT_EQ(StepNumberOfRange("stepper 3"), -1);
+  EXPECT_EQ(StepNumberOfRange("aten::step, seq = 3"), -1);
+  EXPECT_EQ(StepNumberOfRange("forward 3"), -1);
+}
+
+TEST(Nsys, SniffAndRefuse) {
+  EXPECT_TRUE(LooksLikeSqlite(std::string_view("SQLite format 3\0xyz", 19)));
+  EXPECT_FALSE(LooksLikeSqlite("SQLite format 2"));
+  EXPECT_TRUE(LooksLikeNsysReport("NVIDIA Tegra Profiler Report 2024@6"));
+}
+
+// One number from raw SQL, or -1 when the table is not there.
+int64_t RawCount(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  int64_t n = -1;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+      n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+  }
+  sqlite3_close(db);
+  return n;
+}
+
+// Every corpus export loads, and its ops by category equal the rows of the
+// tables they come from: kernels, copies, fills, API calls (runtime and
+// driver), synchronisations, closed NVTX ranges, OS runtime calls.
+TEST(NsysCorpus, CountsEqualRawSql) {
+  MLPROF_CORPUS_FILE(dir, "nsys");
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string path = entry.path().string();
+    if (entry.path().extension() != ".sqlite") continue;
+    ++files;
+    auto p = LoadProfile({path}, {});
+    ASSERT_TRUE(p.ok()) << path << ": " << p.status().message();
+    const RankProfile& r = p->ranks.at(0);
+    std::map<std::string, int64_t> by_cat;
+    for (size_t i = 0; i < r.ops.size(); ++i) ++by_cat[std::string(r.str(r.ops.cat[i]))];
+    auto raw = [&](const std::string& table, const std::string& where = "") {
+      const int64_t n = RawCount(path, "SELECT count(*) FROM " + table + where);
+      return n < 0 ? 0 : n;
+    };
+    EXPECT_EQ(by_cat["kernel"], raw("CUPTI_ACTIVITY_KIND_KERNEL")) << path;
+    EXPECT_EQ(by_cat["gpu_memcpy"], raw("CUPTI_ACTIVITY_KIND_MEMCPY")) << path;
+    EXPECT_EQ(by_cat["gpu_memset"], raw("CUPTI_ACTIVITY_KIND_MEMSET")) << path;
+    EXPECT_EQ(by_cat["cuda_runtime"] + by_cat["cuda_driver"], raw("CUPTI_ACTIVITY_KIND_RUNTIME")) << path;
+    EXPECT_EQ(by_cat["cuda_sync"], raw("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")) << path;
+    EXPECT_EQ(by_cat["nvtx"], raw("NVTX_EVENTS", " WHERE eventType IN (59, 60) AND end IS NOT NULL")) << path;
+    EXPECT_EQ(by_cat["osrt"], raw("OSRT_API")) << path;
+    EXPECT_EQ(r.format, "nsys");
+  }
+  EXPECT_EQ(files, 7);
+}
+
+// pipit's expected tables for its CloverLeaf export (pipit/tests/nsight.py):
+// every kernel and copy as (start ns, end ns, stream, bytes) and every CUDA
+// API call as (name without its _vNNNN suffix, start, end, pid, tid), as
+// multisets, equal to what mlprof read.
+TEST(NsysCorpus, CloverLeafMatchesPipit) {
+  MLPROF_CORPUS_FILE(path, "nsys/pipit_perlmutter-cloverleaf-cuda.sqlite");
+  MLPROF_CORPUS_FILE(gpu_csv, "nsys/pipit_cloverleaf_golden/cloverleaf_gpu_trace.csv");
+  MLPROF_CORPUS_FILE(api_csv, "nsys/pipit_cloverleaf_golden/cloverleaf-cuda_api_trace.csv");
+  auto p = LoadProfile({path}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const RankProfile& r = p->ranks.at(0);
+  using Gpu = std::tuple<int64_t, int64_t, int64_t, int64_t>;  // start, end, stream, bytes
+  using Api = std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>;
+  std::multiset<Gpu> gpu_mine, gpu_pipit;
+  std::multiset<Api> api_mine, api_pipit;
+  auto ns = [&](Ps ts) { return static_cast<int64_t>((r.origin_abs_ps + ts) / 1000); };
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    const OpKind k = r.ops.kind[i];
+    const Track& t = r.tracks[r.ops.track[i]];
+    if (k == OpKind::kKernel || k == OpKind::kMemcpy)
+      gpu_mine.insert(
+          {ns(r.ops.ts[i]), ns(r.ops.ts[i] + r.ops.dur[i]), t.stream, k == OpKind::kMemcpy ? r.ops.bytes_of(i) : -1});
+    if (k == OpKind::kRuntime || k == OpKind::kDriver)
+      api_mine.insert(
+          {std::string(r.str(r.ops.name[i])), ns(r.ops.ts[i]), ns(r.ops.ts[i] + r.ops.dur[i]), t.pid, t.tid});
+  }
+  auto rows = [](const std::string& file) {
+    std::vector<std::vector<std::string>> out;
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      for (std::string c; std::getline(ss, c, ',');) f.push_back(c);
+      out.push_back(std::move(f));
+    }
+    return out;
+  };
+  // Name,streamId,type,bytes,Trace Type,Event Type,Timestamp (ns),_matching_event,_matching_timestamp,...
+  for (const auto& f : rows(gpu_csv)) {
+    ASSERT_GE(f.size(), 9u);
+    if (f[5] != "Enter") continue;
+    gpu_pipit.insert({std::stoll(f[6]), std::stoll(f[8]), std::stoll(f[1]),
+                      f[2] == "kernel" ? -1 : static_cast<int64_t>(std::stod(f[3]))});
+  }
+  // Name,Process,Thread,Trace Type,Event Type,Timestamp (ns),_matching_event,_matching_timestamp,...
+  for (const auto& f : rows(api_csv)) {
+    ASSERT_GE(f.size(), 8u);
+    if (f[4] != "Enter") continue;
+    api_pipit.insert(
+        {std::string(StripApiVersion(f[0])), std::stoll(f[5]), std::stoll(f[7]), std::stoll(f[1]), std::stoll(f[2])});
+  }
+  EXPECT_EQ(gpu_pipit.size(), 1312u + 279u);
+  EXPECT_EQ(api_pipit.size(), 3048u);
+  EXPECT_TRUE(gpu_mine == gpu_pipit);
+  EXPECT_TRUE(api_mine == api_pipit);
+  // Every kernel and copy is linked to the API call that launched it.
+  int64_t linked = 0, gpu = 0;
+  for (size_t i = 0; i < r.ops.size(); ++i)
+    if (r.ops.kind[i] == OpKind::kKernel || r.ops.kind[i] == OpKind::kMemcpy) ++gpu, linked += r.ops.launch[i] >= 0;
+  EXPECT_EQ(linked, gpu);
+}
+
+}  // namespace
+}  // namespace mlprof
