@@ -136,15 +136,18 @@ struct DiagnoseInputs {
   std::map<int64_t, const RooflineResult*> roofline;
 };
 
-// The findings, largest saving first (ties: rule, rank, subject).
 // The GEMM dims of a PyTorch op with its shapes ("aten::mm [[M,K],[K,N]]";
 // the last two dims of each operand, batch dims left out) that waste
 // tensor-core tiles: not a multiple of 8, or padded by more than 5 % to a
 // 64-wide tile ("100 (pads to 128), 4099 (not a multiple of 8)"); "" for
 // other ops or when none does. Dims under 16 are left to the small-matmul
-// note.
+// note, and multiples of 8 under 64 to small tiles (which cuBLAS picks for
+// them).
 std::string UnalignedDims(std::string_view name);
 
-std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o, const DiagnoseInputs& in = {});
+// The findings, largest saving first (ties: rule, rank, subject). `notes`
+// (when given) receives what the rules saw but could not count.
+std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o, const DiagnoseInputs& in = {},
+                              std::vector<std::string>* notes = nullptr);
 
 }  // namespace mlprof

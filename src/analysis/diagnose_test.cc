@@ -324,10 +324,19 @@ TEST(Diagnose, InputPipelineTfData) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].step, 200 * us);
   EXPECT_EQ(f[0].saving, 55 * us);
-  EXPECT_NE(f[0].evidence.find("IteratorGetNext* ops for 0.055 ms in 3 calls (the longest 0.030 ms)"),
+  EXPECT_NE(f[0].evidence.find("IteratorGetNext* ops run while no GPU op does for 0.055 ms, in 3 calls (the "
+                               "longest 0.030 ms)"),
             std::string::npos)
       << f[0].evidence;
   EXPECT_TRUE(Of(DiagnoseJson(trace(3)), Rule::input_pipeline).empty());  // 3 + 2 us: 2.5 %
+  // The same 30 us wait under a kernel: the GPU is busy, the step does not
+  // wait for input.
+  EXPECT_TRUE(Of(DiagnoseJson(R"J({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"IteratorGetNext","pid":1,"tid":1,"ts":0,"dur":60},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":100,"args":{"stream":7}}
+  ]})J"),
+                 Rule::input_pipeline)
+                  .empty());
 }
 
 // Kernel a [0,10) launched at 0; cudaStreamWaitEvent at 12, then kernel b
@@ -349,20 +358,25 @@ TEST(Diagnose, QueuedIdleFires) {
   EXPECT_EQ(q[0].saving, 64 * us);
   EXPECT_EQ(q[0].step, 90 * us);
   EXPECT_NE(q[0].evidence.find("0.064 ms in 1 gaps"), std::string::npos) << q[0].evidence;
-  EXPECT_NE(q[0].evidence.find("before b (submitted by cudaLaunchKernel 0.066 ms earlier); cudaStreamWaitEvent "
-                               "0.002 ms before the launch"),
+  EXPECT_NE(q[0].evidence.find("before b (submitted by cudaLaunchKernel 0.064 ms earlier); a cudaStreamWaitEvent "
+                               "call 0.002 ms before the launch"),
             std::string::npos)
       << q[0].evidence;
   EXPECT_TRUE(Of(all, Rule::host_wait_idle).empty());
-  // The same wait behind a graph launch: not counted.
-  const auto g = DiagnoseJson(R"J({"traceEvents":[
+  // The same wait behind a graph launch: not counted, but said in a note.
+  std::vector<std::string> notes;
+  const auto g = Diagnose(BuildProfileView(testing::ProfileFromJson(R"J({"traceEvents":[
     {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},
     {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":0,"dur":10,"args":{"stream":7,"correlation":1}},
     {"ph":"X","cat":"cuda_runtime","name":"cudaGraphLaunch","pid":1,"tid":1,"ts":14,"dur":2,"args":{"correlation":3}},
     {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":80,"dur":10,"args":{"stream":7,"correlation":3}}
-  ]})J");
+  ]})J"),
+                                           {}),
+                          {}, {}, &notes);
   EXPECT_TRUE(Of(g, Rule::queued_idle).empty());
   EXPECT_TRUE(Of(g, Rule::host_wait_idle).empty());
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("Rank 0: the GPU shows nothing for 0.064 ms in 1 gaps"), std::string::npos) << notes[0];
 }
 
 // Launch latency is no queue: b runs 20 us after its launch returned (under

@@ -50,11 +50,14 @@ void AddKernelBlock(const RankView& rv, const std::vector<std::vector<uint32_t>>
   struct Found {
     size_t step, start, period, repeats;
   };
-  // Runs grouped by the block's kernel sequence; the sequence found with the
-  // most GPU time over the steps is the block.
-  std::map<std::vector<uint32_t>, std::pair<Ps, std::vector<Found>>> by_sig;
+  // Each step's best run, grouped by its kernel sequence up to rotation (a
+  // run may start elsewhere in the same layer); the group with the most GPU
+  // time over the steps is the block, as the sequence (rotation) that
+  // covered the most of it.
+  std::vector<std::vector<uint32_t>> syms(seqs.size());
+  std::map<std::vector<uint32_t>, std::pair<Ps, std::map<std::vector<uint32_t>, Ps>>> by_canon;
   for (size_t s = 0; s < seqs.size(); ++s) {
-    std::vector<uint32_t> sym;
+    std::vector<uint32_t>& sym = syms[s];
     std::vector<Ps> w;
     for (uint32_t i : seqs[s]) {
       sym.push_back(p.ops.name[rv.gpu[i].op]);
@@ -64,20 +67,51 @@ void AddKernelBlock(const RankView& rv, const std::vector<std::vector<uint32_t>>
     if (run.repeats < 2) continue;
     std::vector<uint32_t> sig(sym.begin() + static_cast<std::ptrdiff_t>(run.start),
                               sym.begin() + static_cast<std::ptrdiff_t>(run.start + run.period));
-    auto& [time, found] = by_sig[std::move(sig)];
+    std::vector<uint32_t> canon = sig, rot = sig;
+    for (size_t r = 1; r < sig.size(); ++r) {
+      std::rotate(rot.begin(), rot.begin() + 1, rot.end());
+      if (rot < canon) canon = rot;
+    }
+    Ps time = 0;
     for (size_t i = run.start; i < run.start + run.period * run.repeats; ++i) time += w[i];
-    found.push_back({s, run.start, run.period, run.repeats});
+    auto& [total, variants] = by_canon[std::move(canon)];
+    total += time;
+    variants[std::move(sig)] += time;
   }
-  if (by_sig.empty()) return;
-  auto best = by_sig.begin();
-  for (auto it = by_sig.begin(); it != by_sig.end(); ++it)
+  if (by_canon.empty()) return;
+  auto best = by_canon.begin();
+  for (auto it = by_canon.begin(); it != by_canon.end(); ++it)
     if (it->second.first > best->second.first) best = it;
-  const auto& found = best->second.second;
+  auto variant = best->second.second.begin();
+  for (auto it = variant; it != best->second.second.end(); ++it)
+    if (it->second > variant->second) variant = it;
+  const std::vector<uint32_t>& sig = variant->first;
+  const size_t period = sig.size();
+  // Every step's back-to-back runs (two or more) of exactly that sequence.
+  std::vector<Found> found;
+  for (size_t s = 0; s < syms.size(); ++s) {
+    const std::vector<uint32_t>& sym = syms[s];
+    auto at = [&](size_t i) {
+      return i + period <= sym.size() &&
+             std::equal(sig.begin(), sig.end(), sym.begin() + static_cast<std::ptrdiff_t>(i));
+    };
+    for (size_t i = 0; i + period <= sym.size();) {
+      size_t k = 0;
+      while (at(i + k * period)) ++k;
+      if (k >= 2) {
+        found.push_back({s, i, period, k});
+        i += k * period;
+      } else {
+        ++i;
+      }
+    }
+  }
+  if (found.empty()) return;
   KernelBlock b;
   b.rank = rv.rank;
   b.phase = std::string(phase);
-  b.kernels = static_cast<int64_t>(best->first.size());
-  b.first_kernel = std::string(p.str(best->first.front()));
+  b.kernels = static_cast<int64_t>(period);
+  b.first_kernel = std::string(p.str(sig.front()));
   std::vector<double> times, spans;
   std::map<std::string_view, Ps> parts;
   Ps slowest = -1;
@@ -155,6 +189,18 @@ RepeatingRun FindRepeatingRun(const std::vector<uint32_t>& seq, const std::vecto
       if (j != SIZE_MAX && i - j >= 2 && i - j <= n / 2) ++dist[i - j];
     std::rotate(ring.rbegin(), ring.rbegin() + 1, ring.rend());
     ring[0] = i;
+  }
+  // And distances between consecutive occurrences of the same pair of
+  // symbols: a block whose every kernel occurs many times in it (A x5, B x5)
+  // has pairs that occur once per block.
+  std::unordered_map<uint64_t, size_t> prev_pair;
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const uint64_t key = uint64_t{seq[i]} << 32 | seq[i + 1];
+    auto [it, fresh] = prev_pair.try_emplace(key, i);
+    if (!fresh) {
+      if (i - it->second >= 2 && i - it->second <= n / 2) ++dist[i - it->second];
+      it->second = i;
+    }
   }
   std::vector<std::pair<size_t, size_t>> cand;  // (count, period)
   for (const auto& [d, c] : dist) cand.push_back({c, d});

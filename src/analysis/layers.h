@@ -60,7 +60,7 @@ struct KernelBlock {
   int64_t instances = 0;  // over the measured steps
   double per_step = 0;
   Ps median = 0, min = 0, max = 0;  // GPU time per instance (sum of its ops)
-  Ps span = 0;                      // median from its first op's start to the next instance's
+  Ps span = 0;                      // median from its first op's start to its last op's end
   std::string slowest;              // "step N #k" (k from 1) or "#k"
   Ps total = 0;
   double pct = 0;            // of the phase's GPU time in the measured steps

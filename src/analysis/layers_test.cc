@@ -240,6 +240,84 @@ TEST(Layers, KernelSequenceWithoutModules) {
   EXPECT_EQ(r.kernel_block_parts[2].phase, "backward");
 }
 
+TEST(RepeatingRun, EveryKernelFiveTimesInTheLayer) {
+  // (A x5, B x5) x 3: the distance to the previous four A's never reaches
+  // the period 10; the pair (A, B) occurs once per layer and gives it.
+  std::vector<uint32_t> s;
+  for (int l = 0; l < 3; ++l)
+    for (uint32_t k : {0u, 1u})
+      for (int i = 0; i < 5; ++i) s.push_back(k);
+  const RepeatingRun r = FindRepeatingRun(s, Ones(s.size()));
+  EXPECT_EQ(r.period, 10u);
+  EXPECT_EQ(r.repeats, 3u);
+}
+
+// A trace of forward kernels only: per step, the kernels named in `steps`
+// back to back on one stream (10 us each, or "name:us"), each launched by a
+// cpu_op "op_<name>".
+Profile StepsOfKernels(const std::vector<std::vector<std::string>>& steps) {
+  std::string ev;
+  int corr = 0, t = 0;
+  for (size_t s = 0; s < steps.size() + 1; ++s) {  // one more, empty: the dropped last step
+    const int t0 = t;
+    const std::vector<std::string> none;
+    for (const std::string& spec : s < steps.size() ? steps[s] : none) {
+      const size_t colon = spec.find(':');  // "C:30": kernel C of 30 us
+      const std::string k = spec.substr(0, colon);
+      const int dur = colon == std::string::npos ? 10 : std::stoi(spec.substr(colon + 1));
+      ++corr;
+      ev += fmt::format(
+          R"J({{"ph":"X","cat":"cpu_op","name":"op_{}","pid":1,"tid":1,"ts":{},"dur":3}},
+{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":1,"args":{{"correlation":{}}}}},
+{{"ph":"X","cat":"kernel","name":"{}","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"stream":7,"correlation":{}}}}},
+)J",
+          k, t, t + 1, corr, k, t + 2, dur, corr);
+      t += dur + 10;
+    }
+    ev +=
+        fmt::format(R"J({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{},"dur":{}}},
+)J",
+                    s + 1, t0, std::max(1, t - t0));
+    t += 20;
+  }
+  ev.erase(ev.find_last_of(','));
+  return testing::ProfileFromJson("{\"traceEvents\":[" + ev + "]}");
+}
+
+// Step 1: P (A B C) x3; step 2: C (A B C) x3. Step 2's best run starts at C
+// (C A B x3, a rotation of the block); the block is A B C, and rescanning
+// finds its three repeats in both steps: 6 instances, 3 per step, 180 of the
+// 200 us of forward GPU time (90 %).
+TEST(Layers, KernelSequenceRotatedInOneStep) {
+  const Profile p = StepsOfKernels(
+      {{"P", "A", "B", "C", "A", "B", "C", "A", "B", "C"}, {"C", "A", "B", "C", "A", "B", "C", "A", "B", "C"}});
+  const LayerReport r = ComputeLayers(BuildProfileView(p, {}), 0);
+  ASSERT_EQ(r.kernel_blocks.size(), 1u);
+  EXPECT_EQ(r.kernel_blocks[0].kernels, 3);
+  EXPECT_EQ(r.kernel_blocks[0].instances, 6);
+  EXPECT_DOUBLE_EQ(r.kernel_blocks[0].per_step, 3);
+  EXPECT_EQ(r.kernel_blocks[0].first_kernel, "A");
+  EXPECT_NEAR(r.kernel_blocks[0].pct, 90.0, 1e-9);
+}
+
+// Both steps (A B) x3 (C D) x3; step 1's A is 20 us (A B weighs 90 against
+// C D's 60), step 2's C is 20 us (C D 90 against A B 60). Over the steps A B
+// and C D weigh 150 each; the tie goes to the smaller sequence (A B). Both
+// steps' runs of it count: 6 instances, 150 of the 300 us (50 %), not step
+// 1's alone.
+TEST(Layers, KernelSequenceRescansEveryStep) {
+  const LayerReport r = ComputeLayers(
+      BuildProfileView(StepsOfKernels({{"A:20", "B", "A:20", "B", "A:20", "B", "C", "D", "C", "D", "C", "D"},
+                                       {"A", "B", "A", "B", "A", "B", "C:20", "D", "C:20", "D", "C:20", "D"}}),
+                       {}),
+      0);
+  ASSERT_EQ(r.kernel_blocks.size(), 1u);
+  EXPECT_EQ(r.kernel_blocks[0].instances, 6);
+  EXPECT_DOUBLE_EQ(r.kernel_blocks[0].per_step, 3);
+  EXPECT_EQ(r.kernel_blocks[0].first_kernel, "A");
+  EXPECT_NEAR(r.kernel_blocks[0].pct, 50.0, 1e-9);
+}
+
 // The kernel sequence finder against the module frames on a real trace:
 // Qwen1.5-0.5B (TraceLens's H100 inference trace) has 24 Qwen2DecoderLayer
 // instances; the repeating kernel sequence found without looking at the

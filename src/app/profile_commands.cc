@@ -186,8 +186,10 @@ StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o) {
   mlprof::DiagnoseInputs in;
   for (const auto& [rank, x] : xla) in.xla[rank] = &x;
   for (const auto& [rank, rr] : roof) in.roofline[rank] = &rr;
-  r.tables.push_back(FindingsTable(mlprof::Diagnose(s.view, d, in)));
+  std::vector<std::string> seen;
+  r.tables.push_back(FindingsTable(mlprof::Diagnose(s.view, d, in, &seen)));
   Table& t = r.tables.back();
+  for (std::string& n : seen) t.notes.push_back(std::move(n));
   if (!no_chip.empty())
     t.notes.push_back(fmt::format(
         "Not checked on {}: the matmul rules (matmul_efficiency, memory_bound_matmul) need the chip, which is "
