@@ -32,6 +32,13 @@ Report Summary(const Session& s, const SummaryOptions& o);
 // What is in the files (the session needs no view).
 Report Info(const Session& s);
 Report Kernels(const Session& s, const TableOptions& o);
+// nsys stats' reports over the whole trace (analysis/summaries.h): the ones
+// named (StatsReportNames(); none: all), `top` rows per rank each.
+struct StatsOptions : TableOptions {
+  std::vector<std::string> reports;
+};
+const std::vector<std::string>& StatsReportNames();
+Report Stats(const Session& s, const StatsOptions& o);
 struct OpsOptions : TableOptions {
   bool by_name = false;  // group by op name only, not by input shapes
   int by_stack = 0;      // > 0: host ops also grouped by their innermost N Python frames

@@ -20,6 +20,7 @@
 #include "analysis/xla.h"
 #include "app/chip.h"
 #include "app/commands.h"
+#include "report/columns.h"
 #include "report/tables.h"
 #include "report/xla_tables.h"
 
@@ -85,6 +86,45 @@ Report Summary(const Session& s, const SummaryOptions& o) {
 Report Info(const Session& s) {
   Report r = WithImportWarnings(s);
   r.tables = InfoTables(SummarizeRanks(s.profile));
+  return r;
+}
+
+const std::vector<std::string>& StatsReportNames() {
+  static const std::vector<std::string> kNames = {"cuda_gpu_kern_sum",     "cuda_api_sum", "cuda_gpu_mem_time_sum",
+                                                  "cuda_gpu_mem_size_sum", "nvtx_sum",     "cuda_kern_exec_sum"};
+  return kNames;
+}
+
+Report Stats(const Session& s, const StatsOptions& o) {
+  Report r = WithImportWarnings(s);
+  const Summaries sm = ComputeSummaries(s.profile);
+  // The first `top` rows of each rank.
+  auto keep = [&](auto rows) {
+    if (o.top <= 0) return std::pair{rows, size_t{0}};
+    std::map<int64_t, int> seen;
+    decltype(rows) kept;
+    for (auto& row : rows)
+      if (seen[row.rank]++ < o.top) kept.push_back(std::move(row));
+    const size_t hidden = rows.size() - kept.size();
+    return std::pair{std::move(kept), hidden};
+  };
+  for (const std::string& name : StatsReportNames()) {
+    if (!o.reports.empty() && std::find(o.reports.begin(), o.reports.end(), name) == o.reports.end()) continue;
+    size_t hidden = 0;
+    if (name == "cuda_kern_exec_sum") {
+      auto [rows, h] = keep(sm.kern_exec);
+      r.tables.push_back(KernExecTable(rows)), hidden = h;
+    } else {
+      const auto& src = name == "cuda_gpu_kern_sum"       ? sm.kernels
+                        : name == "cuda_api_sum"          ? sm.api
+                        : name == "cuda_gpu_mem_time_sum" ? sm.mem_time
+                        : name == "cuda_gpu_mem_size_sum" ? sm.mem_size
+                                                          : sm.nvtx;
+      auto [rows, h] = keep(src);
+      r.tables.push_back(SummaryTable(name, rows)), hidden = h;
+    }
+    NoteHiddenRows(r.tables.back(), hidden);
+  }
   return r;
 }
 

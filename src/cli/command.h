@@ -101,6 +101,7 @@ std::unique_ptr<Command> MakeDiffCommand();
 std::unique_ptr<Command> MakeCompareCommand();
 std::unique_ptr<Command> MakeOverlapCommand();
 std::unique_ptr<Command> MakeLayersCommand();
+std::unique_ptr<Command> MakeStatsCommand();
 std::unique_ptr<Command> MakeOverviewCommand();
 std::unique_ptr<Command> MakeExportCommand();
 std::unique_ptr<Command> MakeSqlCommand();

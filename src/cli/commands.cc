@@ -22,6 +22,9 @@ const std::vector<cli::CommandInfo> kCommands = {
     {"diagnose", "what to fix first: findings with their evidence and estimated saving per step",
      cli::MakeDiagnoseCommand},
     {"overlap", "communication/computation overlap per rank", cli::MakeOverlapCommand},
+    {"stats",
+     "the reports nsys stats gives (kernel, API, memory, NVTX summaries; launch and queue time), for any profile",
+     cli::MakeStatsCommand},
     {"layers", "forward/backward/optimizer per step, repeated modules (layers) and the repeating block's parts",
      cli::MakeLayersCommand},
     {"steps", "per-step breakdown and steady-state medians", cli::MakeStepsCommand},
@@ -88,16 +91,19 @@ const std::vector<cli::CommandInfo>& Commands() { return kCommands; }
 namespace {
 // The candidate nearest to `typo` (edit distance <= 2), or "".
 std::string Closest(const std::string& typo, const std::vector<std::string>& candidates) {
+  // Edit distance where swapping two adjacent letters costs one edit, as
+  // typing errors do ("stpes" is one edit from "steps", two from "stats").
   auto dist = [](const std::string& a, const std::string& b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-      cur[0] = i;
-      for (size_t j = 1; j <= b.size(); ++j)
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      std::swap(prev, cur);
-    }
-    return prev[b.size()];
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i)
+      for (size_t j = 1; j <= b.size(); ++j) {
+        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    return d[a.size()][b.size()];
   };
   std::string best;
   size_t best_d = 3;

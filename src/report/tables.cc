@@ -211,6 +211,72 @@ Table KernelBlocksTable(const LayerReport& r) {
   return t;
 }
 
+Table SummaryTable(std::string_view report, const std::vector<SummaryRow>& rows) {
+  struct Kind {
+    std::string_view id, title, what;
+  };
+  static constexpr Kind kKinds[] = {
+      {"cuda_gpu_kern_sum", "GPU kernels by name (nsys stats cuda_gpu_kern_sum; us)", "kernel name"},
+      {"cuda_api_sum", "CUDA API calls by name (nsys stats cuda_api_sum; us)", "runtime or driver call"},
+      {"cuda_gpu_mem_time_sum", "GPU copies and fills by operation: time (nsys stats cuda_gpu_mem_time_sum; us)",
+       "operation"},
+      {"cuda_gpu_mem_size_sum", "GPU copies and fills by operation: size (nsys stats cuda_gpu_mem_size_sum; MB)",
+       "operation"},
+      {"nvtx_sum", "Annotation ranges by name (nsys stats nvtx_sum: NVTX ranges, record_function; us)", "range"}};
+  const Kind* k = &kKinds[0];
+  for (const Kind& x : kKinds)
+    if (x.id == report) k = &x;
+  const bool bytes = k->id == "cuda_gpu_mem_size_sum";
+  Table t(std::string(k->id), std::string(k->title));
+  auto measure = [&](const char* name, const char* description) {
+    return bytes ? Measure(name, Unit::kBytes, description).Show(std::string(name) + "_mb", 1e6, 3)
+                 : TimeUs(name, description);
+  };
+  t.Add(RankKey())
+      .Add(Pct(bytes ? "size_pct" : "time_pct", "share of the rows' total (not of the wall time, as nsys)", 1))
+      .Add(measure("total", "sum"))
+      .Add(Count("instances", "how many"))
+      .Add(measure("avg", "mean"))
+      .Add(measure("med", "median (the mean of the middle two for an even count)"))
+      .Add(measure("min", "smallest"))
+      .Add(measure("max", "largest"))
+      .Add(measure("stddev", "sample standard deviation (n - 1; 0 for one)"));
+  if (k->id == "nvtx_sum") t.Add(Text("style", "PushPop or StartEnd"));
+  t.Add(Key("name", Unit::kText, std::string(k->what)).Symbol());
+  for (const SummaryRow& r : rows) {
+    std::vector<Cell> row = {
+        Cell::Int(r.rank),       Cell::Real(r.pct),     TimeCell(r.time.sum),
+        Cell::Int(r.time.count), TimeCell(r.time.mean), TimeCell(r.time.p50),
+        TimeCell(r.time.min),    TimeCell(r.time.max),  TimeCell(r.time.count == 1 ? 0 : r.time.std)};
+    if (k->id == "nvtx_sum") row.push_back(Cell::Text(r.style));
+    row.push_back(Cell::Text(r.name));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+Table KernExecTable(const std::vector<KernExecRow>& rows) {
+  Table t("cuda_kern_exec_sum",
+          "Kernel launch and execution (nsys stats cuda_kern_exec_sum: API time, queue time, kernel time; us)");
+  t.Add(RankKey())
+      .Add(Count("count", "kernels launched by this call"))
+      .Add(TimeUs("api_avg", "the launch call's duration, mean"))
+      .Add(TimeUs("queue_avg", "kernel start - the launch call's end (0 when it started before), mean"))
+      .Add(TimeUs("queue_med", "its median"))
+      .Add(TimeUs("kernel_avg", "kernel duration, mean"))
+      .Add(TimeUs("kernel_total", "kernel durations, sum"))
+      .Add(Key("api", Unit::kText, "the launch call"))
+      .Add(Key("kernel", Unit::kText, "the kernel").Symbol());
+  for (const KernExecRow& r : rows)
+    t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.kernel_time.count), TimeCell(r.api_time.mean),
+                      TimeCell(r.queue.mean), TimeCell(r.queue.p50), TimeCell(r.kernel_time.mean),
+                      TimeCell(r.kernel_time.sum), Cell::Text(r.api), Cell::Text(r.kernel)});
+  t.notes.push_back(
+      "Queue time near 0 for most kernels means the GPU waited for the launches (starved); a long queue means work "
+      "was submitted well ahead.");
+  return t;
+}
+
 Table KernelBlockPartsTable(const LayerReport& r) {
   Table t("kernel_block_parts", "The repeating kernel sequence by launching op (us per instance)");
   t.Add(RankKey())

@@ -15,6 +15,7 @@
 #include "analysis/ops.h"
 #include "analysis/overview.h"
 #include "analysis/steps.h"
+#include "analysis/summaries.h"
 #include "hlo/shape.h"
 #include "model/profile.h"
 #include "report/table.h"
@@ -34,6 +35,11 @@ Table PhasesTable(const LayerReport& r);
 Table LayersTable(const LayerReport& r);
 Table BlockTable(const LayerReport& r);
 Table KernelBlocksTable(const LayerReport& r);
+// nsys stats' reports (analysis/summaries.h): `report` is the nsys name
+// (cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum,
+// cuda_gpu_mem_size_sum, nvtx_sum).
+Table SummaryTable(std::string_view report, const std::vector<SummaryRow>& rows);
+Table KernExecTable(const std::vector<KernExecRow>& rows);
 Table KernelBlockPartsTable(const LayerReport& r);
 Table IdleTable(const std::vector<StreamIdle>& s);
 Table IdleStatsTable(const std::vector<StreamIdle>& s);

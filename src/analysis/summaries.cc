@@ -1,0 +1,114 @@
+#include "analysis/summaries.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace mlprof {
+namespace {
+
+// Rows of `groups` (name -> values), largest total first (ties: name), with
+// each row's share of all rows' total.
+template <typename Key>
+std::vector<SummaryRow> Rows(int64_t rank, std::map<Key, std::vector<double>>& groups, std::string (*name)(const Key&),
+                             std::string (*style)(const Key&)) {
+  std::vector<SummaryRow> out;
+  double all = 0;
+  for (auto& [key, v] : groups) {
+    SummaryRow r;
+    r.rank = rank;
+    r.name = name(key);
+    r.style = style ? style(key) : "";
+    r.time = DescribeValues(std::move(v));
+    all += r.time.sum;
+    out.push_back(std::move(r));
+  }
+  for (SummaryRow& r : out) r.pct = all > 0 ? 100 * r.time.sum / all : 0;
+  std::sort(out.begin(), out.end(), [](const SummaryRow& a, const SummaryRow& b) {
+    return a.time.sum != b.time.sum ? a.time.sum > b.time.sum : a.name < b.name;
+  });
+  return out;
+}
+
+std::string Same(const std::string& s) { return s; }
+std::string First(const std::pair<std::string, std::string>& k) { return k.first; }
+std::string Second(const std::pair<std::string, std::string>& k) { return k.second; }
+
+}  // namespace
+
+std::string MemOperation(std::string_view name, OpKind kind) {
+  if (kind == OpKind::kMemset) return "[CUDA memset]";
+  if (kind != OpKind::kMemcpy) return "";
+  static constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
+      {"HtoD", "Host-to-Device"},  {"DtoH", "Device-to-Host"}, {"DtoD", "Device-to-Device"}, {"HtoH", "Host-to-Host"},
+      {"PtoP", "Peer-to-Peer"},    {"HtoA", "Host-to-Array"},  {"AtoH", "Array-to-Host"},    {"AtoA", "Array-to-Array"},
+      {"AtoD", "Array-to-Device"}, {"DtoA", "Device-to-Array"}};
+  for (const auto& [abbr, full] : kKinds)
+    if (name.find(abbr) != std::string_view::npos) return "[CUDA memcpy " + std::string(full) + "]";
+  return "[CUDA memcpy]";
+}
+
+Summaries ComputeSummaries(const Profile& profile) {
+  Summaries out;
+  for (size_t ri = 0; ri < profile.ranks.size(); ++ri) {
+    const RankProfile& p = profile.ranks[ri];
+    const int64_t rank = p.rank_or(static_cast<int64_t>(ri));
+    const OpTable& o = p.ops;
+    std::map<std::string, std::vector<double>> kernels, api, mem_time, mem_size;
+    std::map<std::pair<std::string, std::string>, std::vector<double>> nvtx;  // (name, style)
+    struct Exec {
+      std::vector<double> api, queue, kernel;
+    };
+    std::map<std::pair<std::string, std::string>, Exec> exec;  // (api, kernel)
+    for (size_t i = 0; i < o.size(); ++i) {
+      const OpKind k = o.kind[i];
+      const auto dur = static_cast<double>(o.dur[i]);
+      const std::string_view name = p.str(o.name[i]);
+      if (k == OpKind::kKernel) {
+        kernels[std::string(name)].push_back(dur);
+        if (o.launch[i] >= 0) {
+          const auto l = static_cast<size_t>(o.launch[i]);
+          Exec& e = exec[{std::string(p.str(o.name[l])), std::string(name)}];
+          e.api.push_back(static_cast<double>(o.dur[l]));
+          e.queue.push_back(static_cast<double>(std::max<Ps>(0, o.ts[i] - (o.ts[l] + o.dur[l]))));
+          e.kernel.push_back(dur);
+        }
+      } else if (k == OpKind::kRuntime || k == OpKind::kDriver) {
+        api[std::string(name)].push_back(dur);
+      } else if (k == OpKind::kMemcpy || k == OpKind::kMemset) {
+        const std::string op = MemOperation(name, k);
+        mem_time[op].push_back(dur);
+        if (o.bytes_of(i) >= 0) mem_size[op].push_back(static_cast<double>(o.bytes_of(i)));
+      } else if (k == OpKind::kUserAnnotation) {
+        // Start/end NVTX ranges sit on a track of their own (io/nsys.cc).
+        const bool start_end =
+            p.tracks[o.track[i]].tid >= (int64_t{1} << 32) && p.tracks[o.track[i]].tid < kStringIdBase;
+        nvtx[{std::string(name), start_end ? "StartEnd" : "PushPop"}].push_back(dur);
+      }
+    }
+    for (auto* dst : {&out.kernels, &out.api, &out.mem_time, &out.mem_size}) {
+      auto& src = dst == &out.kernels ? kernels : dst == &out.api ? api : dst == &out.mem_time ? mem_time : mem_size;
+      for (SummaryRow& r : Rows<std::string>(rank, src, Same, nullptr)) dst->push_back(std::move(r));
+    }
+    for (SummaryRow& r : Rows<std::pair<std::string, std::string>>(rank, nvtx, First, Second))
+      out.nvtx.push_back(std::move(r));
+    std::vector<KernExecRow> rows;
+    for (auto& [key, e] : exec) {
+      KernExecRow r;
+      r.rank = rank;
+      r.api = key.first, r.kernel = key.second;
+      r.api_time = DescribeValues(std::move(e.api));
+      r.queue = DescribeValues(std::move(e.queue));
+      r.kernel_time = DescribeValues(std::move(e.kernel));
+      rows.push_back(std::move(r));
+    }
+    std::sort(rows.begin(), rows.end(), [](const KernExecRow& a, const KernExecRow& b) {
+      return a.kernel_time.sum != b.kernel_time.sum ? a.kernel_time.sum > b.kernel_time.sum
+                                                    : std::tie(a.kernel, a.api) < std::tie(b.kernel, b.api);
+    });
+    for (KernExecRow& r : rows) out.kern_exec.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace mlprof
