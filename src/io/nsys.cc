@@ -307,7 +307,7 @@ class NsysReader {
     e.ph = 'X';
     e.has_ts = e.has_dur = e.has_cat = true;
     e.ts = static_cast<Ps128>(start) * kPsPerNs;
-    e.dur = static_cast<Ps128>(end - start) * kPsPerNs;
+    e.dur = (static_cast<Ps128>(end) - start) * kPsPerNs;  // 128-bit: no overflow on absurd values
     threads_.insert({e.pid, e.tid});
     b_.AddEvent(e);
     return true;
@@ -347,13 +347,19 @@ class NsysReader {
     cols.insert(cols.end(), extra.begin(), extra.end());
     return Select(table, cols);
   }
-  // Fills the shared columns (0-5) of a GPU op.
-  static void GpuCommon(const Stmt& s, EventRecord& e) {
+  // Fills the shared columns (0-5) of a GPU op; false for a device id no GPU
+  // has (a damaged row), counted.
+  bool GpuCommon(const Stmt& s, EventRecord& e) {
+    if (s.Int(2) < 0 || s.Int(2) > 0xFFFF) {
+      b_.Warn(ImportStat::bad_device_id, 0);
+      return false;
+    }
     e.device = s.Int(2);
     e.stream = s.Int(3);
     e.pid = kGpuPidBase + e.device;
     e.tid = e.stream;
     if (!s.Null(4)) e.correlation = Correlation(s.Null(5) ? 0 : PidOf(s.Int(5)), s.Int(4));
+    return true;
   }
 
   Status ReadKernels() {
@@ -372,7 +378,7 @@ class NsysReader {
     };
     while (s.Next()) {
       EventRecord e;
-      GpuCommon(s, e);
+      if (!GpuCommon(s, e)) continue;
       e.kind = OpKind::kKernel;
       e.cat = cat;
       e.name = Str(!s.Null(6) ? s.Int(6) : s.Int(7));
@@ -394,7 +400,7 @@ class NsysReader {
     std::map<std::array<int64_t, 3>, StringId> names;
     while (s.Next()) {
       EventRecord e;
-      GpuCommon(s, e);
+      if (!GpuCommon(s, e)) continue;
       e.kind = OpKind::kMemcpy;
       e.cat = cat;
       e.bytes = s.Int(6);
@@ -421,7 +427,7 @@ class NsysReader {
     std::map<int64_t, StringId> names;
     while (s.Next()) {
       EventRecord e;
-      GpuCommon(s, e);
+      if (!GpuCommon(s, e)) continue;
       e.kind = OpKind::kMemset;
       e.cat = cat;
       e.bytes = s.Int(6);
@@ -443,7 +449,7 @@ class NsysReader {
     const StringId cat = b_.strings().Intern("cuda_sync");
     while (s.Next()) {
       EventRecord e;
-      GpuCommon(s, e);
+      if (!GpuCommon(s, e)) continue;
       const int64_t type = s.Int(6);
       e.kind = OpKind::kCudaSync;
       e.cat = cat;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -44,6 +45,77 @@ TEST(Nsys, SniffAndRefuse) {
   EXPECT_TRUE(LooksLikeSqlite(std::string_view("SQLite format 3\0xyz", 19)));
   EXPECT_FALSE(LooksLikeSqlite("SQLite format 2"));
   EXPECT_TRUE(LooksLikeNsysReport("NVIDIA Tegra Profiler Report 2024@6"));
+}
+
+// A hand-made export (the fuzz seed's tables): two kernels launched by
+// cudaLaunchKernel_v7000 calls (correlation 1, 2; pid 1 from globalPid
+// 1 << 24), an HtoD copy of pageable memory whose call is missing, a context
+// sync (stream 2^32 - 1: device-wide), a push/pop NVTX range
+// "ProfilerStep#1" (a step), a start/end range, and a range never closed.
+TEST(Nsys, HandMadeExport) {
+  const std::string path = ::testing::TempDir() + "nsys_hand.sqlite";
+  std::remove(path.c_str());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, R"SQL(
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+INSERT INTO StringIds VALUES (1,'gemm'),(2,'cudaLaunchKernel_v7000'),(3,'ProfilerStep#1'),(4,'main');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER, gridX INTEGER, gridY INTEGER,
+  gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000,2000,0,7,1,16777216,1,1,1,1,1,128,1,1),(3000,3500,0,7,2,16777216,1,1,2,1,1,64,1,1);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER, correlationId INTEGER, nameId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900,950,16777217,1,2),(2900,2950,16777217,2,2);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+  correlationId INTEGER, globalPid INTEGER, bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (2100,2200,0,7,3,16777216,4096,1,0,2);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+  correlationId INTEGER, globalPid INTEGER, syncType INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (3600,3700,0,4294967295,4,16777216,4);
+CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, textId INTEGER, globalTid INTEGER);
+INSERT INTO NVTX_EVENTS VALUES (800,4000,59,NULL,3,16777217),(850,3900,60,'range',NULL,16777217),(900,NULL,59,'open',NULL,16777217);
+CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, totalMemory INTEGER, smCount INTEGER);
+INSERT INTO TARGET_INFO_GPU VALUES (0,'NVIDIA H100',80000000000,132);
+CREATE TABLE ThreadNames (nameId INTEGER, globalTid INTEGER);
+INSERT INTO ThreadNames VALUES (4,16777217);
+)SQL",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  auto p = LoadProfile({path}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const RankProfile& r = p->ranks.at(0);
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].number, 1);
+  EXPECT_EQ(r.steps[0].dur, 3200 * 1000);
+  int kernels = 0, linked = 0, device_syncs = 0, start_end = 0;
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    const std::string_view name = r.str(r.ops.name[i]);
+    if (r.ops.kind[i] == OpKind::kKernel) {
+      ++kernels;
+      linked += r.ops.launch[i] >= 0 && r.str(r.ops.name[r.ops.launch[i]]) == "cudaLaunchKernel";
+      EXPECT_EQ(r.tracks[r.ops.track[i]].stream, 7);
+      EXPECT_EQ(r.tracks[r.ops.track[i]].device, 0);
+    }
+    if (r.ops.kind[i] == OpKind::kMemcpy) {
+      EXPECT_EQ(name, "Memcpy HtoD (Pageable -> Device)");
+      EXPECT_EQ(r.ops.bytes_of(i), 4096);
+      EXPECT_EQ(r.ops.launch[i], -1);
+    }
+    if (r.ops.kind[i] == OpKind::kDeviceSync) {
+      ++device_syncs;
+      EXPECT_EQ(name, "Context Sync");
+    }
+    if (name == "range") start_end += r.tracks[r.ops.track[i]].tid == (int64_t{1} << 32) + 1;
+  }
+  EXPECT_EQ(kernels, 2);
+  EXPECT_EQ(linked, 2);
+  EXPECT_EQ(device_syncs, 1);
+  EXPECT_EQ(start_end, 1);
+  EXPECT_EQ(r.stats.Get(ImportStat::open_range), 1u);
+  EXPECT_EQ(r.stats.Get(ImportStat::gpu_op_without_launch), 1u);
+  std::remove(path.c_str());
 }
 
 // One number from raw SQL, or -1 when the table is not there.

@@ -43,6 +43,7 @@ enum class Severity : uint8_t { kInfo, kWarning, kError };
     "event of a GPU category (kernel, memcpy, ...) with no stream; kept, not as GPU work")                          \
   X(duplicate_correlation, kInfo, "several host launches share one correlation id; first kept")                     \
   X(open_range, kInfo, "a range with no end (an NVTX range never closed before the capture ended); skipped")        \
+  X(bad_device_id, kWarning, "a GPU op's device id is negative or above 65535 (a damaged row); skipped")            \
   X(unknown_string_id, kWarning, "a name refers to an id missing from the strings table; named \"(string N)\"")
 
 enum class ImportStat : uint8_t {
