@@ -22,7 +22,8 @@ const char* KernelClassName(KernelClass c) {
 }
 
 KernelClass ClassifyKernelName(std::string_view n) {
-  if (StartsWith(n, "nccl") || StartsWith(n, "hip") || StartsWith(n, "hccl") || Contains(n, "ncclKernel"))
+  if (StartsWith(n, "nccl") || StartsWith(n, "hip") || StartsWith(n, "hccl") || StartsWith(n, "hcom_") ||
+      Contains(n, "ncclKernel"))
     return KernelClass::kCommunication;
   if (StartsWith(n, "Memcpy") || StartsWith(n, "hipMemcpy") || StartsWith(n, "Memset") || StartsWith(n, "hipMemset") ||
       StartsWith(n, "dma"))

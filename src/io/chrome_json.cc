@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "base/utf8.h"
+#include "io/ascend_conventions.h"
 #include "io/kineto_vocabulary.h"
 #include "io/xspace_conventions.h"
 #include "model/builder.h"
@@ -578,6 +579,14 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
     od::value& val = field.value();
     const char* k = key.raw();
     bool kept = false;
+    // Ascend hardware tasks' type (torch_npu trace_view.json): what the task
+    // ran on, read by io/ascend_conventions.cc.
+    if (k[0] == 'T' && key == "Task Type") {
+      std::string_view s;
+      if (ReadString(val, &s) == simdjson::SUCCESS)
+        st.kept_args.push_back(ArgValue::String(st.Intern("Task Type"), st.Intern(s)));
+      continue;
+    }
     // The collective's description (record_param_comms, NCCL kernels).
     if (k[0] == 'C' || k[0] == 'I' || k[0] == 'O' || k[0] == 'G' || k[0] == 'd') {
       std::string_view s;
@@ -1408,6 +1417,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   }
   // Every string is interned by now: give the text back before building.
   file.bytes = PaddedBuffer();
+  if (AdoptAscendConventions(builder)) out->format = "ascend-trace-view";
   if (AdoptXSpaceConventions(builder)) {
     out->format = "xprof-trace-json";
     // The exporter keeps the earliest `cap` complete events and drops the
