@@ -18,35 +18,13 @@ for f in ../shared/corpus/xla/tracelens_mi300x_jax08_gemm.xplane.pb ../shared/co
 done
 # A small Nsight Systems export (the SQLite path: the nsys reader's
 # handling of what a damaged database still yields).
-python3 - "$work/mini_nsys.sqlite" <<'PY'
+python3 - "$work/mini_nsys.sqlite" tests/data/nsys/mini_export.sql <<'PY'
 import os, sqlite3, sys
-path = sys.argv[1]
+path, sql = sys.argv[1], open(sys.argv[2]).read()
 if os.path.exists(path):
     os.remove(path)
 c = sqlite3.connect(path)
-c.executescript("""
-PRAGMA page_size=512;
-CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
-INSERT INTO StringIds VALUES (1,'gemm'),(2,'cudaLaunchKernel_v7000'),(3,'ProfilerStep#1'),(4,'main');
-CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
-  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER, gridX INTEGER, gridY INTEGER,
-  gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER);
-INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000,2000,0,7,1,16777216,1,1,1,1,1,128,1,1),(3000,3500,0,7,2,16777216,1,1,2,1,1,64,1,1);
-CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER, correlationId INTEGER, nameId INTEGER);
-INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900,950,16777217,1,2),(2900,2950,16777217,2,2);
-CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
-  correlationId INTEGER, globalPid INTEGER, bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind INTEGER);
-INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (2100,2200,0,7,3,16777216,4096,1,0,2);
-CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
-  correlationId INTEGER, globalPid INTEGER, syncType INTEGER);
-INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (3600,3700,0,4294967295,4,16777216,4);
-CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, textId INTEGER, globalTid INTEGER);
-INSERT INTO NVTX_EVENTS VALUES (800,4000,59,NULL,3,16777217),(850,3900,60,'range',NULL,16777217),(900,NULL,59,'open',NULL,16777217);
-CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, totalMemory INTEGER, smCount INTEGER);
-INSERT INTO TARGET_INFO_GPU VALUES (0,'NVIDIA H100',80000000000,132);
-CREATE TABLE ThreadNames (nameId INTEGER, globalTid INTEGER);
-INSERT INTO ThreadNames VALUES (4,16777217);
-""")
+c.executescript("PRAGMA page_size=512;" + sql)
 c.commit()
 c.close()
 PY

@@ -54,44 +54,58 @@ Summaries ComputeSummaries(const Profile& profile) {
     const RankProfile& p = profile.ranks[ri];
     const int64_t rank = p.rank_or(static_cast<int64_t>(ri));
     const OpTable& o = p.ops;
-    std::map<std::string, std::vector<double>> kernels, api, mem_time, mem_size;
-    std::map<std::pair<std::string, std::string>, std::vector<double>> nvtx;  // (name, style)
+    // Grouped by interned name (no string per op), named once per group.
+    std::map<StringId, std::vector<double>> kernels, api;
+    std::map<std::string, std::vector<double>> mem_time, mem_size;  // by nsys operation
+    std::map<std::pair<StringId, bool>, std::vector<double>> nvtx;  // (name, start/end)
     struct Exec {
       std::vector<double> api, queue, kernel;
     };
-    std::map<std::pair<std::string, std::string>, Exec> exec;  // (api, kernel)
+    std::map<std::pair<StringId, StringId>, Exec> exec_by_id;  // (api, kernel)
     for (size_t i = 0; i < o.size(); ++i) {
       const OpKind k = o.kind[i];
       const auto dur = static_cast<double>(o.dur[i]);
-      const std::string_view name = p.str(o.name[i]);
       if (k == OpKind::kKernel) {
-        kernels[std::string(name)].push_back(dur);
+        kernels[o.name[i]].push_back(dur);
         if (o.launch[i] >= 0) {
           const auto l = static_cast<size_t>(o.launch[i]);
-          Exec& e = exec[{std::string(p.str(o.name[l])), std::string(name)}];
+          Exec& e = exec_by_id[{o.name[l], o.name[i]}];
           e.api.push_back(static_cast<double>(o.dur[l]));
           e.queue.push_back(static_cast<double>(std::max<Ps>(0, o.ts[i] - (o.ts[l] + o.dur[l]))));
           e.kernel.push_back(dur);
         }
       } else if (k == OpKind::kRuntime || k == OpKind::kDriver) {
-        api[std::string(name)].push_back(dur);
+        api[o.name[i]].push_back(dur);
       } else if (k == OpKind::kMemcpy || k == OpKind::kMemset) {
-        const std::string op = MemOperation(name, k);
+        const std::string op = MemOperation(p.str(o.name[i]), k);
         mem_time[op].push_back(dur);
         if (o.bytes_of(i) >= 0) mem_size[op].push_back(static_cast<double>(o.bytes_of(i)));
       } else if (k == OpKind::kUserAnnotation) {
         // Start/end NVTX ranges sit on a track of their own (io/nsys.cc).
-        const bool start_end =
-            p.tracks[o.track[i]].tid >= (int64_t{1} << 32) && p.tracks[o.track[i]].tid < kStringIdBase;
-        nvtx[{std::string(name), start_end ? "StartEnd" : "PushPop"}].push_back(dur);
+        const int64_t tid = p.tracks[o.track[i]].tid;
+        nvtx[{o.name[i], tid >= (int64_t{1} << 32) && tid < kStringIdBase}].push_back(dur);
       }
     }
-    for (auto* dst : {&out.kernels, &out.api, &out.mem_time, &out.mem_size}) {
-      auto& src = dst == &out.kernels ? kernels : dst == &out.api ? api : dst == &out.mem_time ? mem_time : mem_size;
-      for (SummaryRow& r : Rows<std::string>(rank, src, Same, nullptr)) dst->push_back(std::move(r));
-    }
-    for (SummaryRow& r : Rows<std::pair<std::string, std::string>>(rank, nvtx, First, Second))
+    auto named = [&](std::map<StringId, std::vector<double>>& by_id) {
+      std::map<std::string, std::vector<double>> out_map;
+      for (auto& [id, v] : by_id) out_map[std::string(p.str(id))] = std::move(v);
+      return out_map;
+    };
+    auto emit = [&](std::map<std::string, std::vector<double>> src, std::vector<SummaryRow>& dst) {
+      for (SummaryRow& r : Rows<std::string>(rank, src, Same, nullptr)) dst.push_back(std::move(r));
+    };
+    emit(named(kernels), out.kernels);
+    emit(named(api), out.api);
+    emit(std::move(mem_time), out.mem_time);
+    emit(std::move(mem_size), out.mem_size);
+    std::map<std::pair<std::string, std::string>, std::vector<double>> nvtx_named;  // (name, style)
+    for (auto& [key, v] : nvtx)
+      nvtx_named[{std::string(p.str(key.first)), key.second ? "StartEnd" : "PushPop"}] = std::move(v);
+    for (SummaryRow& r : Rows<std::pair<std::string, std::string>>(rank, nvtx_named, First, Second))
       out.nvtx.push_back(std::move(r));
+    std::map<std::pair<std::string, std::string>, Exec> exec;
+    for (auto& [key, e] : exec_by_id)
+      exec[{std::string(p.str(key.first)), std::string(p.str(key.second))}] = std::move(e);
     std::vector<KernExecRow> rows;
     for (auto& [key, e] : exec) {
       KernExecRow r;

@@ -51,7 +51,7 @@ bool AdoptAscendConventions(ProfileBuilder& b) {
   std::vector<bool> made(p.tracks.size(), false);
   for (size_t i = 0; i < p.ops.size(); ++i) {
     const uint32_t t = p.ops.track[i];
-    if (lane[t] == Lane::kNone || p.ops.dur[i] < 0) continue;
+    if (lane[t] == Lane::kNone) continue;
     bool device_op = lane[t] == Lane::kHccl;
     if (lane[t] == Lane::kHardware) {
       auto it = task.find(static_cast<uint32_t>(i));

@@ -54,6 +54,7 @@
 #include "base/utf8.h"
 #include "io/ascend_conventions.h"
 #include "io/kineto_vocabulary.h"
+#include "io/readers.h"
 #include "io/xspace_conventions.h"
 #include "model/builder.h"
 
@@ -1010,11 +1011,7 @@ bool LooksLikeChromeJson(std::string_view text) {
 }
 
 Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
-  out->path = file.path;
-  out->compression = CompressionName(file.compression);
-  out->file_bytes = file.file_size;
-  out->decoded_bytes = file.bytes.size();
-  out->format = "chrome-json";
+  DescribeFile(file, "chrome-json", out);
   ProfileBuilder builder(out);
   builder.ReserveForInput(file.bytes.size());
   if (file.truncated) builder.Warn(ImportStat::truncated_compressed, file.bytes.size());

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/readers.h"
 #include "model/builder.h"
 
 namespace mlprof {
@@ -469,7 +470,7 @@ class NsysReader {
     if (!Has("NVTX_EVENTS")) return OkStatus();
     ASSIGN_OR_RETURN(const std::string sql,
                      Select("NVTX_EVENTS", {"!start", "end", "!eventType", "text", "textId", "globalTid"}));
-    Stmt s(db_, sql + " ORDER BY start");
+    Stmt s(db_, sql);
     if (!s.ok()) return Corrupt("NVTX_EVENTS");
     const StringId cat = b_.strings().Intern("nvtx");
     std::unordered_map<StringId, int64_t> step_of;  // names checked for a step number
@@ -570,14 +571,8 @@ int64_t StepNumberOfRange(std::string_view name) {
 }
 
 Status ReadNsysSqlite(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
-  out->path = file.path;
-  out->format = "nsys";
-  out->compression = CompressionName(file.compression);
-  out->file_bytes = file.file_size;
-  out->decoded_bytes = file.bytes.size();
-  if (file.truncated)
-    return DataLoss(fmt::format("{}: the {} stream ends early at compressed byte {}", file.path,
-                                CompressionName(file.compression), file.truncated_at));
+  DescribeFile(file, "nsys", out);
+  RETURN_IF_ERROR(RefuseTruncated(file));
   NsysReader r(file, out);
   RETURN_IF_ERROR(r.Read());
   if (options.progress) options.progress(file.bytes.size(), file.bytes.size());

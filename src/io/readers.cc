@@ -68,6 +68,20 @@ Status RefuseNsysReport(LoadedFile& f, const ReadOptions&, RankProfile*) {
 
 }  // namespace
 
+void DescribeFile(const LoadedFile& file, const char* format, RankProfile* out) {
+  out->path = file.path;
+  out->format = format;
+  out->compression = CompressionName(file.compression);
+  out->file_bytes = file.file_size;
+  out->decoded_bytes = file.bytes.size();
+}
+
+Status RefuseTruncated(const LoadedFile& file) {
+  if (!file.truncated) return OkStatus();
+  return DataLoss(fmt::format("{}: the {} stream ends early at compressed byte {}", file.path,
+                              CompressionName(file.compression), file.truncated_at));
+}
+
 const std::vector<Reader>& Readers() {
   static const std::vector<Reader> kReaders = {
       {"chrome-json",

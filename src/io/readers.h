@@ -31,6 +31,13 @@ struct Reader {
   StatusOr<std::vector<hlo::Module>> (*read_hlo)(LoadedFile& file, const ReadOptions& options);
 };
 
+// What every trace reader records of its file first: path, format,
+// compression and sizes.
+void DescribeFile(const LoadedFile& file, const char* format, RankProfile* out);
+// For readers that cannot use a prefix (binary formats): an error when the
+// compressed stream ended early, naming the compressed offset; else OK.
+Status RefuseTruncated(const LoadedFile& file);
+
 // In sniffing order (the first that recognises the bytes reads them).
 const std::vector<Reader>& Readers();
 

@@ -9,6 +9,7 @@
 
 #include "base/proto_wire.h"
 #include "base/utf8.h"
+#include "io/readers.h"
 #include "io/xprof_names.h"
 #include "model/builder.h"
 
@@ -676,14 +677,8 @@ bool LooksLikeXSpace(std::string_view h) {
 }
 
 Status ReadXPlane(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
-  out->path = file.path;
-  out->format = "xplane";
-  out->compression = CompressionName(file.compression);
-  out->file_bytes = file.file_size;
-  out->decoded_bytes = file.bytes.size();
-  if (file.truncated)
-    return DataLoss(fmt::format("{}: the {} stream ends early at compressed byte {}", file.path,
-                                CompressionName(file.compression), file.truncated_at));
+  DescribeFile(file, "xplane", out);
+  RETURN_IF_ERROR(RefuseTruncated(file));
   XPlaneReader r(file, options, out);
   RETURN_IF_ERROR(r.Read());
   if (options.progress) options.progress(file.bytes.size(), file.bytes.size());
