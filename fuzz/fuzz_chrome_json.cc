@@ -14,6 +14,7 @@
 #include "analysis/ops.h"
 #include "analysis/roofline.h"
 #include "analysis/steps.h"
+#include "analysis/summaries.h"
 #include "analysis/xla.h"
 #include "export/sqlite.h"
 #include "hw/chip.h"
@@ -69,6 +70,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)mlprof::RooflineSvg(fr, "fuzz");
     rep.tables.push_back(mlprof::RooflineOpsTable(0, fr, 0));
     (void)mlprof::MeasureProfile(p, v);
+    // nsys stats' and torch_npu's reports (kernel_details.csv reaches here too).
+    const mlprof::Summaries sm = mlprof::ComputeSummaries(p);
+    rep.tables.push_back(mlprof::SummaryTable("cuda_gpu_kern_sum", sm.kernels));
+    rep.tables.push_back(mlprof::OpStatisticTable(sm.op_statistic));
+    rep.tables.push_back(mlprof::HcclOpsTable(sm.hccl_ops));
+    rep.tables.push_back(mlprof::HcclLinksTable(sm.hccl_links));
     for (auto& t : mlprof::InfoTables(mlprof::SummarizeRanks(p))) rep.tables.push_back(std::move(t));
     (void)mlprof::RenderText(rep);
     (void)mlprof::RenderText(rep, 40);

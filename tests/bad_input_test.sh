@@ -235,5 +235,26 @@ printf 'NVIDIA Tegra Profiler Report 2024@6@2' >r.nsys-rep
 check ".nsys-rep exits 2" run 2 "$BIN" summary r.nsys-rep
 check ".nsys-rep: how to export" has "nsys export --type sqlite" err
 
+# torch_npu output (io/ascend_files.cc): a kernel_details.csv without a needed column, one cut inside a quoted field;
+# a 2-rank run folder whose rank 1 has a broken communication.json (warned, the rest kept) and no trace at all in a
+# third folder (skipped, said so).
+H='Step Id,Model ID,Task ID,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)'
+printf '%s\n' 'Step Id,Model ID,Task ID,Stream ID,Name,Type,Accelerator Core,Start Time(us),Wait(us)' '1,1,1,2,k,Add,AI_CORE,10,5' >nodur.csv
+check "kernel_details without Duration exits 2" run 2 "$BIN" summary nodur.csv
+check "no Duration: says which column" has 'nodur.csv: line 1: no "Duration(us)" column' err
+printf '%s\n%s\n' "$H" '1,1,1,2,"k,Add,AI_CORE,10,5' >cutquote.csv
+check "kernel_details cut in a quote exits 2" run 2 "$BIN" kernels cutquote.csv
+check "cut in a quote: file and line" has "cutquote.csv: line 2: a quoted field opened here is not closed" err
+mkdir -p job/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT job/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT job/rank2_ascend_pt/ASCEND_PROFILER_OUTPUT
+printf '%s\n%s\n%s\n' "$H" '1,1,1,2,k,Add,AI_CORE,10,5' '1,1,2,2,hcom_allReduce_1,hcom,HCCL,20,7' >job/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv
+cp job/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv job/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/
+printf '{"rank_id": 0}' >job/rank0_ascend_pt/profiler_info_0.json
+printf '{"rank_id": 1}' >job/rank1_ascend_pt/profiler_info_1.json
+printf '{"step1": {"collective": {"hcom_allReduce_1@9": {"Communication Time Info"' >job/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/communication.json
+check "run folders with a broken rank file exit 0" run 0 "$BIN" summary job --format csv
+check "broken communication.json: named, with why" has "rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/communication.json: " err
+check "a folder without a trace: skipped, said so" has "rank2_ascend_pt/ASCEND_PROFILER_OUTPUT: no trace_view.json nor kernel_details.csv" err
+check "both ranks read" has "1,,2,0,," out
+
 echo "bad input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

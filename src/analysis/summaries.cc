@@ -121,6 +121,56 @@ Summaries ComputeSummaries(const Profile& profile) {
                                                     : std::tie(a.kernel, a.api) < std::tie(b.kernel, b.api);
     });
     for (KernExecRow& r : rows) out.kern_exec.push_back(std::move(r));
+
+    // torch_npu's op_statistic: kernels with an OP Type, by (type, core).
+    const StringId op_type = p.strings.Find("OP Type"), core = p.strings.Find("Accelerator Core");
+    if (op_type != StringPool::kNotFound) {
+      std::map<std::pair<std::string, std::string>, std::vector<double>> by_type;
+      for (size_t i = 0; i < o.size(); ++i) {
+        if (o.kind[i] != OpKind::kKernel) continue;
+        const ArgValue* t = p.args.Find(ArgOwner::kOp, static_cast<uint32_t>(i), op_type);
+        if (!t || t->type != ArgType::kString) continue;
+        const ArgValue* c =
+            core == StringPool::kNotFound ? nullptr : p.args.Find(ArgOwner::kOp, static_cast<uint32_t>(i), core);
+        const std::string core_type = c && c->type == ArgType::kString ? std::string(p.str(c->s)) : "";
+        if (core_type == "HCCL") continue;
+        by_type[{std::string(p.str(t->s)), core_type}].push_back(static_cast<double>(o.dur[i]));
+      }
+      for (SummaryRow& r : Rows<std::pair<std::string, std::string>>(rank, by_type, First, Second))
+        out.op_statistic.push_back(std::move(r));
+    }
+    for (const CommOpStat& c : p.comm_ops) {
+      HcclOpRow r;
+      r.rank = rank, r.step = c.step;
+      r.name = p.str(c.name);
+      r.kind = c.p2p ? "p2p" : "collective";
+      r.start = c.start, r.elapse = c.elapse, r.transit = c.transit, r.wait = c.wait, r.sync = c.sync, r.idle = c.idle;
+      auto ratio = [&](Ps part) {
+        return part >= 0 && c.transit >= 0 && part + c.transit > 0
+                   ? static_cast<double>(part) / static_cast<double>(part + c.transit)
+                   : -1.0;
+      };
+      r.wait_ratio = ratio(c.wait);
+      r.sync_ratio = ratio(c.sync);
+      if (c.op >= 0) r.trace_dur = o.dur[c.op];
+      out.hccl_ops.push_back(std::move(r));
+    }
+    for (int pass = 0; pass < 2; ++pass)
+      for (const LinkTransfer& l : p.links) {
+        if ((l.comm_op >= 0) != (pass == 0)) continue;
+        HcclLinkRow r;
+        r.rank = rank, r.step = l.step;
+        r.source = l.comm_op >= 0 ? "op" : "matrix";
+        r.group = l.comm_op >= 0 ? std::string(p.str(p.comm_ops[l.comm_op].name)) : std::string(p.str(l.group));
+        r.op = p.str(l.op_name);
+        r.src = l.src, r.dst = l.dst;
+        r.transport = p.str(l.transport);
+        r.megabytes = l.megabytes;
+        r.time = l.time;
+        r.gbps = l.time > 0 ? l.megabytes / (static_cast<double>(l.time) / kPsPerMs) : 0;
+        r.reported_gbps = l.reported_gbps;
+        out.hccl_links.push_back(std::move(r));
+      }
   }
   return out;
 }

@@ -91,7 +91,8 @@ Report Info(const Session& s) {
 
 const std::vector<std::string>& StatsReportNames() {
   static const std::vector<std::string> kNames = {"cuda_gpu_kern_sum",     "cuda_api_sum", "cuda_gpu_mem_time_sum",
-                                                  "cuda_gpu_mem_size_sum", "nvtx_sum",     "cuda_kern_exec_sum"};
+                                                  "cuda_gpu_mem_size_sum", "nvtx_sum",     "cuda_kern_exec_sum",
+                                                  "op_statistic",          "hccl_ops",     "hccl_links"};
   return kNames;
 }
 
@@ -111,7 +112,23 @@ Report Stats(const Session& s, const StatsOptions& o) {
   for (const std::string& name : StatsReportNames()) {
     if (!o.reports.empty() && std::find(o.reports.begin(), o.reports.end(), name) == o.reports.end()) continue;
     size_t hidden = 0;
-    if (name == "cuda_kern_exec_sum") {
+    // torch_npu's reports: by default only where an Ascend run's files gave rows.
+    const bool ascend = name == "op_statistic" || name == "hccl_ops" || name == "hccl_links";
+    if (ascend && o.reports.empty() &&
+        (name == "op_statistic" ? sm.op_statistic.empty()
+         : name == "hccl_ops"   ? sm.hccl_ops.empty()
+                                : sm.hccl_links.empty()))
+      continue;
+    if (name == "op_statistic") {
+      auto [rows, h] = keep(sm.op_statistic);
+      r.tables.push_back(OpStatisticTable(rows)), hidden = h;
+    } else if (name == "hccl_ops") {
+      auto [rows, h] = keep(sm.hccl_ops);
+      r.tables.push_back(HcclOpsTable(rows)), hidden = h;
+    } else if (name == "hccl_links") {
+      auto [rows, h] = keep(sm.hccl_links);
+      r.tables.push_back(HcclLinksTable(rows)), hidden = h;
+    } else if (name == "cuda_kern_exec_sum") {
       auto [rows, h] = keep(sm.kern_exec);
       r.tables.push_back(KernExecTable(rows)), hidden = h;
     } else {

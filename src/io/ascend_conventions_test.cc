@@ -6,13 +6,17 @@
 // Free = idle. Within 0.01 us: the JSON's times are rounded (ts to 1 ns,
 // durations to fractions of ns), torch_npu computed from its exact ones.
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "../../tests/corpus_util.h"
 #include "analysis/gpu_time.h"
+#include "analysis/summaries.h"
 #include "analysis/view.h"
+#include "base/csv.h"
+#include "base/file_loader.h"
 #include "io/load.h"
 
 namespace mlprof {
@@ -72,6 +76,154 @@ TEST(AscendCorpus, OlderTraceMatchesItsOverlapLanes) {
   const TemporalBreakdown t = ComputeTemporalBreakdown(v).at(0);
   EXPECT_NEAR(static_cast<double>(t.compute) / kPsPerUs, computing, 0.01);
   EXPECT_NEAR(static_cast<double>(t.idle) / kPsPerUs, free, 0.01);
+}
+
+// A torch_npu CSV of the corpus, parsed.
+CsvTable AscendCsv(const std::string& path) {
+  auto f = LoadFile(path);
+  EXPECT_TRUE(f.ok()) << path;
+  if (!f.ok()) return {};
+  auto t = ParseCsv(f->bytes.view(), path);
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return t.ok() ? *t : CsvTable{};
+}
+double CsvReal(const CsvTable& t, size_t r, const char* col) {
+  return std::stod(std::string(TrimCsvField(t.Get(r, t.Column(col)))));
+}
+
+// A run's folder of folders (rank0_ascend_pt, rank1_ascend_pt) is one 2-rank
+// profile: ranks from profiler_info_R.json, and each rank's breakdown equals
+// its own step_trace_time.csv.
+TEST(AscendCorpus, RunFoldersAreOneJob) {
+  MLPROF_CORPUS_FILE(root, "ascend/msinsight_2rank/text/level2");
+  auto p = LoadProfile({root}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->ranks.size(), 2u);
+  const ProfileView v = BuildProfileView(*p, {});
+  const std::vector<TemporalBreakdown> t = ComputeTemporalBreakdown(v);
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(p->ranks[rank].meta.rank, rank);
+    EXPECT_NE(p->ranks[rank].path.find("rank" + std::to_string(rank) + "_ascend_pt"), std::string::npos);
+    const CsvTable st =
+        AscendCsv(root + "/rank" + std::to_string(rank) + "_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv");
+    ASSERT_EQ(st.rows.size(), 1u);
+    EXPECT_NEAR(static_cast<double>(t.at(rank).compute) / kPsPerUs, CsvReal(st, 0, "Computing"), 0.01);
+    EXPECT_NEAR(static_cast<double>(t.at(rank).idle) / kPsPerUs, CsvReal(st, 0, "Free"), 0.01);
+  }
+  // The same folders named one by one, and a run folder alone.
+  auto one = LoadProfile({root + "/rank1_ascend_pt"}, {});
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->ranks.at(0).meta.rank, 1);
+}
+
+// Per op type statistics equal torch_npu's op_statistic.csv: the kernels'
+// types come from kernel_details.csv, their times from the trace. The trace
+// keeps durations to fractions of a ns, the CSVs round to 1 ns: sums agree
+// within 1 ns per kernel, shares within 0.001 %.
+TEST(AscendCorpus, OpStatisticEqualsTorchNpus) {
+  MLPROF_CORPUS_FILE(root, "ascend/msinsight_2rank/text");
+  int checked = 0;
+  for (const char* level : {"level1", "level2"}) {
+    auto p = LoadProfile({root + "/" + level}, {});
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    const Summaries sm = ComputeSummaries(*p);
+    for (int rank : {0, 1}) {
+      const std::string dir =
+          root + "/" + level + "/rank" + std::to_string(rank) + "_ascend_pt/ASCEND_PROFILER_OUTPUT/";
+      const CsvTable ref = AscendCsv(dir + "op_statistic.csv");
+      ASSERT_GT(ref.rows.size(), 20u);
+      size_t rows = 0;
+      for (const SummaryRow& r : sm.op_statistic) rows += r.rank == rank;
+      EXPECT_EQ(rows, ref.rows.size()) << level << " rank " << rank;
+      for (size_t i = 0; i < ref.rows.size(); ++i) {
+        const std::string type(ref.Get(i, ref.Column("OP Type"))), core(ref.Get(i, ref.Column("Core Type")));
+        const SummaryRow* mine = nullptr;
+        for (const SummaryRow& r : sm.op_statistic)
+          if (r.rank == rank && r.name == type && r.style == core) mine = &r;
+        ASSERT_NE(mine, nullptr) << type << " " << core;
+        const double n = CsvReal(ref, i, "Count");
+        EXPECT_EQ(mine->time.count, static_cast<int64_t>(n)) << type;
+        auto us = [](double ps) { return ps / kPsPerUs; };
+        EXPECT_NEAR(us(mine->time.sum), CsvReal(ref, i, "Total Time(us)"), 0.001 * n + 0.0005) << type;
+        EXPECT_NEAR(us(mine->time.min), CsvReal(ref, i, "Min Time(us)"), 0.0015) << type;
+        EXPECT_NEAR(us(mine->time.max), CsvReal(ref, i, "Max Time(us)"), 0.0015) << type;
+        EXPECT_NEAR(us(mine->time.mean), CsvReal(ref, i, "Avg Time(us)"), 0.0015) << type;
+        EXPECT_NEAR(mine->pct, CsvReal(ref, i, "Ratio(%)"), 0.001) << type;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
+// kernel_details.csv's rows all join a kernel, whose args then carry the
+// row's fields: the first MatMulV2's PMU ratios as written in the CSV.
+TEST(AscendCorpus, KernelDetailsJoinTheirKernels) {
+  MLPROF_CORPUS_FILE(dir, "ascend/msinsight_2rank/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT");
+  auto p = LoadProfile({dir}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const RankProfile& r = p->ranks[0];
+  EXPECT_TRUE(r.sidecar_warnings.empty()) << r.sidecar_warnings.front();
+  const CsvTable kd = AscendCsv(dir + "/kernel_details.csv");
+  size_t row = 0;
+  while (row < kd.rows.size() && kd.Get(row, kd.Column("Type")) != "MatMulV2") ++row;
+  ASSERT_LT(row, kd.rows.size());
+  const std::string name(kd.Get(row, kd.Column("Name")));
+  const StringId mac = r.strings.Find("aic_mac_ratio"), type = r.strings.Find("OP Type");
+  ASSERT_NE(mac, StringPool::kNotFound);
+  size_t with_type = 0;
+  bool found = false;
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    if (r.args.Find(ArgOwner::kOp, static_cast<uint32_t>(i), type)) ++with_type;
+    if (found || r.str(r.ops.name[i]) != name) continue;
+    const ArgValue* v = r.args.Find(ArgOwner::kOp, static_cast<uint32_t>(i), mac);
+    ASSERT_NE(v, nullptr);
+    EXPECT_DOUBLE_EQ(v->r, CsvReal(kd, row, "aic_mac_ratio"));
+    found = true;
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(with_type, kd.rows.size());
+}
+
+// communication.json: each op's elapse is its duration on the trace; the
+// ops add up to the file's own "Total Op Info"; wait and sync ratios and
+// each transport's bandwidth, recomputed, equal the file's (4 decimals).
+TEST(AscendCorpus, HcclOpsAgreeWithTheTraceAndTheirTotals) {
+  MLPROF_CORPUS_FILE(dir, "ascend/msinsight_2rank/text/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT");
+  auto p = LoadProfile({dir}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const Summaries sm = ComputeSummaries(*p);
+  ASSERT_EQ(sm.hccl_ops.size(), 4u);
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  ASSERT_EQ(parser.load(dir + "/communication.json").get(root), simdjson::SUCCESS);
+  simdjson::dom::object ops;
+  ASSERT_EQ(root["step50"]["collective"].get(ops), simdjson::SUCCESS);
+  double elapse_ms = 0, wait_ms = 0, transit_ms = 0;
+  for (const HcclOpRow& r : sm.hccl_ops) {
+    EXPECT_NEAR(static_cast<double>(r.trace_dur), static_cast<double>(r.elapse), 1) << r.name;
+    elapse_ms += static_cast<double>(r.elapse) / kPsPerMs;
+    wait_ms += static_cast<double>(r.wait) / kPsPerMs;
+    transit_ms += static_cast<double>(r.transit) / kPsPerMs;
+    for (auto [key, v] : ops) {
+      if (!key.starts_with(r.name + "@")) continue;
+      EXPECT_NEAR(r.wait_ratio, v["Communication Time Info"]["Wait Time Ratio"].get_double().value(), 0.00005);
+      EXPECT_NEAR(r.sync_ratio, v["Communication Time Info"]["Synchronization Time Ratio"].get_double().value(),
+                  0.00005);
+    }
+  }
+  simdjson::dom::object total;
+  ASSERT_EQ(ops["Total Op Info"]["Communication Time Info"].get(total), simdjson::SUCCESS);
+  EXPECT_NEAR(elapse_ms, total["Elapse Time(ms)"].get_double().value(), 1e-6);
+  EXPECT_NEAR(wait_ms, total["Wait Time(ms)"].get_double().value(), 1e-6);
+  EXPECT_NEAR(transit_ms, total["Transit Time(ms)"].get_double().value(), 1e-6);
+  size_t links = 0;
+  for (const HcclLinkRow& l : sm.hccl_links) {
+    if (l.reported_gbps <= 0) continue;
+    EXPECT_NEAR(l.gbps, l.reported_gbps, 0.00005 + 1e-6 * l.reported_gbps) << l.group << " " << l.transport;
+    ++links;
+  }
+  EXPECT_GT(links, 40u);
 }
 
 }  // namespace

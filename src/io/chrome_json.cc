@@ -53,6 +53,7 @@
 
 #include "base/utf8.h"
 #include "io/ascend_conventions.h"
+#include "io/ascend_files.h"
 #include "io/kineto_vocabulary.h"
 #include "io/readers.h"
 #include "io/xspace_conventions.h"
@@ -1414,7 +1415,10 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   }
   // Every string is interned by now: give the text back before building.
   file.bytes = PaddedBuffer();
-  if (AdoptAscendConventions(builder)) out->format = "ascend-trace-view";
+  if (AdoptAscendConventions(builder)) {
+    out->format = "ascend-trace-view";
+    ReadAscendSidecars(file.path, builder);
+  }
   if (AdoptXSpaceConventions(builder)) {
     out->format = "xprof-trace-json";
     // The exporter keeps the earliest `cap` complete events and drops the

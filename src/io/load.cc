@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "base/file_loader.h"
+#include "io/ascend_files.h"
 #include "io/readers.h"
 
 namespace mlprof {
@@ -136,6 +137,24 @@ StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::strin
   for (const std::string& p : paths) {
     std::error_code ec;
     if (p != "-" && fs::is_directory(p, ec)) {
+      // torch_npu output: a run folder (or a folder of one per rank) holds
+      // its trace in ASCEND_PROFILER_OUTPUT/, beside files the reader joins.
+      std::vector<std::string> missing;
+      std::vector<std::string> ascend = AscendTraceFiles(p, &missing);
+      for (const std::string& m : missing)
+        notes->push_back(
+            fmt::format("{}: no trace_view.json nor kernel_details.csv (the database form, "
+                        "ascend_pytorch_profiler_*.db, is not readable yet); skipped",
+                        m));
+      if (!ascend.empty() || !missing.empty()) {
+        if (ascend.empty())
+          return NotFound(
+              fmt::format("{}: torch_npu output without a trace_view.json or kernel_details.csv in any "
+                          "ASCEND_PROFILER_OUTPUT folder",
+                          p));
+        out.insert(out.end(), ascend.begin(), ascend.end());
+        continue;
+      }
       ASSIGN_OR_RETURN(std::vector<std::string> files, TraceFilesIn(p, notes));
       if (files.empty()) {
         ASSIGN_OR_RETURN(files, TensorBoardRunFiles(p, notes));

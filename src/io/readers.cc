@@ -4,6 +4,7 @@
 
 #include "hlo/proto_reader.h"
 #include "hlo/text_parser.h"
+#include "io/ascend_files.h"
 #include "io/chrome_json.h"
 #include "io/nsys.h"
 #include "io/xplane.h"
@@ -108,6 +109,12 @@ const std::vector<Reader>& Readers() {
        [](std::string_view b) { return LooksLikeSqlite(b); },
        {},
        ReadNsysSqlite,
+       nullptr},
+      {"ascend-kernel-details",
+       "torch_npu's kernel_details.csv",
+       [](std::string_view b) { return LooksLikeAscendKernelDetails(b); },
+       {},
+       ReadAscendKernelDetails,
        nullptr},
       {"nsys-rep",
        "an Nsight Systems report",

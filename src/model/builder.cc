@@ -324,6 +324,7 @@ Status ProfileBuilder::Finish() {
   for (size_t i = 0; i < n; ++i) o.ts[i] -= shift;
   for (Flow& f : p.flows) f.ts -= shift;
   for (CounterSample& c : p.counters) c.ts -= shift;
+  for (CommOpStat& c : p.comm_ops) c.start -= shift;
   p.origin_abs_ps = base_ + shift;
 
   // 2. Group ops by track (counting sort), then order each track by
@@ -354,6 +355,8 @@ Status ProfileBuilder::Finish() {
       for (size_t i = 0; i < n; ++i) moved_to[order[i]] = static_cast<uint32_t>(i);
       for (Arg& a : p.args.rows)
         if (a.owner_kind == ArgOwner::kOp) a.owner = moved_to[a.owner];
+      for (CommOpStat& c : p.comm_ops)
+        if (c.op >= 0) c.op = static_cast<int32_t>(moved_to[c.op]);
     }
   }
   std::stable_sort(p.args.rows.begin(), p.args.rows.end(), [](const Arg& a, const Arg& b) {

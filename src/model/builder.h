@@ -111,6 +111,28 @@ class ProfileBuilder {
   void MakeGpuStream(uint32_t track, int32_t device, int64_t stream);
   void SetOpKind(size_t op, OpKind kind, StringId cat);
   void UnlinkXla(size_t op) { out_->ops.xla[op] = -1; }
+  // What a sidecar file adds (io/ascend_files.h): start times are partial
+  // (ToPartialTime) and shifted with the ops at Finish.
+  uint32_t AddCommOp(const CommOpStat& c) {
+    out_->comm_ops.push_back(c);
+    return static_cast<uint32_t>(out_->comm_ops.size() - 1);
+  }
+  void AddLinkTransfer(const LinkTransfer& l) { out_->links.push_back(l); }
+  void NoteSidecar(std::string line) { out_->sidecars.push_back(std::move(line)); }
+  void WarnSidecar(std::string line) { out_->sidecar_warnings.push_back(std::move(line)); }
+  // An arg of op `op` (a sidecar file's fields for the op: io/ascend_files.h).
+  void AddOpArg(size_t op, const ArgValue& v) {
+    out_->args.rows.push_back({ArgOwner::kOp, static_cast<uint32_t>(op), v});
+  }
+  // An absolute time on the trace clock as the ops so far hold it (relative
+  // to the builder's base until Finish); false before any op or out of range.
+  bool ToPartialTime(Ps128 abs, Ps* out) const {
+    if (!have_base_) return false;
+    const Ps128 rel = abs - base_;
+    if (rel > (Ps128{1} << 62) || rel < -(Ps128{1} << 62)) return false;
+    *out = static_cast<Ps>(rel);
+    return true;
+  }
   // A name that marks a step besides "ProfilerStep#N" (an NVTX range
   // "step 3"): host ops of that name become step `number`.
   void AddStepName(StringId name, int64_t number) { extra_step_names_.push_back({name, number}); }

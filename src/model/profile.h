@@ -231,6 +231,34 @@ struct ArgTable {
   const ArgValue* Find(ArgOwner kind, uint32_t owner, StringId key) const;
 };
 
+// A collective or point-to-point op as the communication library measured it
+// (torch_npu's communication.json: HCCL's own times for each op).
+struct CommOpStat {
+  StringId name = 0;   // "hcom_allReduce__586_0_1"
+  StringId group = 0;  // the text after '@' in the file's key (the group's hash)
+  int64_t step = -1;   // "step50" -> 50
+  bool p2p = false;
+  Ps start = 0;  // ps from the rank origin
+  // -1: not recorded. Elapse = transit + wait + idle (HCCL's split of the op).
+  Ps elapse = -1, transit = -1, wait = -1, sync = -1, idle = -1;
+  int32_t op = -1;  // the op of that name starting then (-1 none)
+};
+
+// Bytes moved over one kind of link. Two sources: an op's per-transport
+// totals (communication.json: comm_op set, src/dst -1) and a link between
+// two ranks (communication_matrix.json: comm_op -1, src/dst set).
+struct LinkTransfer {
+  int32_t comm_op = -1;  // index into RankProfile::comm_ops
+  StringId op_name = 0;  // link rows: the op the matrix names
+  StringId group = 0;    // link rows: the matrix key ("allreduce-top1@<hash>")
+  int64_t step = -1;
+  int32_t src = -1, dst = -1;
+  StringId transport = 0;  // HCCS, RDMA, SDMA, PCIE, SIO, LOCAL ...
+  double megabytes = 0;    // as written (MB = 10^6 bytes in torch_npu's files)
+  Ps time = 0;
+  double reported_gbps = -1;  // the file's own Bandwidth(GB/s)
+};
+
 struct RankProfile {
   std::string path;
   std::string format;       // "kineto", "chrome", ...
@@ -247,6 +275,12 @@ struct RankProfile {
   std::vector<CounterSample> counters;
   std::vector<XlaOp> xla_ops;
   std::vector<HloProtoBlob> hlo_protos;
+  std::vector<CommOpStat> comm_ops;
+  std::vector<LinkTransfer> links;
+  // Files read beside the trace (torch_npu's CSV and JSON outputs), one line
+  // each; and what could not be used from them (kept out, the rest read).
+  std::vector<std::string> sidecars;
+  std::vector<std::string> sidecar_warnings;
   ArgTable args;
   TraceMetadata meta;
   ImportStats stats;

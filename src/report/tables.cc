@@ -277,6 +277,76 @@ Table KernExecTable(const std::vector<KernExecRow>& rows) {
   return t;
 }
 
+Table OpStatisticTable(const std::vector<SummaryRow>& rows) {
+  Table t("op_statistic", "Kernels by op type and core type (torch_npu op_statistic.csv; us)");
+  t.Add(RankKey())
+      .Add(Key("op_type", Unit::kText, "kernel_details.csv's Type").Symbol())
+      .Add(Key("core_type", Unit::kText, "its Accelerator Core"))
+      .Add(Count("count", "kernels"))
+      .Add(TimeUs("total", "sum of their durations on the trace"))
+      .Add(TimeUs("min", "shortest"))
+      .Add(TimeUs("avg", "mean"))
+      .Add(TimeUs("max", "longest"))
+      .Add(Pct("ratio", "share of all kernels' total (HCCL left out, as torch_npu)", 3));
+  for (const SummaryRow& r : rows)
+    t.rows.push_back({Cell::Int(r.rank), Cell::Text(r.name), Cell::Text(r.style), Cell::Int(r.time.count),
+                      TimeCell(r.time.sum), TimeCell(r.time.min), TimeCell(r.time.mean), TimeCell(r.time.max),
+                      Cell::Real(r.pct)});
+  return t;
+}
+
+Table HcclOpsTable(const std::vector<HcclOpRow>& rows) {
+  Table t("hccl_ops", "Communication ops as HCCL measured them (torch_npu communication.json; us)");
+  t.Add(RankKey())
+      .Add(Measure("step", Unit::kId, "the step the file files it under"))
+      .Add(Text("kind", "collective or p2p"))
+      .Add(TimeUs("start", "start, from the rank's origin"))
+      .Add(TimeUs("elapse", "the op's time (= transit + wait + idle)"))
+      .Add(TimeUs("transit", "moving data"))
+      .Add(TimeUs("wait", "waiting for the peers (notify waits)"))
+      .Add(TimeUs("sync", "the first wait: the peers arriving late"))
+      .Add(TimeUs("idle", "neither"))
+      .Add(Measure("wait_ratio", Unit::kRatio, "wait / (wait + transit)").Show("wait_ratio", 1, 4))
+      .Add(Measure("sync_ratio", Unit::kRatio, "sync / (sync + transit)").Show("sync_ratio", 1, 4))
+      .Add(TimeUs("trace_dur", "the op's duration on the trace (empty: no op of that name and start)"))
+      .Add(Key("op", Unit::kText, "the op").Symbol());
+  for (const HcclOpRow& r : rows) {
+    auto time = [](Ps x) { return x < 0 ? Cell::Null() : Cell::Int(x); };
+    t.rows.push_back({Cell::Int(r.rank), r.step < 0 ? Cell::Null() : Cell::Int(r.step), Cell::Text(r.kind),
+                      Cell::Int(r.start), time(r.elapse), time(r.transit), time(r.wait), time(r.sync), time(r.idle),
+                      Known(r.wait_ratio), Known(r.sync_ratio), time(r.trace_dur), Cell::Text(r.name)});
+  }
+  t.notes.push_back(
+      "A high wait ratio means the op mostly waited for other ranks: look at the slowest rank before the link.");
+  return t;
+}
+
+Table HcclLinksTable(const std::vector<HcclLinkRow>& rows) {
+  Table t("hccl_links",
+          "Bytes per transport: each op's totals (communication.json) and each rank pair "
+          "(communication_matrix.json)");
+  t.Add(RankKey())
+      .Add(Measure("step", Unit::kId, "the step the file files it under"))
+      .Add(Text("source", "op: an op's total per transport; matrix: one link between two ranks"))
+      .Add(Key("group", Unit::kText, "the op (op rows) or the matrix's group"))
+      .Add(Measure("src", Unit::kId, "sending rank (matrix rows)"))
+      .Add(Measure("dst", Unit::kId, "receiving rank (matrix rows)"))
+      .Add(Key("transport", Unit::kText, "HCCS, RDMA, SDMA, PCIE, SIO, LOCAL"))
+      .Add(Measure("bytes", Unit::kBytes, "bytes moved (the file's MB x 10^6)").Show("mb", 1e6, 3))
+      .Add(TimeMs("time", "transit time"))
+      .Add(Measure("bandwidth", Unit::kByteRate, "bytes / transit time").Show("gbps", 1e9, 4))
+      .Add(Measure("reported", Unit::kByteRate, "the file's own Bandwidth(GB/s)").Show("reported_gbps", 1e9, 4))
+      .Add(Text("op", "the op the matrix names"));
+  for (const HcclLinkRow& r : rows)
+    t.rows.push_back({Cell::Int(r.rank), r.step < 0 ? Cell::Null() : Cell::Int(r.step), Cell::Text(r.source),
+                      Cell::Text(r.group), r.src < 0 ? Cell::Null() : Cell::Int(r.src),
+                      r.dst < 0 ? Cell::Null() : Cell::Int(r.dst), Cell::Text(r.transport),
+                      Cell::Int(std::llround(r.megabytes * 1e6)), Cell::Int(r.time),
+                      r.gbps < 0 ? Cell::Null() : Cell::Real(r.gbps * 1e9),
+                      r.reported_gbps < 0 ? Cell::Null() : Cell::Real(r.reported_gbps * 1e9), Cell::Text(r.op)});
+  return t;
+}
+
 Table KernelBlockPartsTable(const LayerReport& r) {
   Table t("kernel_block_parts", "The repeating kernel sequence by launching op (us per instance)");
   t.Add(RankKey())
@@ -761,6 +831,13 @@ std::vector<Table> InfoTables(const std::vector<RankInfo>& infos) {
   out.push_back(std::move(phases));
   out.push_back(std::move(cats));
   out.push_back(std::move(problems));
+  // Files read beside the traces (torch_npu's CSV and JSON outputs).
+  Table side("sidecars", "Files read beside the traces");
+  side.Add(RankKey()).Add(Text("read", "the file and what it gave"));
+  for (const RankInfo& info : infos)
+    for (const std::string& line : info.profile->sidecars)
+      side.rows.push_back({Cell::Int(info.profile->rank_or(-1)), Cell::Text(line)});
+  if (!side.rows.empty()) out.push_back(std::move(side));
   return out;
 }
 
@@ -814,6 +891,8 @@ std::vector<std::string> ImportWarnings(const Profile& p) {
   std::vector<std::string> out;
   for (const auto& s : p.notes) out.push_back(s);
   for (const auto& s : p.skipped) out.push_back("skipped: " + s);
+  for (const auto& r : p.ranks)
+    for (const auto& w : r.sidecar_warnings) out.push_back(w);
   for (const auto& r : p.ranks)
     for (size_t k = 0; k < kImportStatCount; ++k) {
       if (!r.stats.count[k]) continue;

@@ -40,6 +40,10 @@ Table KernelBlocksTable(const LayerReport& r);
 // cuda_gpu_mem_size_sum, nvtx_sum).
 Table SummaryTable(std::string_view report, const std::vector<SummaryRow>& rows);
 Table KernExecTable(const std::vector<KernExecRow>& rows);
+// torch_npu's reports (analysis/summaries.h): op_statistic, hccl_ops, hccl_links.
+Table OpStatisticTable(const std::vector<SummaryRow>& rows);
+Table HcclOpsTable(const std::vector<HcclOpRow>& rows);
+Table HcclLinksTable(const std::vector<HcclLinkRow>& rows);
 Table KernelBlockPartsTable(const LayerReport& r);
 Table IdleTable(const std::vector<StreamIdle>& s);
 Table IdleStatsTable(const std::vector<StreamIdle>& s);

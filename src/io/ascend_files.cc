@@ -1,0 +1,451 @@
+#include "io/ascend_files.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "base/csv.h"
+#include "base/file_loader.h"
+#include "base/time.h"
+#include "io/readers.h"
+
+namespace mlprof {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kOutputDir = "ASCEND_PROFILER_OUTPUT";
+
+bool IsDir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+bool IsFile(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+// The trace of one ASCEND_PROFILER_OUTPUT folder: trace_view.json, else
+// kernel_details.csv (the device side alone), else "" (named in missing).
+std::string TraceIn(const fs::path& out_dir, std::vector<std::string>* missing) {
+  for (const char* name : {"trace_view.json", "kernel_details.csv"})
+    if (IsFile(out_dir / name)) return (out_dir / name).string();
+  if (missing) missing->push_back(out_dir.string());
+  return "";
+}
+
+bool ParseReal(std::string_view s, double* out) {
+  s = TrimCsvField(s);
+  if (s.empty()) return false;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, *out);
+  return ec == std::errc() && p == end && std::isfinite(*out);
+}
+
+Ps MsToPs(double ms) { return static_cast<Ps>(std::llround(ms * static_cast<double>(kPsPerMs))); }
+
+// "step50" -> 50 (-1 otherwise).
+int64_t StepOf(std::string_view key) {
+  if (key.substr(0, 4) != "step") return -1;
+  int64_t n = -1;
+  auto [p, ec] = std::from_chars(key.data() + 4, key.data() + key.size(), n);
+  return ec == std::errc() && p == key.data() + key.size() ? n : -1;
+}
+
+// The fields of kernel_details.csv rows given to their kernels as args: the
+// op type and a few descriptive columns as text, and the PMU columns (every
+// column after "Context ID", or after the last descriptive one) as numbers.
+class KernelRowArgs {
+ public:
+  KernelRowArgs(const CsvTable& t, ProfileBuilder& b) : t_(t), b_(b) {
+    type_col_ = t.Column("Type");
+    type_key_ = b.strings().Intern("OP Type");
+    for (const char* name :
+         {"Accelerator Core", "Input Shapes", "Input Data Types", "Output Shapes", "Block Dim", "Mix Block Dim"}) {
+      const int c = t.Column(name);
+      if (c >= 0) text_.push_back({c, b.strings().Intern(name)});
+    }
+    int pmu_from = t.Column("Context ID");
+    if (pmu_from < 0)
+      pmu_from = std::max({t.Column("Output Formats"), t.Column("Output Data Types"), t.Column("Duration(us)"),
+                           t.Column("Start Time(us)")});
+    for (size_t c = static_cast<size_t>(pmu_from) + 1; c < t.header.size(); ++c)
+      pmu_.push_back({static_cast<int>(c), b.strings().Intern(TrimCsvField(t.header[c]))});
+  }
+  void Add(size_t op, size_t row) {
+    const std::string_view type = TrimCsvField(t_.Get(row, type_col_));
+    if (!type.empty() && type != "N/A") b_.AddOpArg(op, ArgValue::String(type_key_, b_.strings().Intern(type)));
+    for (const Col& c : text_) {
+      const std::string_view v = TrimCsvField(t_.Get(row, c.col));
+      if (!v.empty() && v != "N/A") b_.AddOpArg(op, ArgValue::String(c.key, b_.strings().Intern(v)));
+    }
+    for (const Col& c : pmu_) {
+      double v = 0;
+      if (ParseReal(t_.Get(row, c.col), &v)) b_.AddOpArg(op, ArgValue::Real(c.key, v));
+    }
+  }
+
+ private:
+  struct Col {
+    int col;
+    StringId key;
+  };
+  const CsvTable& t_;
+  ProfileBuilder& b_;
+  int type_col_ = -1;
+  StringId type_key_ = 0;
+  std::vector<Col> text_, pmu_;
+};
+
+class Sidecars {
+ public:
+  Sidecars(const fs::path& dir, ProfileBuilder& b) : dir_(dir), b_(b), p_(b.partial()) {}
+
+  void Rank() {
+    // profiler_info_<R>.json sits in the run folder, above ASCEND_PROFILER_OUTPUT.
+    std::error_code ec;
+    const fs::path run = dir_.parent_path();
+    for (const auto& e : fs::directory_iterator(run, ec)) {
+      const std::string name = e.path().filename().string();
+      if (!name.starts_with("profiler_info") || !name.ends_with(".json")) continue;
+      simdjson::dom::parser parser;
+      simdjson::dom::element root;
+      if (auto err = parser.load(e.path().string()).get(root)) {
+        b_.WarnSidecar(fmt::format("{}: not read: {}", e.path().string(), simdjson::error_message(err)));
+        return;
+      }
+      int64_t rank = -1;
+      if (root["rank_id"].get(rank) == simdjson::SUCCESS && rank >= 0) {
+        if (b_.meta().rank < 0) b_.meta().rank = rank;
+        b_.NoteSidecar(fmt::format("{}: rank {}", e.path().string(), rank));
+      }
+      return;
+    }
+  }
+
+  void KernelDetails() {
+    const fs::path path = dir_ / "kernel_details.csv";
+    if (!IsFile(path)) return;
+    auto file = LoadFile(path.string());
+    if (!file.ok()) return Warn(path, file.status().message());
+    auto table = ParseCsv(file->bytes.view(), path.string());
+    if (!table.ok()) return Warn(path, table.status().message());
+    const CsvTable& t = *table;
+    const int c_name = t.Column("Name"), c_start = t.Column("Start Time(us)");
+    for (auto [col, name] : {std::pair{c_name, "Name"}, {c_start, "Start Time(us)"}})
+      if (col < 0) return Warn(path, fmt::format("no \"{}\" column, so its rows cannot be joined to kernels", name));
+    KernelRowArgs args(t, b_);
+    // The device ops by (start, name): a kernel keeps its stream and start
+    // (to the ns), an HCCL op its name (its start may differ by 1 ns).
+    std::map<std::pair<Ps, std::string_view>, uint32_t> by_start;
+    for (size_t i = 0; i < p_.ops.size(); ++i)
+      if (p_.ops.kind[i] == OpKind::kKernel) by_start.emplace(std::pair{p_.ops.ts[i], p_.str(p_.ops.name[i])}, i);
+    size_t joined = 0, unjoined = 0;
+    uint32_t first_unjoined = 0;
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+      const std::string_view name = TrimCsvField(t.Get(r, c_name));
+      Ps128 abs = 0;
+      Ps start = 0;
+      int32_t op = -1;
+      if (ParseDecimalPs(TrimCsvField(t.Get(r, c_start)), kPsPerUs, &abs) == DecimalError::kOk &&
+          b_.ToPartialTime(abs, &start)) {
+        auto it = by_start.lower_bound({start - 1000, std::string_view()});
+        for (; it != by_start.end() && it->first.first <= start + 1000; ++it)
+          if (it->first.second == name) {
+            op = static_cast<int32_t>(it->second);
+            break;
+          }
+      }
+      if (op < 0) {
+        if (unjoined++ == 0) first_unjoined = t.line[r];
+        continue;
+      }
+      ++joined;
+      args.Add(static_cast<size_t>(op), r);
+    }
+    b_.NoteSidecar(fmt::format("{}: {} rows joined to the trace's kernels", path.string(), joined));
+    if (unjoined)
+      Warn(path, fmt::format("{} of {} rows match no kernel of the trace by name and start (first at line {}); "
+                             "their fields are left out",
+                             unjoined, t.rows.size(), first_unjoined));
+  }
+
+  void Communication() {
+    const fs::path path = dir_ / "communication.json";
+    if (!IsFile(path)) return;
+    simdjson::dom::parser parser;
+    simdjson::dom::object root;
+    if (auto err = parser.load(path.string()).get(root)) return Warn(path, simdjson::error_message(err));
+    // The comm ops on the trace by name, for the join.
+    std::unordered_multimap<std::string_view, uint32_t> by_name;
+    for (size_t i = 0; i < p_.ops.size(); ++i)
+      if (p_.ops.kind[i] == OpKind::kKernel) by_name.emplace(p_.str(p_.ops.name[i]), i);
+    size_t ops = 0, unjoined = 0, bad = 0;
+    for (auto [step_key, step_val] : root) {
+      simdjson::dom::object kinds;
+      if (step_val.get(kinds)) {
+        ++bad;
+        continue;
+      }
+      for (auto [kind, kind_val] : kinds) {
+        simdjson::dom::object entries;
+        if (kind_val.get(entries)) continue;
+        for (auto [key, op_val] : entries) {
+          if (key == "Total Op Info") continue;  // the sum of the others
+          CommOpStat c;
+          const size_t at = key.find('@');
+          c.name = b_.strings().Intern(key.substr(0, at));
+          if (at != std::string_view::npos) c.group = b_.strings().Intern(key.substr(at + 1));
+          c.step = StepOf(step_key);
+          c.p2p = kind == "p2p";
+          simdjson::dom::object info;
+          if (op_val["Communication Time Info"].get(info)) {
+            ++bad;
+            continue;
+          }
+          auto ms = [&](const char* field) {
+            double v = 0;
+            return info[field].get(v) == simdjson::SUCCESS && std::isfinite(v) ? MsToPs(v) : Ps{-1};
+          };
+          c.elapse = ms("Elapse Time(ms)");
+          c.transit = ms("Transit Time(ms)");
+          c.wait = ms("Wait Time(ms)");
+          c.sync = ms("Synchronization Time(ms)");
+          c.idle = ms("Idle Time(ms)");
+          double start_us = 0;
+          if (info["Start Timestamp(us)"].get(start_us) == simdjson::SUCCESS && std::isfinite(start_us) &&
+              std::abs(start_us) < 1e18) {
+            Ps start = 0;
+            if (b_.ToPartialTime(static_cast<Ps128>(std::llround(start_us)) * kPsPerUs, &start)) c.start = start;
+            // The file's start is a double (about 0.25 us apart at epoch
+            // microseconds): the op of that name starting nearest, within 2 us.
+            Ps best = 2 * kPsPerUs;
+            auto [lo, hi] = by_name.equal_range(p_.str(c.name));
+            for (auto it = lo; it != hi; ++it) {
+              const Ps d = std::abs(p_.ops.ts[it->second] - c.start);
+              if (d <= best) best = d, c.op = static_cast<int32_t>(it->second);
+            }
+            if (c.op >= 0) c.start = p_.ops.ts[c.op];
+          }
+          if (c.op < 0) ++unjoined;
+          const uint32_t index = b_.AddCommOp(c);
+          ++ops;
+          simdjson::dom::object bw;
+          if (op_val["Communication Bandwidth Info"].get(bw)) continue;
+          for (auto [transport, tv] : bw) {
+            LinkTransfer l;
+            l.comm_op = static_cast<int32_t>(index);
+            l.step = c.step;
+            l.transport = b_.strings().Intern(transport);
+            if (!ReadTransfer(tv, &l)) {
+              ++bad;
+              continue;
+            }
+            if (l.megabytes > 0 || l.time > 0) b_.AddLinkTransfer(l);
+          }
+        }
+      }
+    }
+    b_.NoteSidecar(fmt::format("{}: {} communication ops", path.string(), ops));
+    if (unjoined) Warn(path, fmt::format("{} of {} ops match no op of the trace by name and start", unjoined, ops));
+    if (bad) Warn(path, fmt::format("{} entries are not objects with the expected fields; left out", bad));
+  }
+
+  void Matrix() {
+    const fs::path path = dir_ / "communication_matrix.json";
+    if (!IsFile(path)) return;
+    simdjson::dom::parser parser;
+    simdjson::dom::object root;
+    if (auto err = parser.load(path.string()).get(root)) return Warn(path, simdjson::error_message(err));
+    size_t links = 0, bad = 0;
+    for (auto [step_key, step_val] : root) {
+      simdjson::dom::object kinds;
+      if (step_val.get(kinds)) {
+        ++bad;
+        continue;
+      }
+      for (auto [kind, kind_val] : kinds) {
+        simdjson::dom::object groups;
+        if (kind_val.get(groups)) continue;
+        for (auto [group, group_val] : groups) {
+          simdjson::dom::object pairs;
+          if (group_val.get(pairs)) {
+            ++bad;
+            continue;
+          }
+          const StringId g = b_.strings().Intern(group);
+          for (auto [pair, pv] : pairs) {
+            LinkTransfer l;
+            l.group = g;
+            l.step = StepOf(step_key);
+            const size_t dash = pair.find('-');
+            int src = -1, dst = -1;
+            if (dash == std::string_view::npos ||
+                std::from_chars(pair.data(), pair.data() + dash, src).ec != std::errc() ||
+                std::from_chars(pair.data() + dash + 1, pair.data() + pair.size(), dst).ec != std::errc()) {
+              ++bad;
+              continue;
+            }
+            l.src = src, l.dst = dst;
+            std::string_view transport, op_name;
+            if (pv["Transport Type"].get(transport) == simdjson::SUCCESS) l.transport = b_.strings().Intern(transport);
+            if (pv["Op Name"].get(op_name) == simdjson::SUCCESS) l.op_name = b_.strings().Intern(op_name);
+            if (!ReadTransfer(pv, &l)) {
+              ++bad;
+              continue;
+            }
+            b_.AddLinkTransfer(l);
+            ++links;
+          }
+        }
+      }
+    }
+    b_.NoteSidecar(fmt::format("{}: {} links", path.string(), links));
+    if (bad) Warn(path, fmt::format("{} entries are not objects with the expected fields; left out", bad));
+  }
+
+ private:
+  static bool ReadTransfer(simdjson::dom::element v, LinkTransfer* l) {
+    double mb = 0, ms = 0, gbps = -1;
+    if (v["Transit Size(MB)"].get(mb) || v["Transit Time(ms)"].get(ms)) return false;
+    if (!std::isfinite(mb) || !std::isfinite(ms) || mb < 0 || ms < 0 || ms > 1e12) return false;
+    if (v["Bandwidth(GB/s)"].get(gbps) || !std::isfinite(gbps)) gbps = -1;
+    l->megabytes = mb;
+    l->time = MsToPs(ms);
+    l->reported_gbps = gbps;
+    return true;
+  }
+
+  void Warn(const fs::path& path, std::string_view why) { b_.WarnSidecar(fmt::format("{}: {}", path.string(), why)); }
+
+  fs::path dir_;
+  ProfileBuilder& b_;
+  const RankProfile& p_;
+};
+
+}  // namespace
+
+bool LooksLikeAscendKernelDetails(std::string_view b) {
+  if (b.substr(0, 3) == "\xEF\xBB\xBF") b.remove_prefix(3);
+  const std::string_view header = b.substr(0, b.find('\n'));
+  return header.find("Start Time(us)") != std::string_view::npos &&
+         (header.find("Accelerator Core") != std::string_view::npos || header.starts_with("Step Id,Model ID"));
+}
+
+Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
+  DescribeFile(file, "ascend-kernel-details", out);
+  RETURN_IF_ERROR(RefuseTruncated(file));
+  ASSIGN_OR_RETURN(CsvTable t, ParseCsv(file.bytes.view(), file.path));
+  const int c_name = t.Column("Name"), c_start = t.Column("Start Time(us)"), c_dur = t.Column("Duration(us)"),
+            c_stream = t.Column("Stream ID"), c_core = t.Column("Accelerator Core");
+  for (auto [col, name] : {std::pair{c_name, "Name"}, {c_start, "Start Time(us)"}, {c_dur, "Duration(us)"}})
+    if (col < 0)
+      return DataLoss(
+          fmt::format("{}: line 1: no \"{}\" column: expected torch_npu's kernel_details.csv header "
+                      "(Name, Start Time(us), Duration(us), ...)",
+                      file.path, name));
+  ProfileBuilder b(out);
+  b.ReserveOps(t.rows.size());
+  KernelRowArgs args(t, b);
+  const StringId task_cat = b.strings().Intern("ascend_task"), hccl_cat = b.strings().Intern("hccl");
+  // HCCL rows go on a stream apart from the compute streams (as the HCCL
+  // lanes of trace_view.json do, io/ascend_conventions.cc).
+  constexpr int64_t kHcclStreamBase = int64_t{1} << 20;
+  b.SetProcessName(0, b.strings().Intern("Ascend Hardware"));
+  std::set<int64_t> named_streams;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    EventRecord e;
+    e.ph = 'X';
+    e.offset = t.offset[r];
+    const std::string_view start = TrimCsvField(t.Get(r, c_start)), dur = TrimCsvField(t.Get(r, c_dur));
+    if (start.empty()) {
+      b.Warn(ImportStat::missing_ts, e.offset);
+      continue;
+    }
+    if (dur.empty()) {
+      b.Warn(ImportStat::missing_dur, e.offset);
+      continue;
+    }
+    const DecimalError ts_err = ParseDecimalPs(start, kPsPerUs, &e.ts);
+    const DecimalError dur_err = ParseDecimalPs(dur, kPsPerUs, &e.dur);
+    if (ts_err != DecimalError::kOk || dur_err != DecimalError::kOk) {
+      b.Warn(ts_err == DecimalError::kOutOfRange || dur_err == DecimalError::kOutOfRange
+                 ? ImportStat::number_out_of_range
+                 : ImportStat::bad_number,
+             e.offset);
+      continue;
+    }
+    if (e.dur < 0) {
+      b.Warn(ImportStat::negative_duration, e.offset);
+      continue;
+    }
+    e.has_ts = e.has_dur = true;
+    const bool hccl = TrimCsvField(t.Get(r, c_core)) == "HCCL";
+    int64_t stream = 0;
+    const std::string_view s = TrimCsvField(t.Get(r, c_stream));
+    if (std::from_chars(s.data(), s.data() + s.size(), stream).ec != std::errc() || stream < 0 || stream > (1 << 20))
+      stream = 0;  // "N/A" on HCCL rows
+    e.name = b.strings().Intern(TrimCsvField(t.Get(r, c_name)));
+    e.cat = hccl ? hccl_cat : task_cat;
+    e.has_cat = true;
+    e.kind = OpKind::kKernel;
+    e.device = 0;
+    e.stream = hccl ? kHcclStreamBase + stream : stream;
+    e.pid = 0;
+    e.tid = e.stream;
+    if (named_streams.insert(e.stream).second)
+      b.SetThreadName(
+          0, e.stream,
+          b.strings().Intern(hccl ? fmt::format("HCCL (stream {})", stream) : fmt::format("Stream {}", stream)));
+    const size_t before = b.partial().ops.size();
+    b.AddEvent(e);
+    if (b.partial().ops.size() > before) args.Add(before, r);
+  }
+  (void)options;
+  ReadAscendSidecars(file.path, b);
+  return b.Finish();
+}
+
+std::vector<std::string> AscendTraceFiles(const std::string& dir_text, std::vector<std::string>* missing) {
+  const fs::path dir(dir_text);
+  std::vector<std::string> out;
+  auto take = [&](const fs::path& out_dir) {
+    const std::string t = TraceIn(out_dir, missing);
+    if (!t.empty()) out.push_back(t);
+  };
+  if (dir.filename() == kOutputDir || (dir.filename().empty() && dir.parent_path().filename() == kOutputDir)) {
+    take(dir);
+    return out;
+  }
+  if (IsDir(dir / kOutputDir)) {
+    take(dir / kOutputDir);
+    return out;
+  }
+  std::error_code ec;
+  std::vector<fs::path> runs;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (IsDir(e.path()) && IsDir(e.path() / kOutputDir)) runs.push_back(e.path() / kOutputDir);
+  std::sort(runs.begin(), runs.end());
+  for (const fs::path& r : runs) take(r);
+  return out;
+}
+
+void ReadAscendSidecars(const std::string& trace_path, ProfileBuilder& b) {
+  const fs::path dir = fs::path(trace_path).parent_path();
+  if (dir.filename() != kOutputDir || !IsDir(dir)) return;
+  Sidecars s(dir, b);
+  s.Rank();
+  if (fs::path(trace_path).filename() != "kernel_details.csv") s.KernelDetails();
+  s.Communication();
+  s.Matrix();
+}
+
+}  // namespace mlprof

@@ -1,0 +1,51 @@
+// torch_npu's output folders (`<name>_ascend_pt/`, holding
+// `ASCEND_PROFILER_OUTPUT/` and `profiler_info_<rank>.json`): where the trace
+// is, and what the files beside it add to the trace's ops.
+//
+// Beside trace_view.json, read when present (each named in
+// RankProfile::sidecars; a file that cannot be used is named with the reason
+// in RankProfile::sidecar_warnings and the rest is kept):
+// * ../profiler_info_<R>.json: the rank (rank_id).
+// * kernel_details.csv: each row is joined to its kernel on the trace (same
+//   stream and start time, to the nanosecond the trace keeps; HCCL rows to
+//   the communication op of that name and start) and gives it args: "OP
+//   Type", "Accelerator Core", "Input Shapes", "Input Data Types",
+//   "Output Shapes", "Block Dim", and every PMU column (aic_mac_ratio,
+//   aiv_vec_time(us), cube_utilization(%) ...) as a real number.
+// * communication.json: HCCL's times of each op (elapse, transit, wait,
+//   synchronization, idle) as RankProfile::comm_ops, joined to the op of
+//   that name and start, and its per-transport totals as links.
+// * communication_matrix.json: bytes, time and bandwidth per link between
+//   two ranks, as RankProfile::links.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/file_loader.h"
+#include "base/status.h"
+#include "io/read_options.h"
+#include "model/builder.h"
+
+namespace mlprof {
+
+// The traces of the torch_npu runs at or under `dir`: `dir` itself being an
+// ASCEND_PROFILER_OUTPUT folder, a run folder holding one, or a folder of run
+// folders (one per rank). Empty when `dir` is none of these. A run whose
+// ASCEND_PROFILER_OUTPUT has no trace_view.json is named in `missing`.
+std::vector<std::string> AscendTraceFiles(const std::string& dir, std::vector<std::string>* missing);
+
+// torch_npu's kernel_details.csv read as a trace of its own (a run folder
+// whose trace_view.json is missing, or the CSV alone): each row a kernel on
+// its stream, HCCL rows on communication streams, the row's fields as args
+// (as above); beside it, the run's rank and communication files as for a
+// trace. Format "ascend-kernel-details". No host side, so no launches or
+// steps.
+bool LooksLikeAscendKernelDetails(std::string_view bytes);
+Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, RankProfile* out);
+
+// Reads the files beside `trace_path` (see above) into the builder of its
+// trace, after AdoptAscendConventions. Nothing when there are none.
+void ReadAscendSidecars(const std::string& trace_path, ProfileBuilder& b);
+
+}  // namespace mlprof
