@@ -54,7 +54,7 @@ const char* kOverviewTrace = R"J({"traceEvents":[
  {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float","pid":0,"tid":9,"ts":232,"dur":6,"args":{"device":0,"stream":9,"correlation":8}}
 ],"deviceProperties":[{"id":0,"name":"Tesla V100-SXM2-16GB","totalGlobalMem":16945512448,"computeMajor":7,"computeMinor":0,"numSms":80}]})J";
 
-Ps Role(const OverviewStep& s, StepRole r) { return s.role[static_cast<int>(r)]; }
+Ps OvRole(const OverviewStep& s, StepRole r) { return s.role[static_cast<int>(r)]; }
 
 TEST(Overview, StepsWidenedToTheirGpuWorkAndCutByRole) {
   Profile p = ProfileFromJson(kOverviewTrace);
@@ -79,26 +79,26 @@ TEST(Overview, StepsWidenedToTheirGpuWorkAndCutByRole) {
   // Step 1 [105,200): kernel [130,170) 40; memcpy [180,190) 10; runtime in
   // what is left: [122,125) 3 + [170,175) 5 = 8; dataloader [105,120) 15;
   // cpu_exec [120,122) + [125,130) = 7; other [175,180) + [190,200) = 15.
-  EXPECT_EQ(Role(a, StepRole::kKernel), 40 * kOvUs);
-  EXPECT_EQ(Role(a, StepRole::kMemcpy), 10 * kOvUs);
-  EXPECT_EQ(Role(a, StepRole::kMemset), 0);
-  EXPECT_EQ(Role(a, StepRole::kCommunication), 0);
-  EXPECT_EQ(Role(a, StepRole::kRuntime), 8 * kOvUs);
-  EXPECT_EQ(Role(a, StepRole::kDataLoader), 15 * kOvUs);
-  EXPECT_EQ(Role(a, StepRole::kCpuExec), 7 * kOvUs);
-  EXPECT_EQ(Role(a, StepRole::kOther), 15 * kOvUs);
+  EXPECT_EQ(OvRole(a, StepRole::kKernel), 40 * kOvUs);
+  EXPECT_EQ(OvRole(a, StepRole::kMemcpy), 10 * kOvUs);
+  EXPECT_EQ(OvRole(a, StepRole::kMemset), 0);
+  EXPECT_EQ(OvRole(a, StepRole::kCommunication), 0);
+  EXPECT_EQ(OvRole(a, StepRole::kRuntime), 8 * kOvUs);
+  EXPECT_EQ(OvRole(a, StepRole::kDataLoader), 15 * kOvUs);
+  EXPECT_EQ(OvRole(a, StepRole::kCpuExec), 7 * kOvUs);
+  EXPECT_EQ(OvRole(a, StepRole::kOther), 15 * kOvUs);
   // Step 2 [200,330): kernel [250,330) 80; memset [240,245) 5; communication
   // [232,238) 6; runtime 3 + 2 + 2 + 2 = 9; cpu_exec (aten::mm less its
   // launches) 2 + 5 + 2 + 1 + 1 = 11; other [200,210) + [230,232) +
   // [238,240) + [245,250) = 19.
-  EXPECT_EQ(Role(b, StepRole::kKernel), 80 * kOvUs);
-  EXPECT_EQ(Role(b, StepRole::kMemcpy), 0);
-  EXPECT_EQ(Role(b, StepRole::kMemset), 5 * kOvUs);
-  EXPECT_EQ(Role(b, StepRole::kCommunication), 6 * kOvUs);
-  EXPECT_EQ(Role(b, StepRole::kRuntime), 9 * kOvUs);
-  EXPECT_EQ(Role(b, StepRole::kDataLoader), 0);
-  EXPECT_EQ(Role(b, StepRole::kCpuExec), 11 * kOvUs);
-  EXPECT_EQ(Role(b, StepRole::kOther), 19 * kOvUs);
+  EXPECT_EQ(OvRole(b, StepRole::kKernel), 80 * kOvUs);
+  EXPECT_EQ(OvRole(b, StepRole::kMemcpy), 0);
+  EXPECT_EQ(OvRole(b, StepRole::kMemset), 5 * kOvUs);
+  EXPECT_EQ(OvRole(b, StepRole::kCommunication), 6 * kOvUs);
+  EXPECT_EQ(OvRole(b, StepRole::kRuntime), 9 * kOvUs);
+  EXPECT_EQ(OvRole(b, StepRole::kDataLoader), 0);
+  EXPECT_EQ(OvRole(b, StepRole::kCpuExec), 11 * kOvUs);
+  EXPECT_EQ(OvRole(b, StepRole::kOther), 19 * kOvUs);
   // Means over the two steps.
   EXPECT_DOUBLE_EQ(o.mean_total, 112.5 * kOvUs);
   EXPECT_DOUBLE_EQ(o.mean[static_cast<int>(StepRole::kKernel)], 60.0 * kOvUs);
@@ -139,8 +139,8 @@ TEST(Overview, NoStepsOneStepOverTheHostOps) {
   EXPECT_TRUE(o.host_span_step);
   EXPECT_FALSE(o.gpu_adjusted);
   EXPECT_EQ(o.steps[0].total(), 25 * kOvUs);
-  EXPECT_EQ(Role(o.steps[0], StepRole::kCpuExec), 15 * kOvUs);
-  EXPECT_EQ(Role(o.steps[0], StepRole::kOther), 10 * kOvUs);
+  EXPECT_EQ(OvRole(o.steps[0], StepRole::kCpuExec), 15 * kOvUs);
+  EXPECT_EQ(OvRole(o.steps[0], StepRole::kOther), 10 * kOvUs);
   EXPECT_TRUE(o.gpus.empty());
 }
 

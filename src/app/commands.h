@@ -71,6 +71,8 @@ StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o);
 Report Layers(const Session& s, int warmup);
 // How busy each engine was: GPU streams, device lines, launching threads.
 Report Engines(const Session& s);
+// Memory over time per device (analysis/memory.h).
+Report Memory(const Session& s, const TableOptions& o);
 // The TensorBoard PyTorch profiler plugin's Overview: step time by role and
 // the GPU summary.
 Report Overview(const Session& s);

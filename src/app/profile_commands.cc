@@ -13,6 +13,7 @@
 #include "analysis/idle.h"
 #include "analysis/launches.h"
 #include "analysis/layers.h"
+#include "analysis/memory.h"
 #include "analysis/ops.h"
 #include "analysis/overview.h"
 #include "analysis/roofline.h"
@@ -309,6 +310,18 @@ Report Steps(const Session& s, const StepsOptions& o) {
 Report Engines(const Session& s) {
   Report r = WithImportWarnings(s);
   r.tables.push_back(EngineTable(ComputeEngines(s.view)));
+  return r;
+}
+
+Report Memory(const Session& s, const TableOptions& o) {
+  Report r = WithImportWarnings(s);
+  const std::vector<DeviceMemory> m = ComputeMemory(s.profile);
+  r.tables.push_back(MemoryTable(m));
+  for (bool at_peak : {true, false}) {
+    size_t hidden = 0;
+    r.tables.push_back(MemorySitesTable(m, at_peak, o.top, &hidden));
+    NoteHiddenRows(r.tables.back(), hidden);
+  }
   return r;
 }
 

@@ -106,6 +106,7 @@ std::unique_ptr<Command> MakeOverviewCommand();
 std::unique_ptr<Command> MakeExportCommand();
 std::unique_ptr<Command> MakeSqlCommand();
 std::unique_ptr<Command> MakeEnginesCommand();
+std::unique_ptr<Command> MakeMemoryCommand();
 std::unique_ptr<Command> MakeReportCommand();
 std::unique_ptr<Command> MakeStepsCommand();
 std::unique_ptr<Command> MakeLaunchesCommand();

@@ -42,6 +42,8 @@ const std::vector<cli::CommandInfo> kCommands = {
      cli::MakeRooflineCommand},
     {"engines", "how busy each engine was: GPU streams, device lines, launching threads; bytes and bandwidth",
      cli::MakeEnginesCommand},
+    {"memory", "memory over time per device: peak allocated and reserved, when, what is alive then, who allocates",
+     cli::MakeMemoryCommand},
     {"report", "write a report directory: summary.txt, trace.pftrace (Perfetto), trace.sqlite", cli::MakeReportCommand},
     {"export", "the profile as a Perfetto trace (--perfetto F, for ui.perfetto.dev) or SQLite file (--sqlite F)",
      cli::MakeExportCommand},

@@ -12,6 +12,7 @@
 #include "analysis/info.h"
 #include "analysis/launches.h"
 #include "analysis/layers.h"
+#include "analysis/memory.h"
 #include "analysis/ops.h"
 #include "analysis/overview.h"
 #include "analysis/steps.h"
@@ -52,6 +53,10 @@ Table StepTable(const StepReport& s);
 Table StepSummaryTable(const StepReport& s);
 // The TensorBoard plugin's Overview: step time by role, the mean step, and
 // the GPU summary.
+// Memory over time (analysis/memory.h): per device; the blocks alive at the
+// peak and the allocations, by op (`top` per device, 0 all).
+Table MemoryTable(const std::vector<DeviceMemory>& m);
+Table MemorySitesTable(const std::vector<DeviceMemory>& m, bool at_peak, int top, size_t* hidden);
 // How busy each engine was (analysis/engines.h).
 Table EngineTable(const std::vector<EngineRow>& rows);
 Table OverviewStepTable(const std::vector<RankOverview>& o);

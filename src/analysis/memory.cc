@@ -1,0 +1,210 @@
+#include "analysis/memory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace mlprof {
+namespace {
+
+// c10::DeviceType's numbers, by the names torch prints.
+std::string DeviceName(int64_t type, int64_t id) {
+  std::string name;
+  switch (type) {
+    case 0:
+      return "cpu";
+    case 1:
+      name = "cuda";
+      break;
+    case 6:
+      name = "hip";
+      break;
+    case 9:
+      name = "xla";
+      break;
+    case 12:
+      name = "xpu";
+      break;
+    case 13:
+      name = "mps";
+      break;
+    case 19:
+      name = "mtia";
+      break;
+    case 20:
+      name = "privateuseone";
+      break;
+    default:
+      name = fmt::format("type {}", type);
+  }
+  return id >= 0 ? fmt::format("{}:{}", name, id) : name;
+}
+
+struct Keys {
+  StringId bytes, total_allocated, total_reserved, device_type, device_id, addr;
+  explicit Keys(const StringPool& s)
+      : bytes(s.Find("Bytes")),
+        total_allocated(s.Find("Total Allocated")),
+        total_reserved(s.Find("Total Reserved")),
+        device_type(s.Find("Device Type")),
+        device_id(s.Find("Device Id")),
+        addr(s.Find("Addr")) {}
+};
+
+bool IntArg(const RankProfile& p, uint32_t op, StringId key, int64_t* out) {
+  if (key == StringPool::kNotFound) return false;
+  const ArgValue* v = p.args.Find(ArgOwner::kOp, op, key);
+  if (!v) return false;
+  if (v->type == ArgType::kInt)
+    *out = v->i;
+  else if (v->type == ArgType::kReal)
+    *out = static_cast<int64_t>(v->r);
+  else
+    return false;
+  return true;
+}
+
+// Groups (op, inner) -> site, largest bytes first; `inner` of a group is its
+// most frequent innermost op.
+struct SiteAcc {
+  int64_t count = 0, bytes = 0;
+  std::map<StringId, int64_t> inner;
+};
+std::vector<MemorySite> Sites(const RankProfile& p, const std::unordered_map<StringId, SiteAcc>& by_op) {
+  std::vector<MemorySite> out;
+  for (const auto& [op, acc] : by_op) {
+    MemorySite s;
+    s.op = op == StringPool::kNotFound ? "(no cpu_op)" : std::string(p.str(op));
+    StringId best = StringPool::kNotFound;
+    int64_t best_n = -1;
+    for (const auto& [id, n] : acc.inner)
+      if (n > best_n) best = id, best_n = n;
+    s.inner = best == StringPool::kNotFound ? "" : std::string(p.str(best));
+    s.count = acc.count;
+    s.bytes = acc.bytes;
+    out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(), [](const MemorySite& a, const MemorySite& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.op < b.op;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::vector<DeviceMemory> ComputeMemory(const Profile& profile) {
+  std::vector<DeviceMemory> out;
+  for (size_t ri = 0; ri < profile.ranks.size(); ++ri) {
+    const RankProfile& p = profile.ranks[ri];
+    const OpTable& o = p.ops;
+    const Keys k(p.strings);
+    if (k.bytes == StringPool::kNotFound) continue;
+    const StringId memory = p.strings.Find("[memory]");
+    if (memory == StringPool::kNotFound) continue;
+    // The memory events in time order, ties in file order.
+    std::vector<uint32_t> events;
+    for (size_t i = 0; i < o.size(); ++i)
+      if (o.name[i] == memory || o.cat[i] == memory) events.push_back(static_cast<uint32_t>(i));
+    std::stable_sort(events.begin(), events.end(), [&](uint32_t a, uint32_t b) {
+      return o.ts[a] != o.ts[b] ? o.ts[a] < o.ts[b] : o.offset[a] < o.offset[b];
+    });
+    struct Event {
+      uint32_t op;
+      int64_t bytes, total = -1, reserved = -1, addr = -1;
+    };
+    std::map<std::pair<int64_t, int64_t>, std::vector<Event>> by_device;
+    for (uint32_t i : events) {
+      Event e{i, 0};
+      if (!IntArg(p, i, k.bytes, &e.bytes)) continue;
+      int64_t type = -1, id = -1;
+      IntArg(p, i, k.device_type, &type);
+      IntArg(p, i, k.device_id, &id);
+      IntArg(p, i, k.total_allocated, &e.total);
+      IntArg(p, i, k.total_reserved, &e.reserved);
+      IntArg(p, i, k.addr, &e.addr);
+      by_device[{type, id}].push_back(e);
+    }
+    // The cpu_ops enclosing an op on its track: (outermost, innermost).
+    auto sites = [&](uint32_t i) {
+      StringId outer = StringPool::kNotFound, inner = StringPool::kNotFound;
+      for (int32_t q = o.parent[i]; q >= 0; q = o.parent[q])
+        if (o.kind[q] == OpKind::kCpuOp && !p.str(o.name[q]).starts_with("ProfilerStep#")) {
+          if (inner == StringPool::kNotFound) inner = o.name[q];
+          outer = o.name[q];
+        }
+      return std::pair{outer, inner};
+    };
+    for (auto& [dev, evs] : by_device) {
+      DeviceMemory d;
+      d.rank = p.rank_or(static_cast<int64_t>(ri));
+      d.device = DeviceName(dev.first, dev.second);
+      d.events = static_cast<int64_t>(evs.size());
+      d.has_totals = evs.front().total >= 0;
+      std::unordered_map<StringId, SiteAcc> allocators;
+      int64_t net = 0, running = 0;
+      size_t peak_index = 0;
+      if (d.has_totals) running = d.before_trace = evs.front().total - evs.front().bytes;
+      for (size_t j = 0; j < evs.size(); ++j) {
+        const Event& e = evs[j];
+        const Ps ts = o.ts[e.op];
+        if (e.bytes > 0) {
+          ++d.allocs;
+          d.allocated_bytes += e.bytes;
+          auto [outer, inner] = sites(e.op);
+          SiteAcc& a = allocators[outer];
+          ++a.count;
+          a.bytes += e.bytes;
+          ++a.inner[inner];
+        } else if (e.bytes < 0) {
+          ++d.frees;
+          d.freed_bytes -= e.bytes;
+        }
+        net += e.bytes;
+        if (net > d.peak_net) d.peak_net = net, d.peak_net_ts = ts;
+        running += e.bytes;
+        if (e.total >= 0) {
+          if (running != e.total) {
+            if (d.mismatches++ == 0) d.first_mismatch_ts = ts;
+            running = e.total;
+          }
+          if (e.total > d.peak) d.peak = e.total, d.peak_ts = ts, peak_index = j;
+          d.end_allocated = e.total;
+        }
+        if (e.reserved > d.peak_reserved) d.peak_reserved = e.reserved, d.peak_reserved_ts = ts;
+        d.series.emplace_back(ts, d.has_totals && e.total >= 0 ? e.total : net);
+      }
+      if (d.has_totals) {
+        for (const Step& s : p.steps)
+          if (d.peak_ts >= s.ts && d.peak_ts < s.ts + s.dur) d.peak_step = s.number;
+        // Blocks alive at the peak: replay up to it, by address.
+        std::unordered_map<int64_t, std::pair<int64_t, uint32_t>> alive;  // addr -> (bytes, op)
+        for (size_t j = 0; j <= peak_index; ++j) {
+          const Event& e = evs[j];
+          if (e.addr < 0) continue;
+          if (e.bytes > 0) {
+            alive[e.addr] = {e.bytes, e.op};
+          } else if (e.bytes < 0) {
+            alive.erase(e.addr);
+          }
+        }
+        std::unordered_map<StringId, SiteAcc> at_peak;
+        for (const auto& [addr, v] : alive) {
+          auto [outer, inner] = sites(v.second);
+          SiteAcc& a = at_peak[outer];
+          ++a.count;
+          a.bytes += v.first;
+          ++a.inner[inner];
+          d.alive_known += v.first;
+        }
+        d.alive_at_peak = Sites(p, at_peak);
+      }
+      d.allocators = Sites(p, allocators);
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
+}  // namespace mlprof
