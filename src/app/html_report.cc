@@ -312,6 +312,19 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
   AddTables(idle, overlap, shown);
   AddTables(idle, id, shown);
   h.sections.push_back(std::move(idle));
+
+  // --- memory (only where the trace has allocator events) -------------------------------
+  TableOptions mo;
+  mo.top = 10;
+  const Report mem = Memory(s, mo);
+  if (const Table* t = Find(mem, "memory"); t && !t->rows.empty()) {
+    HtmlSection sec{"memory", "Memory", {}, {}, {}};
+    sec.text.push_back(
+        "The allocator's peak per device, the blocks alive then by the op that allocated them, and the allocations "
+        "by op (`mlprof memory`).");
+    AddTables(sec, mem, shown);
+    h.sections.push_back(std::move(sec));
+  }
   return h;
 }
 
