@@ -10,6 +10,7 @@
 #include "analysis/gpu_time.h"
 #include "analysis/idle.h"
 #include "analysis/launches.h"
+#include "analysis/memory.h"
 #include "analysis/mfu.h"
 #include "analysis/ops.h"
 #include "analysis/roofline.h"
@@ -76,6 +77,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rep.tables.push_back(mlprof::OpStatisticTable(sm.op_statistic));
     rep.tables.push_back(mlprof::HcclOpsTable(sm.hccl_ops));
     rep.tables.push_back(mlprof::HcclLinksTable(sm.hccl_links));
+    const std::vector<mlprof::DeviceMemory> mem = mlprof::ComputeMemory(p);
+    rep.tables.push_back(mlprof::MemoryTable(mem));
+    size_t hidden = 0;
+    rep.tables.push_back(mlprof::MemorySitesTable(mem, true, 5, &hidden));
     for (auto& t : mlprof::InfoTables(mlprof::SummarizeRanks(p))) rep.tables.push_back(std::move(t));
     (void)mlprof::RenderText(rep);
     (void)mlprof::RenderText(rep, 40);

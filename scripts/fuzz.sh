@@ -16,9 +16,11 @@ cp tests/data/sql/vendor_args.json tests/data/html/hostile_names.json "$work"/
 for f in ../shared/corpus/xla/tracelens_mi300x_jax08_gemm.xplane.pb ../shared/corpus/xla/tracelens_mi300x_jax08_elementwise.xplane.pb; do
   [ -f "$f" ] && head -c 65536 "$f" >"$work/$(basename "$f")"
 done
-# A small Nsight Systems export (the SQLite path: the nsys reader's
-# handling of what a damaged database still yields).
-python3 - "$work/mini_nsys.sqlite" tests/data/nsys/mini_export.sql <<'PY'
+# A small Nsight Systems export and a small Ascend profiler database (the
+# SQLite paths: the readers' handling of what a damaged database still yields).
+for pair in "mini_nsys.sqlite tests/data/nsys/mini_export.sql" "mini_ascend.db tests/data/ascend/mini_db.sql"; do
+  set -- $pair
+  python3 - "$work/$1" "$2" <<'PY'
 import os, sqlite3, sys
 path, sql = sys.argv[1], open(sys.argv[2]).read()
 if os.path.exists(path):
@@ -28,6 +30,7 @@ c.executescript("PRAGMA page_size=512;" + sql)
 c.commit()
 c.close()
 PY
+done
 log=build-fuzz/fuzz.log
 if ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_chrome_json "$work" -max_total_time="$secs" -max_len=65536 \
   -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix=build-fuzz/ >"$log" 2>&1; then

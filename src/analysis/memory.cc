@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 
@@ -57,13 +59,26 @@ bool IntArg(const RankProfile& p, uint32_t op, StringId key, int64_t* out) {
   if (key == StringPool::kNotFound) return false;
   const ArgValue* v = p.args.Find(ArgOwner::kOp, op, key);
   if (!v) return false;
-  if (v->type == ArgType::kInt)
+  // Byte counts beyond 2^50 (a pebibyte) are not a real allocator's: the
+  // event is skipped (counted), which also keeps every sum below overflow.
+  constexpr int64_t kMax = int64_t{1} << 50;
+  if (v->type == ArgType::kInt) {
+    if (v->i > kMax || v->i < -kMax) return false;
     *out = v->i;
-  else if (v->type == ArgType::kReal)
+  } else if (v->type == ArgType::kReal) {
+    if (!std::isfinite(v->r) || std::abs(v->r) > static_cast<double>(kMax)) return false;
     *out = static_cast<int64_t>(v->r);
-  else
+  } else {
     return false;
+  }
   return true;
+}
+
+// a + b, held at the int64 limits.
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? INT64_MAX : INT64_MIN;
 }
 
 // Groups (op, inner) -> site, largest bytes first; `inner` of a group is its
@@ -115,14 +130,18 @@ std::vector<DeviceMemory> ComputeMemory(const Profile& profile) {
       int64_t bytes, total = -1, reserved = -1, addr = -1;
     };
     std::map<std::pair<int64_t, int64_t>, std::vector<Event>> by_device;
+    int64_t skipped = 0;  // memory events without a usable Bytes
     for (uint32_t i : events) {
       Event e{i, 0};
-      if (!IntArg(p, i, k.bytes, &e.bytes)) continue;
+      if (!IntArg(p, i, k.bytes, &e.bytes)) {
+        ++skipped;
+        continue;
+      }
       int64_t type = -1, id = -1;
       IntArg(p, i, k.device_type, &type);
       IntArg(p, i, k.device_id, &id);
-      IntArg(p, i, k.total_allocated, &e.total);
-      IntArg(p, i, k.total_reserved, &e.reserved);
+      if (!IntArg(p, i, k.total_allocated, &e.total) || e.total < 0) e.total = -1;
+      if (!IntArg(p, i, k.total_reserved, &e.reserved) || e.reserved < 0) e.reserved = -1;
       IntArg(p, i, k.addr, &e.addr);
       by_device[{type, id}].push_back(e);
     }
@@ -141,29 +160,39 @@ std::vector<DeviceMemory> ComputeMemory(const Profile& profile) {
       d.rank = p.rank_or(static_cast<int64_t>(ri));
       d.device = DeviceName(dev.first, dev.second);
       d.events = static_cast<int64_t>(evs.size());
-      d.has_totals = evs.front().total >= 0;
+      d.skipped = skipped;
+      // Totals from the first event that has them (old traces: none); what
+      // was allocated before the trace: that total less the window's bytes
+      // up to and including its event.
       std::unordered_map<StringId, SiteAcc> allocators;
       int64_t net = 0, running = 0;
       size_t peak_index = 0;
-      if (d.has_totals) running = d.before_trace = evs.front().total - evs.front().bytes;
+      for (const Event& e : evs) {
+        net = SatAdd(net, e.bytes);
+        if (e.total < 0) continue;
+        d.has_totals = true;
+        running = d.before_trace = SatAdd(e.total, -net);
+        break;
+      }
+      net = 0;
       for (size_t j = 0; j < evs.size(); ++j) {
         const Event& e = evs[j];
         const Ps ts = o.ts[e.op];
         if (e.bytes > 0) {
           ++d.allocs;
-          d.allocated_bytes += e.bytes;
+          d.allocated_bytes = SatAdd(d.allocated_bytes, e.bytes);
           auto [outer, inner] = sites(e.op);
           SiteAcc& a = allocators[outer];
           ++a.count;
-          a.bytes += e.bytes;
+          a.bytes = SatAdd(a.bytes, e.bytes);
           ++a.inner[inner];
         } else if (e.bytes < 0) {
           ++d.frees;
-          d.freed_bytes -= e.bytes;
+          d.freed_bytes = SatAdd(d.freed_bytes, -e.bytes);
         }
-        net += e.bytes;
+        net = SatAdd(net, e.bytes);
         if (net > d.peak_net) d.peak_net = net, d.peak_net_ts = ts;
-        running += e.bytes;
+        running = SatAdd(running, e.bytes);
         if (e.total >= 0) {
           if (running != e.total) {
             if (d.mismatches++ == 0) d.first_mismatch_ts = ts;
@@ -173,7 +202,7 @@ std::vector<DeviceMemory> ComputeMemory(const Profile& profile) {
           d.end_allocated = e.total;
         }
         if (e.reserved > d.peak_reserved) d.peak_reserved = e.reserved, d.peak_reserved_ts = ts;
-        d.series.emplace_back(ts, d.has_totals && e.total >= 0 ? e.total : net);
+        d.series.emplace_back(ts, d.has_totals ? running : net);
       }
       if (d.has_totals) {
         for (const Step& s : p.steps)
@@ -194,9 +223,9 @@ std::vector<DeviceMemory> ComputeMemory(const Profile& profile) {
           auto [outer, inner] = sites(v.second);
           SiteAcc& a = at_peak[outer];
           ++a.count;
-          a.bytes += v.first;
+          a.bytes = SatAdd(a.bytes, v.first);
           ++a.inner[inner];
-          d.alive_known += v.first;
+          d.alive_known = SatAdd(d.alive_known, v.first);
         }
         d.alive_at_peak = Sites(p, at_peak);
       }

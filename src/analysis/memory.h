@@ -8,8 +8,10 @@
 // Total Allocated and Total Reserved and when (and in which step); the peak
 // of the running sum of Bytes from the first event (`peak_net`: what the
 // profiled window itself added, defined for old traces without totals);
-// the bytes allocated before the first event (Total Allocated - Bytes at the
-// first event). Check: the running sum from there must equal Total
+// the bytes allocated before the first event (Total Allocated at the first
+// event that has it, less the window's Bytes up to it). Byte counts over
+// 2^50 or not numbers are skipped and counted. Check: the running sum from
+// there must equal Total
 // Allocated at every event; an event where it does not is a `mismatch`
 // (events lost or out of order) and the sum restarts from the trace's total.
 //
@@ -49,6 +51,7 @@ struct DeviceMemory {
   int64_t end_allocated = -1;                    // Total Allocated after the last event
   int64_t peak_net = 0;                          // max running sum of Bytes from 0
   Ps peak_net_ts = 0;
+  int64_t skipped = 0;     // the rank's memory events without a usable Bytes (over 2^50, text)
   int64_t mismatches = 0;  // events where the running sum != Total Allocated
   Ps first_mismatch_ts = -1;
   int64_t alive_known = 0;                // bytes alive at the peak that the trace allocated

@@ -88,6 +88,35 @@ TEST(Memory, PeakAliveBlocksAllocatorsAndMismatches) {
   EXPECT_EQ(gpu.series[2].second, 1200);
 }
 
+// Totals from the first event that has them: 100 bytes (no totals), then
+// 50 with Total Allocated 1150, so 1000 were there before the trace. Byte
+// counts past 2^50 (9e18, 1e300) are skipped and counted, not summed.
+TEST(Memory, TotalsFromTheFirstEventWithThemAndAbsurdBytes) {
+  const Profile p = ProfileFromJson(R"J({"traceEvents": [
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1,
+     "args": {"Device Type": 1, "Device Id": 0, "Bytes": 100, "Addr": 1}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 2,
+     "args": {"Device Type": 1, "Device Id": 0, "Bytes": 50, "Total Allocated": 1150, "Addr": 2}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 3,
+     "args": {"Device Type": 1, "Device Id": 0, "Bytes": 9000000000000000000, "Total Allocated": 1150}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 4,
+     "args": {"Device Type": 1, "Device Id": 0, "Bytes": 1e300}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 5,
+     "args": {"Device Type": 1, "Device Id": 0, "Bytes": -100, "Total Allocated": 1050, "Addr": 1}}]})J");
+  const std::vector<DeviceMemory> m = ComputeMemory(p);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_TRUE(m[0].has_totals);
+  EXPECT_EQ(m[0].before_trace, 1000);
+  EXPECT_EQ(m[0].skipped, 2);
+  EXPECT_EQ(m[0].events, 3);
+  EXPECT_EQ(m[0].allocated_bytes, 150);
+  EXPECT_EQ(m[0].mismatches, 0);
+  EXPECT_EQ(m[0].peak, 1150);
+  ASSERT_EQ(m[0].series.size(), 3u);
+  EXPECT_EQ(m[0].series[0].second, 1100);  // the running total, not the window's own sum
+  EXPECT_EQ(m[0].alive_known, 150);
+}
+
 TEST(Memory, NoAllocatorEvents) {
   const Profile p = ProfileFromJson(R"J({"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1,
                                          "dur": 2}]})J");

@@ -144,6 +144,7 @@ Summaries ComputeSummaries(const Profile& profile) {
       r.rank = rank, r.step = c.step;
       r.name = p.str(c.name);
       r.kind = c.p2p ? "p2p" : "collective";
+      r.has_start = c.has_start;
       r.start = c.start, r.elapse = c.elapse, r.transit = c.transit, r.wait = c.wait, r.sync = c.sync, r.idle = c.idle;
       auto ratio = [&](Ps part) {
         return part >= 0 && c.transit >= 0 && part + c.transit > 0
@@ -167,7 +168,7 @@ Summaries ComputeSummaries(const Profile& profile) {
         r.transport = p.str(l.transport);
         r.megabytes = l.megabytes;
         r.time = l.time;
-        r.gbps = l.time > 0 ? l.megabytes / (static_cast<double>(l.time) / kPsPerMs) : 0;
+        r.gbps = l.time > 0 ? l.megabytes / (static_cast<double>(l.time) / kPsPerMs) : -1;
         r.reported_gbps = l.reported_gbps;
         out.hccl_links.push_back(std::move(r));
       }

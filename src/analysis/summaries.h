@@ -46,6 +46,7 @@ struct HcclOpRow {
   int64_t rank = 0;
   int64_t step = -1;
   std::string name, kind;  // kind: collective or p2p
+  bool has_start = false;
   Ps start = 0, elapse = -1, transit = -1, wait = -1, sync = -1, idle = -1;
   double wait_ratio = -1, sync_ratio = -1;
   Ps trace_dur = -1;  // the op's duration on the trace (-1: not joined)

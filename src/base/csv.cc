@@ -27,13 +27,16 @@ StatusOr<CsvTable> ParseCsv(std::string_view text, const std::string& path) {
   uint64_t row_offset = 0;
   size_t i = 0;
   const size_t n = text.size();
-  bool in_row = false;  // something of the current row was read
+  bool in_row = false;      // something of the current row was read
+  bool row_quoted = false;  // the row has a quoted field (then it is not blank)
   auto end_row = [&]() -> Status {
     row.push_back(std::move(field));
     field.clear();
-    if (t.header.empty()) {
+    const bool blank = row.size() == 1 && row[0].empty() && !row_quoted;  // skipped, before the header too
+    if (blank) {
+    } else if (t.header.empty()) {
       t.header = std::move(row);
-    } else if (!(row.size() == 1 && row[0].empty())) {  // blank lines are skipped
+    } else {
       if (row.size() > t.header.size())
         return DataLoss(
             fmt::format("{}: line {}: {} fields, the header has {}", path, row_line, row.size(), t.header.size()));
@@ -43,6 +46,7 @@ StatusOr<CsvTable> ParseCsv(std::string_view text, const std::string& path) {
     }
     row.clear();
     in_row = false;
+    row_quoted = false;
     return OkStatus();
   };
   while (i < n) {
@@ -51,6 +55,7 @@ StatusOr<CsvTable> ParseCsv(std::string_view text, const std::string& path) {
     if (c == '"' && field.empty()) {
       // A quoted field: up to the closing quote, "" being one quote.
       const uint32_t open_line = line;
+      row_quoted = true;
       ++i;
       bool closed = false;
       while (i < n) {
@@ -64,7 +69,7 @@ StatusOr<CsvTable> ParseCsv(std::string_view text, const std::string& path) {
           closed = true;
           break;
         }
-        if (q == '\n') ++line;
+        if (q == '\n' || (q == '\r' && (i >= n || text[i] != '\n'))) ++line;
         field.push_back(q);
       }
       if (!closed)

@@ -1,6 +1,6 @@
 // A CSV table read whole (RFC 4180: fields in double quotes may hold commas,
-// line breaks and "" for a quote; CRLF or LF line ends; a UTF-8 BOM is
-// skipped). Fields keep their text as written, quotes removed: callers trim
+// line breaks and "" for a quote; CRLF, LF or CR line ends; a UTF-8 BOM and
+// blank lines are skipped). Fields keep their text as written, quotes removed: callers trim
 // what their format pads (torch_npu ends its time fields with a TAB inside
 // the quotes). Rows may have fewer fields than the header (missing ones read
 // as empty) but not more.

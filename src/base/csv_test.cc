@@ -36,6 +36,23 @@ TEST(CsvParse, ShortRowsBlankLinesAndBom) {
   EXPECT_EQ(t->line[1], 4u);
 }
 
+// CR-only line ends (inside quotes too: the line count follows), blank lines
+// before the header, a quoted empty field that is a row of its own.
+TEST(CsvParse, CrLineEndsLeadingBlankLinesQuotedEmpty) {
+  auto t = ParseCsv("\n\na,b\r1,\"x\ry\"\r\"\"\r3,\"\n", "cr.csv");
+  ASSERT_FALSE(t.ok());  // lines: 1, 2 blank, 3 header, 4-5 a row with a CR inside quotes, 6 "", 7 the open quote
+  EXPECT_EQ(t.status().message(), "cr.csv: line 7: a quoted field opened here is not closed by the end of the file");
+  auto u = ParseCsv("\n\na,b\r1,\"x\ry\"\r\"\"\r3,4", "cr.csv");
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  EXPECT_EQ(u->Column("b"), 1);
+  ASSERT_EQ(u->rows.size(), 3u);
+  EXPECT_EQ(u->Get(0, 1), "x\ry");
+  EXPECT_EQ(u->Get(1, 0), "");
+  EXPECT_EQ(u->line[1], 6u);
+  EXPECT_EQ(u->Get(2, 1), "4");
+  EXPECT_EQ(u->line[2], 7u);
+}
+
 TEST(CsvParse, ErrorsNameTheFileAndLine) {
   auto open = ParseCsv("a,b\n1,\"2\n", "o.csv");
   ASSERT_FALSE(open.ok());

@@ -17,6 +17,7 @@
 #include "analysis/view.h"
 #include "base/csv.h"
 #include "base/file_loader.h"
+#include "base/time.h"
 #include "io/load.h"
 
 namespace mlprof {
@@ -169,13 +170,17 @@ TEST(AscendCorpus, KernelDetailsJoinTheirKernels) {
   while (row < kd.rows.size() && kd.Get(row, kd.Column("Type")) != "MatMulV2") ++row;
   ASSERT_LT(row, kd.rows.size());
   const std::string name(kd.Get(row, kd.Column("Name")));
+  Ps128 start = 0;
+  ASSERT_EQ(ParseDecimalPs(TrimCsvField(kd.Get(row, kd.Column("Start Time(us)"))), kPsPerUs, &start),
+            DecimalError::kOk);
   const StringId mac = r.strings.Find("aic_mac_ratio"), type = r.strings.Find("OP Type");
   ASSERT_NE(mac, StringPool::kNotFound);
   size_t with_type = 0;
   bool found = false;
   for (size_t i = 0; i < r.ops.size(); ++i) {
     if (r.args.Find(ArgOwner::kOp, static_cast<uint32_t>(i), type)) ++with_type;
-    if (found || r.str(r.ops.name[i]) != name) continue;
+    if (r.str(r.ops.name[i]) != name || static_cast<Ps128>(r.ops.ts[i]) + r.origin_abs_ps != start) continue;
+    EXPECT_FALSE(found);  // one kernel of that name and start
     const ArgValue* v = r.args.Find(ArgOwner::kOp, static_cast<uint32_t>(i), mac);
     ASSERT_NE(v, nullptr);
     EXPECT_DOUBLE_EQ(v->r, CsvReal(kd, row, "aic_mac_ratio"));
@@ -200,6 +205,7 @@ TEST(AscendCorpus, HcclOpsAgreeWithTheTraceAndTheirTotals) {
   simdjson::dom::object ops;
   ASSERT_EQ(root["step50"]["collective"].get(ops), simdjson::SUCCESS);
   double elapse_ms = 0, wait_ms = 0, transit_ms = 0;
+  int ratios = 0;
   for (const HcclOpRow& r : sm.hccl_ops) {
     EXPECT_NEAR(static_cast<double>(r.trace_dur), static_cast<double>(r.elapse), 1) << r.name;
     elapse_ms += static_cast<double>(r.elapse) / kPsPerMs;
@@ -210,8 +216,10 @@ TEST(AscendCorpus, HcclOpsAgreeWithTheTraceAndTheirTotals) {
       EXPECT_NEAR(r.wait_ratio, v["Communication Time Info"]["Wait Time Ratio"].get_double().value(), 0.00005);
       EXPECT_NEAR(r.sync_ratio, v["Communication Time Info"]["Synchronization Time Ratio"].get_double().value(),
                   0.00005);
+      ++ratios;
     }
   }
+  EXPECT_EQ(ratios, 4);
   simdjson::dom::object total;
   ASSERT_EQ(ops["Total Op Info"]["Communication Time Info"].get(total), simdjson::SUCCESS);
   EXPECT_NEAR(elapse_ms, total["Elapse Time(ms)"].get_double().value(), 1e-6);

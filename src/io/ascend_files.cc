@@ -24,6 +24,14 @@ namespace {
 
 constexpr std::string_view kOutputDir = "ASCEND_PROFILER_OUTPUT";
 
+// The folder's own name, however the path was written ("." and "x/" too).
+std::string FolderName(const fs::path& p) {
+  std::error_code ec;
+  fs::path a = fs::absolute(p, ec).lexically_normal();
+  if (!a.has_filename()) a = a.parent_path();
+  return a.filename().string();
+}
+
 bool IsDir(const fs::path& p) {
   std::error_code ec;
   return fs::is_directory(p, ec);
@@ -38,6 +46,16 @@ bool IsFile(const fs::path& p) {
 std::string TraceIn(const fs::path& out_dir, std::vector<std::string>* missing) {
   for (const char* name : {"trace_view.json", "kernel_details.csv"})
     if (IsFile(out_dir / name)) return (out_dir / name).string();
+  // The database form: ascend_pytorch_profiler_<rank>.db.
+  std::error_code ec;
+  std::vector<std::string> dbs;
+  for (const auto& e : fs::directory_iterator(out_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("ascend_pytorch_profiler") && name.ends_with(".db") && IsFile(e.path()))
+      dbs.push_back(e.path().string());
+  }
+  std::sort(dbs.begin(), dbs.end());
+  if (!dbs.empty()) return dbs.front();
   if (missing) missing->push_back(out_dir.string());
   return "";
 }
@@ -50,7 +68,13 @@ bool ParseReal(std::string_view s, double* out) {
   return ec == std::errc() && p == end && std::isfinite(*out);
 }
 
-Ps MsToPs(double ms) { return static_cast<Ps>(std::llround(ms * static_cast<double>(kPsPerMs))); }
+// A time in ms from the files, or -1 when it is not one (negative, not
+// finite, or over 10^9 ms = 11.6 days: no profile op lasts that long, and
+// more would overflow ps).
+Ps MsToPs(double ms) {
+  return std::isfinite(ms) && ms >= 0 && ms <= 1e9 ? static_cast<Ps>(std::llround(ms * static_cast<double>(kPsPerMs)))
+                                                   : Ps{-1};
+}
 
 // "step50" -> 50 (-1 otherwise).
 int64_t StepOf(std::string_view key) {
@@ -62,7 +86,7 @@ int64_t StepOf(std::string_view key) {
 
 // The fields of kernel_details.csv rows given to their kernels as args: the
 // op type and a few descriptive columns as text, and the PMU columns (every
-// column after "Context ID", or after the last descriptive one) as numbers.
+// column after "Context ID") as numbers.
 class KernelRowArgs {
  public:
   KernelRowArgs(const CsvTable& t, ProfileBuilder& b) : t_(t), b_(b) {
@@ -73,11 +97,10 @@ class KernelRowArgs {
       const int c = t.Column(name);
       if (c >= 0) text_.push_back({c, b.strings().Intern(name)});
     }
-    int pmu_from = t.Column("Context ID");
-    if (pmu_from < 0)
-      pmu_from = std::max({t.Column("Output Formats"), t.Column("Output Data Types"), t.Column("Duration(us)"),
-                           t.Column("Start Time(us)")});
-    for (size_t c = static_cast<size_t>(pmu_from) + 1; c < t.header.size(); ++c)
+    // The PMU columns follow "Context ID"; headers without it (profiler
+    // level 0) have none.
+    const int pmu_from = t.Column("Context ID");
+    for (size_t c = static_cast<size_t>(pmu_from) + 1; pmu_from >= 0 && c < t.header.size(); ++c)
       pmu_.push_back({static_cast<int>(c), b.strings().Intern(TrimCsvField(t.header[c]))});
   }
   void Add(size_t op, size_t row) {
@@ -105,6 +128,35 @@ class KernelRowArgs {
   std::vector<Col> text_, pmu_;
 };
 
+}  // namespace
+
+CommOpJoin::CommOpJoin(const ProfileBuilder& b) : p_(b.partial()) {
+  for (size_t i = 0; i < p_.ops.size(); ++i)
+    if (p_.ops.kind[i] == OpKind::kKernel) by_name_.emplace(p_.str(p_.ops.name[i]), static_cast<uint32_t>(i));
+}
+
+bool CommOpJoin::Join(const ProfileBuilder& b, double start_us, CommOpStat* c) const {
+  c->op = -1;
+  if (!std::isfinite(start_us) || std::abs(start_us) > 1e15 * 1e3) return false;
+  // ns from the double (about 0.25 us apart at epoch microseconds).
+  Ps start = 0;
+  if (!b.ToPartialTime(static_cast<Ps128>(std::llround(start_us * 1e3)) * 1000, &start)) return false;
+  c->start = start;
+  c->has_start = true;
+  // Within 2 us, or within the op's own time: the database form's analysis
+  // starts an op at its first task, up to tens of us after the op.
+  Ps best = std::max<Ps>(2 * kPsPerUs, c->elapse);
+  auto [lo, hi] = by_name_.equal_range(p_.str(c->name));
+  for (auto it = lo; it != hi; ++it) {
+    const Ps d = std::abs(p_.ops.ts[it->second] - start);
+    if (d <= best) best = d, c->op = static_cast<int32_t>(it->second);
+  }
+  if (c->op >= 0) c->start = p_.ops.ts[c->op];
+  return c->op >= 0;
+}
+
+namespace {
+
 class Sidecars {
  public:
   Sidecars(const fs::path& dir, ProfileBuilder& b) : dir_(dir), b_(b), p_(b.partial()) {}
@@ -112,7 +164,7 @@ class Sidecars {
   void Rank() {
     // profiler_info_<R>.json sits in the run folder, above ASCEND_PROFILER_OUTPUT.
     std::error_code ec;
-    const fs::path run = dir_.parent_path();
+    const fs::path run = dir_.has_parent_path() ? dir_.parent_path() : dir_ / "..";
     for (const auto& e : fs::directory_iterator(run, ec)) {
       const std::string name = e.path().filename().string();
       if (!name.starts_with("profiler_info") || !name.ends_with(".json")) continue;
@@ -143,11 +195,14 @@ class Sidecars {
     for (auto [col, name] : {std::pair{c_name, "Name"}, {c_start, "Start Time(us)"}})
       if (col < 0) return Warn(path, fmt::format("no \"{}\" column, so its rows cannot be joined to kernels", name));
     KernelRowArgs args(t, b_);
-    // The device ops by (start, name): a kernel keeps its stream and start
-    // (to the ns), an HCCL op its name (its start may differ by 1 ns).
-    std::map<std::pair<Ps, std::string_view>, uint32_t> by_start;
+    // The device ops by start: a row joins the kernel of its name starting
+    // within 1 ns (HCCL rows are 1 ns off the trace), on its stream where
+    // the row names one, each kernel once.
+    std::multimap<Ps, uint32_t> by_start;
     for (size_t i = 0; i < p_.ops.size(); ++i)
-      if (p_.ops.kind[i] == OpKind::kKernel) by_start.emplace(std::pair{p_.ops.ts[i], p_.str(p_.ops.name[i])}, i);
+      if (p_.ops.kind[i] == OpKind::kKernel) by_start.emplace(p_.ops.ts[i], static_cast<uint32_t>(i));
+    std::vector<bool> used(p_.ops.size(), false);
+    const int c_stream = t.Column("Stream ID");
     size_t joined = 0, unjoined = 0;
     uint32_t first_unjoined = 0;
     for (size_t r = 0; r < t.rows.size(); ++r) {
@@ -157,12 +212,19 @@ class Sidecars {
       int32_t op = -1;
       if (ParseDecimalPs(TrimCsvField(t.Get(r, c_start)), kPsPerUs, &abs) == DecimalError::kOk &&
           b_.ToPartialTime(abs, &start)) {
-        auto it = by_start.lower_bound({start - 1000, std::string_view()});
-        for (; it != by_start.end() && it->first.first <= start + 1000; ++it)
-          if (it->first.second == name) {
-            op = static_cast<int32_t>(it->second);
-            break;
-          }
+        int64_t stream = -1;
+        const std::string_view st = TrimCsvField(t.Get(r, c_stream));
+        if (std::from_chars(st.data(), st.data() + st.size(), stream).ec != std::errc()) stream = -1;
+        for (auto it = by_start.lower_bound(start - 1000); it != by_start.end() && it->first <= start + 1000; ++it) {
+          const uint32_t i = it->second;
+          if (used[i] || p_.str(p_.ops.name[i]) != name) continue;
+          const Track& track = p_.tracks[p_.ops.track[i]];
+          // HCCL lanes carry no hardware stream id: only compute lanes are compared.
+          if (stream >= 0 && track.stream >= 0 && track.stream < (int64_t{1} << 20) && track.stream != stream) continue;
+          op = static_cast<int32_t>(i);
+          used[i] = true;
+          break;
+        }
       }
       if (op < 0) {
         if (unjoined++ == 0) first_unjoined = t.line[r];
@@ -184,10 +246,7 @@ class Sidecars {
     simdjson::dom::parser parser;
     simdjson::dom::object root;
     if (auto err = parser.load(path.string()).get(root)) return Warn(path, simdjson::error_message(err));
-    // The comm ops on the trace by name, for the join.
-    std::unordered_multimap<std::string_view, uint32_t> by_name;
-    for (size_t i = 0; i < p_.ops.size(); ++i)
-      if (p_.ops.kind[i] == OpKind::kKernel) by_name.emplace(p_.str(p_.ops.name[i]), i);
+    const CommOpJoin join(b_);
     size_t ops = 0, unjoined = 0, bad = 0;
     for (auto [step_key, step_val] : root) {
       simdjson::dom::object kinds;
@@ -213,7 +272,10 @@ class Sidecars {
           }
           auto ms = [&](const char* field) {
             double v = 0;
-            return info[field].get(v) == simdjson::SUCCESS && std::isfinite(v) ? MsToPs(v) : Ps{-1};
+            if (info[field].get(v) != simdjson::SUCCESS) return Ps{-1};  // not recorded
+            const Ps ps = MsToPs(v);
+            if (ps < 0) ++bad;
+            return ps;
           };
           c.elapse = ms("Elapse Time(ms)");
           c.transit = ms("Transit Time(ms)");
@@ -221,20 +283,8 @@ class Sidecars {
           c.sync = ms("Synchronization Time(ms)");
           c.idle = ms("Idle Time(ms)");
           double start_us = 0;
-          if (info["Start Timestamp(us)"].get(start_us) == simdjson::SUCCESS && std::isfinite(start_us) &&
-              std::abs(start_us) < 1e18) {
-            Ps start = 0;
-            if (b_.ToPartialTime(static_cast<Ps128>(std::llround(start_us)) * kPsPerUs, &start)) c.start = start;
-            // The file's start is a double (about 0.25 us apart at epoch
-            // microseconds): the op of that name starting nearest, within 2 us.
-            Ps best = 2 * kPsPerUs;
-            auto [lo, hi] = by_name.equal_range(p_.str(c.name));
-            for (auto it = lo; it != hi; ++it) {
-              const Ps d = std::abs(p_.ops.ts[it->second] - c.start);
-              if (d <= best) best = d, c.op = static_cast<int32_t>(it->second);
-            }
-            if (c.op >= 0) c.start = p_.ops.ts[c.op];
-          }
+          if (info["Start Timestamp(us)"].get(start_us) != simdjson::SUCCESS) start_us = NAN;
+          join.Join(b_, start_us, &c);
           if (c.op < 0) ++unjoined;
           const uint32_t index = b_.AddCommOp(c);
           ++ops;
@@ -288,9 +338,12 @@ class Sidecars {
             l.step = StepOf(step_key);
             const size_t dash = pair.find('-');
             int src = -1, dst = -1;
-            if (dash == std::string_view::npos ||
-                std::from_chars(pair.data(), pair.data() + dash, src).ec != std::errc() ||
-                std::from_chars(pair.data() + dash + 1, pair.data() + pair.size(), dst).ec != std::errc()) {
+            auto whole = [](std::string_view t, int* out) {
+              auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), *out);
+              return ec == std::errc() && end == t.data() + t.size() && !t.empty() && *out >= 0;
+            };
+            if (dash == std::string_view::npos || !whole(pair.substr(0, dash), &src) ||
+                !whole(pair.substr(dash + 1), &dst)) {
               ++bad;
               continue;
             }
@@ -316,7 +369,8 @@ class Sidecars {
   static bool ReadTransfer(simdjson::dom::element v, LinkTransfer* l) {
     double mb = 0, ms = 0, gbps = -1;
     if (v["Transit Size(MB)"].get(mb) || v["Transit Time(ms)"].get(ms)) return false;
-    if (!std::isfinite(mb) || !std::isfinite(ms) || mb < 0 || ms < 0 || ms > 1e12) return false;
+    // Sizes up to 10^12 MB (10^18 bytes), times as MsToPs.
+    if (!std::isfinite(mb) || mb < 0 || mb > 1e12 || MsToPs(ms) < 0) return false;
     if (v["Bandwidth(GB/s)"].get(gbps) || !std::isfinite(gbps)) gbps = -1;
     l->megabytes = mb;
     l->time = MsToPs(ms);
@@ -421,7 +475,7 @@ std::vector<std::string> AscendTraceFiles(const std::string& dir_text, std::vect
     const std::string t = TraceIn(out_dir, missing);
     if (!t.empty()) out.push_back(t);
   };
-  if (dir.filename() == kOutputDir || (dir.filename().empty() && dir.parent_path().filename() == kOutputDir)) {
+  if (FolderName(dir) == kOutputDir) {
     take(dir);
     return out;
   }
@@ -439,8 +493,9 @@ std::vector<std::string> AscendTraceFiles(const std::string& dir_text, std::vect
 }
 
 void ReadAscendSidecars(const std::string& trace_path, ProfileBuilder& b) {
-  const fs::path dir = fs::path(trace_path).parent_path();
-  if (dir.filename() != kOutputDir || !IsDir(dir)) return;
+  fs::path dir = fs::path(trace_path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (FolderName(dir) != kOutputDir || !IsDir(dir)) return;
   Sidecars s(dir, b);
   s.Rank();
   if (fs::path(trace_path).filename() != "kernel_details.csv") s.KernelDetails();

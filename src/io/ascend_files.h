@@ -7,8 +7,8 @@
 // in RankProfile::sidecar_warnings and the rest is kept):
 // * ../profiler_info_<R>.json: the rank (rank_id).
 // * kernel_details.csv: each row is joined to its kernel on the trace (same
-//   stream and start time, to the nanosecond the trace keeps; HCCL rows to
-//   the communication op of that name and start) and gives it args: "OP
+//   name, start within 1 ns, same stream where the row names one; each
+//   kernel once; HCCL rows to the communication op) and gives it args: "OP
 //   Type", "Accelerator Core", "Input Shapes", "Input Data Types",
 //   "Output Shapes", "Block Dim", and every PMU column (aic_mac_ratio,
 //   aiv_vec_time(us), cube_utilization(%) ...) as a real number.
@@ -20,6 +20,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/file_loader.h"
@@ -43,6 +45,22 @@ std::vector<std::string> AscendTraceFiles(const std::string& dir, std::vector<st
 // steps.
 bool LooksLikeAscendKernelDetails(std::string_view bytes);
 Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, RankProfile* out);
+
+// The op on the trace a communication op of torch_npu's files stands for:
+// the kernel of that name starting nearest its start (an epoch-us double,
+// so to about 0.25 us), within 2 us or the op's elapse time, whichever is
+// longer (analysis.db starts an op at its first task). Build it after the
+// trace's ops.
+class CommOpJoin {
+ public:
+  explicit CommOpJoin(const ProfileBuilder& b);
+  // Sets c->start (as the partial profile holds times) and c->op (-1: none).
+  bool Join(const ProfileBuilder& b, double start_us, CommOpStat* c) const;
+
+ private:
+  const RankProfile& p_;
+  std::unordered_multimap<std::string_view, uint32_t> by_name_;
+};
 
 // Reads the files beside `trace_path` (see above) into the builder of its
 // trace, after AdoptAscendConventions. Nothing when there are none.

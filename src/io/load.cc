@@ -143,14 +143,12 @@ StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::strin
       std::vector<std::string> ascend = AscendTraceFiles(p, &missing);
       for (const std::string& m : missing)
         notes->push_back(
-            fmt::format("{}: no trace_view.json nor kernel_details.csv (the database form, "
-                        "ascend_pytorch_profiler_*.db, is not readable yet); skipped",
-                        m));
+            fmt::format("{}: no trace_view.json, kernel_details.csv or ascend_pytorch_profiler_*.db; skipped", m));
       if (!ascend.empty() || !missing.empty()) {
         if (ascend.empty())
           return NotFound(
-              fmt::format("{}: torch_npu output without a trace_view.json or kernel_details.csv in any "
-                          "ASCEND_PROFILER_OUTPUT folder",
+              fmt::format("{}: torch_npu output without a trace_view.json, kernel_details.csv or "
+                          "ascend_pytorch_profiler_*.db in any ASCEND_PROFILER_OUTPUT folder",
                           p));
         out.insert(out.end(), ascend.begin(), ascend.end());
         continue;

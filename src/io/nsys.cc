@@ -10,7 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/ascend_db.h"
 #include "io/readers.h"
+#include "io/sqlite_db.h"
 #include "model/builder.h"
 
 namespace mlprof {
@@ -95,38 +97,11 @@ const char* SyncName(int64_t type) {
   }
 }
 
-class Stmt {
- public:
-  Stmt(sqlite3* db, const std::string& sql) {
-    rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr);
-    prepared_ = rc_ == SQLITE_OK;
-  }
-  ~Stmt() { sqlite3_finalize(s_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  bool ok() const { return prepared_; }
-  bool Next() { return (rc_ = sqlite3_step(s_)) == SQLITE_ROW; }
-  bool done() const { return rc_ == SQLITE_DONE; }
-  int64_t Int(int i) const { return sqlite3_column_int64(s_, i); }
-  bool Null(int i) const { return sqlite3_column_type(s_, i) == SQLITE_NULL; }
-  std::string_view Text(int i) const {
-    const unsigned char* p = sqlite3_column_text(s_, i);
-    return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(s_, i)))
-             : std::string_view();
-  }
-
- private:
-  sqlite3_stmt* s_ = nullptr;
-  int rc_ = SQLITE_OK;
-  bool prepared_ = false;
-};
+using Stmt = SqliteStmt;
 
 class NsysReader {
  public:
   NsysReader(LoadedFile& f, RankProfile* out) : f_(f), b_(out) {}
-  ~NsysReader() {
-    if (db_) sqlite3_close(db_);
-  }
 
   Status Read() {
     RETURN_IF_ERROR(Open());
@@ -149,26 +124,8 @@ class NsysReader {
   }
 
  private:
-  Status Open() {
-    if (sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
-      return Internal(fmt::format("{}: SQLite could not open an in-memory database", f_.path));
-    // The loaded bytes, read in place (never written: READONLY).
-    auto* data = reinterpret_cast<unsigned char*>(f_.bytes.data());
-    const auto n = static_cast<sqlite3_int64>(f_.bytes.size());
-    if (sqlite3_deserialize(db_, "main", data, n, n, SQLITE_DESERIALIZE_READONLY) != SQLITE_OK)
-      return DataLoss(fmt::format("{}: SQLite cannot read this database: {}", f_.path, sqlite3_errmsg(db_)));
-    Stmt s(db_, "SELECT name FROM sqlite_master WHERE type = 'table'");
-    if (!s.ok()) return Corrupt("the table list");
-    while (s.Next()) tables_.insert(std::string(s.Text(0)));
-    if (!s.done()) return Corrupt("the table list");
-    return OkStatus();
-  }
-
-  // An SQLite error while reading `what`: the file is damaged or cut short.
-  Status Corrupt(std::string_view what) const {
-    return DataLoss(fmt::format("{}: SQLite error reading {} ({}): the file is damaged or truncated ({} bytes)",
-                                f_.path, what, sqlite3_errmsg(db_), f_.bytes.size()));
-  }
+  Status Open() { return file_.Open(f_); }
+  Status Corrupt(std::string_view what) const { return file_.Corrupt(what); }
 
   Status CheckIsNsys() {
     const bool strings = Has("StringIds");
@@ -177,30 +134,21 @@ class NsysReader {
     if (strings && activity) return OkStatus();
     std::string some;
     size_t k = 0;
-    for (const std::string& t : tables_) {
+    for (const std::string& t : file_.tables()) {
       if (k++ == 8) {
         some += ", ...";
         break;
       }
       some += (some.empty() ? "" : ", ") + t;
     }
-    if (Has("STRING_IDS") && (Has("TASK") || Has("COMPUTE_TASK_INFO") || Has("CANN_API")))
-      return Unimplemented(
-          fmt::format("{}: an Ascend profiler database (STRING_IDS, TASK, ...): not readable yet", f_.path));
     return WrongFormat(fmt::format(
         "{}: an SQLite database, but not an Nsight Systems export (expected StringIds and CUPTI_ACTIVITY_KIND_*, "
         "NVTX_EVENTS or OSRT_API tables; it has {} table(s){}{})",
-        f_.path, tables_.size(), some.empty() ? "" : ": ", some));
+        f_.path, file_.tables().size(), some.empty() ? "" : ": ", some));
   }
 
-  bool Has(const std::string& table) const { return tables_.count(table) > 0; }
-
-  std::set<std::string> Columns(const std::string& table) {
-    std::set<std::string> out;
-    Stmt s(db_, "PRAGMA table_info(\"" + table + "\")");
-    while (s.ok() && s.Next()) out.insert(std::string(s.Text(1)));
-    return out;
-  }
+  bool Has(const std::string& table) const { return file_.Has(table); }
+  std::set<std::string> Columns(const std::string& table) const { return file_.Columns(table); }
 
   // SELECT of `want` from `table`: a column the table lacks reads as NULL;
   // a required one (marked with a leading '!') missing is an error.
@@ -224,7 +172,7 @@ class NsysReader {
   }
 
   Status LoadStrings() {
-    Stmt s(db_, "SELECT id, value FROM StringIds");
+    Stmt s(file_.db(), "SELECT id, value FROM StringIds");
     if (!s.ok()) return Corrupt("StringIds");
     while (s.Next()) strings_.emplace(s.Int(0), std::string(s.Text(1)));
     if (!s.done()) return Corrupt("StringIds");
@@ -254,7 +202,7 @@ class NsysReader {
     ASSIGN_OR_RETURN(const std::string sql,
                      Select("TARGET_INFO_GPU", {id, "name", "totalMemory", "smCount", "computeMajor", "computeMinor",
                                                 "memoryBandwidth", "clockRate", "chipName"}));
-    Stmt s(db_, sql + " ORDER BY 1");
+    Stmt s(file_.db(), sql + " ORDER BY 1");
     if (!s.ok()) return Corrupt("TARGET_INFO_GPU");
     std::set<int64_t> seen;
     while (s.Next()) {
@@ -279,7 +227,7 @@ class NsysReader {
   Status ReadNames() {
     if (Has("PROCESSES")) {
       ASSIGN_OR_RETURN(const std::string sql, Select("PROCESSES", {"!globalPid", "pid", "name"}));
-      Stmt s(db_, sql);
+      Stmt s(file_.db(), sql);
       if (!s.ok()) return Corrupt("PROCESSES");
       while (s.Next())
         if (!s.Null(0) && !s.Text(2).empty()) b_.SetProcessName(PidOf(s.Int(0)), b_.strings().Intern(s.Text(2)));
@@ -287,7 +235,7 @@ class NsysReader {
     }
     if (Has("ThreadNames")) {
       ASSIGN_OR_RETURN(const std::string sql, Select("ThreadNames", {"!nameId", "!globalTid"}));
-      Stmt s(db_, sql);
+      Stmt s(file_.db(), sql);
       if (!s.ok()) return Corrupt("ThreadNames");
       while (s.Next())
         if (!s.Null(1)) thread_names_[{PidOf(s.Int(1)), TidOf(s.Int(1))}] = s.Int(0);
@@ -318,7 +266,7 @@ class NsysReader {
     if (!Has("CUPTI_ACTIVITY_KIND_RUNTIME")) return OkStatus();
     ASSIGN_OR_RETURN(const std::string sql, Select("CUPTI_ACTIVITY_KIND_RUNTIME",
                                                    {"!start", "!end", "!globalTid", "correlationId", "!nameId"}));
-    Stmt s(db_, sql);
+    Stmt s(file_.db(), sql);
     if (!s.ok()) return Corrupt("CUPTI_ACTIVITY_KIND_RUNTIME");
     const StringId runtime = b_.strings().Intern("cuda_runtime"), driver = b_.strings().Intern("cuda_driver");
     std::unordered_map<int64_t, std::pair<StringId, bool>> names;  // nameId -> (name, driver)
@@ -368,7 +316,7 @@ class NsysReader {
     ASSIGN_OR_RETURN(const std::string sql,
                      GpuSelect("CUPTI_ACTIVITY_KIND_KERNEL", {"demangledName", "shortName", "gridX", "gridY", "gridZ",
                                                               "blockX", "blockY", "blockZ"}));
-    Stmt s(db_, sql);
+    Stmt s(file_.db(), sql);
     if (!s.ok()) return Corrupt("CUPTI_ACTIVITY_KIND_KERNEL");
     const StringId cat = b_.strings().Intern("kernel");
     std::map<std::array<int64_t, 3>, StringId> dims;
@@ -395,7 +343,7 @@ class NsysReader {
     if (!Has("CUPTI_ACTIVITY_KIND_MEMCPY")) return OkStatus();
     ASSIGN_OR_RETURN(const std::string sql,
                      GpuSelect("CUPTI_ACTIVITY_KIND_MEMCPY", {"!bytes", "!copyKind", "srcKind", "dstKind"}));
-    Stmt s(db_, sql);
+    Stmt s(file_.db(), sql);
     if (!s.ok()) return Corrupt("CUPTI_ACTIVITY_KIND_MEMCPY");
     const StringId cat = b_.strings().Intern("gpu_memcpy");
     std::map<std::array<int64_t, 3>, StringId> names;
@@ -422,7 +370,7 @@ class NsysReader {
   Status ReadMemset() {
     if (!Has("CUPTI_ACTIVITY_KIND_MEMSET")) return OkStatus();
     ASSIGN_OR_RETURN(const std::string sql, GpuSelect("CUPTI_ACTIVITY_KIND_MEMSET", {"!bytes", "memKind"}));
-    Stmt s(db_, sql);
+    Stmt s(file_.db(), sql);
     if (!s.ok()) return Corrupt("CUPTI_ACTIVITY_KIND_MEMSET");
     const StringId cat = b_.strings().Intern("gpu_memset");
     std::map<int64_t, StringId> names;
@@ -445,7 +393,7 @@ class NsysReader {
   Status ReadSync() {
     if (!Has("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")) return OkStatus();
     ASSIGN_OR_RETURN(const std::string sql, GpuSelect("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", {"!syncType"}));
-    Stmt s(db_, sql);
+    Stmt s(file_.db(), sql);
     if (!s.ok()) return Corrupt("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
     const StringId cat = b_.strings().Intern("cuda_sync");
     while (s.Next()) {
@@ -470,7 +418,7 @@ class NsysReader {
     if (!Has("NVTX_EVENTS")) return OkStatus();
     ASSIGN_OR_RETURN(const std::string sql,
                      Select("NVTX_EVENTS", {"!start", "end", "!eventType", "text", "textId", "globalTid"}));
-    Stmt s(db_, sql);
+    Stmt s(file_.db(), sql);
     if (!s.ok()) return Corrupt("NVTX_EVENTS");
     const StringId cat = b_.strings().Intern("nvtx");
     std::unordered_map<StringId, int64_t> step_of;  // names checked for a step number
@@ -508,7 +456,7 @@ class NsysReader {
   Status ReadOsrt() {
     if (!Has("OSRT_API")) return OkStatus();
     ASSIGN_OR_RETURN(const std::string sql, Select("OSRT_API", {"!start", "!end", "!globalTid", "!nameId"}));
-    Stmt s(db_, sql);
+    Stmt s(file_.db(), sql);
     if (!s.ok()) return Corrupt("OSRT_API");
     const StringId cat = b_.strings().Intern("osrt");
     while (s.Next()) {
@@ -525,8 +473,7 @@ class NsysReader {
 
   LoadedFile& f_;
   ProfileBuilder b_;
-  sqlite3* db_ = nullptr;
-  std::set<std::string> tables_;
+  SqliteFile file_;
   std::unordered_map<int64_t, std::string> strings_;
   std::unordered_map<int64_t, StringId> interned_;
   std::map<std::pair<int64_t, int64_t>, int64_t> thread_names_;  // (pid, tid) -> StringIds id
@@ -571,6 +518,11 @@ int64_t StepNumberOfRange(std::string_view name) {
 }
 
 Status ReadNsysSqlite(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
+  {
+    // torch_npu's database form is SQLite too.
+    SqliteFile probe;
+    if (probe.Open(file).ok() && IsAscendDb(probe)) return ReadAscendDb(file, options, out);
+  }
   DescribeFile(file, "nsys", out);
   RETURN_IF_ERROR(RefuseTruncated(file));
   NsysReader r(file, out);

@@ -324,7 +324,8 @@ Status ProfileBuilder::Finish() {
   for (size_t i = 0; i < n; ++i) o.ts[i] -= shift;
   for (Flow& f : p.flows) f.ts -= shift;
   for (CounterSample& c : p.counters) c.ts -= shift;
-  for (CommOpStat& c : p.comm_ops) c.start -= shift;
+  for (CommOpStat& c : p.comm_ops)
+    if (c.has_start) c.start -= shift;
   p.origin_abs_ps = base_ + shift;
 
   // 2. Group ops by track (counting sort), then order each track by

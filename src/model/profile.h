@@ -238,7 +238,8 @@ struct CommOpStat {
   StringId group = 0;  // the text after '@' in the file's key (the group's hash)
   int64_t step = -1;   // "step50" -> 50
   bool p2p = false;
-  Ps start = 0;  // ps from the rank origin
+  Ps start = 0;  // ps from the rank origin, when has_start
+  bool has_start = false;
   // -1: not recorded. Elapse = transit + wait + idle (HCCL's split of the op).
   Ps elapse = -1, transit = -1, wait = -1, sync = -1, idle = -1;
   int32_t op = -1;  // the op of that name starting then (-1 none)

@@ -296,7 +296,7 @@ Table OpStatisticTable(const std::vector<SummaryRow>& rows) {
 }
 
 Table HcclOpsTable(const std::vector<HcclOpRow>& rows) {
-  Table t("hccl_ops", "Communication ops as HCCL measured them (torch_npu communication.json; us)");
+  Table t("hccl_ops", "Communication ops as HCCL measured them (torch_npu communication.json or analysis.db; us)");
   t.Add(RankKey())
       .Add(Measure("step", Unit::kId, "the step the file files it under"))
       .Add(Text("kind", "collective or p2p"))
@@ -313,8 +313,9 @@ Table HcclOpsTable(const std::vector<HcclOpRow>& rows) {
   for (const HcclOpRow& r : rows) {
     auto time = [](Ps x) { return x < 0 ? Cell::Null() : Cell::Int(x); };
     t.rows.push_back({Cell::Int(r.rank), r.step < 0 ? Cell::Null() : Cell::Int(r.step), Cell::Text(r.kind),
-                      Cell::Int(r.start), time(r.elapse), time(r.transit), time(r.wait), time(r.sync), time(r.idle),
-                      Known(r.wait_ratio), Known(r.sync_ratio), time(r.trace_dur), Cell::Text(r.name)});
+                      r.has_start ? Cell::Int(r.start) : Cell::Null(), time(r.elapse), time(r.transit), time(r.wait),
+                      time(r.sync), time(r.idle), Known(r.wait_ratio), Known(r.sync_ratio), time(r.trace_dur),
+                      Cell::Text(r.name)});
   }
   t.notes.push_back(
       "A high wait ratio means the op mostly waited for other ranks: look at the slowest rank before the link.");
@@ -375,6 +376,9 @@ Table MemoryTable(const std::vector<DeviceMemory>& m) {
                       bytes(d.before_trace), bytes(d.end_allocated), Cell::Int(d.peak_net),
                       Cell::Int(d.allocated_bytes), Cell::Int(d.freed_bytes),
                       d.has_totals ? Cell::Int(d.mismatches) : Cell::Null()});
+    if (d.skipped && (t.rows.size() == 1 || m[t.rows.size() - 2].rank != d.rank))
+      t.notes.push_back(fmt::format("rank {}: {} allocator events skipped: Bytes missing, not a number or over 2^50",
+                                    d.rank, d.skipped));
     if (d.mismatches)
       t.notes.push_back(fmt::format(
           "rank {} {}: at {} of {} events the running sum of Bytes differs from the trace's Total Allocated (first at "
