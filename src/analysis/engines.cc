@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <map>
+#include <span>
+#include <tuple>
 
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
@@ -143,7 +147,10 @@ std::vector<EngineRow> ComputeEngines(const ProfileView& view, EngineTimeline* t
       r.ops = a.ops;
       const std::string name(p.str(tr.name));
       if (tr.kind == TrackKind::kGpuStream) {
-        r.engine = fmt::format("GPU {} stream {}", tr.device, tr.stream);
+        // Ascend lanes by their own names ("NPU 0 Stream 2", "NPU 0 Group 0 Communication").
+        r.engine = (p.str(tr.process_name) == "Ascend Hardware" || p.str(tr.process_name) == "HCCL") && !name.empty()
+                       ? fmt::format("NPU {} {}", tr.device, name)
+                       : fmt::format("GPU {} stream {}", tr.device, tr.stream);
         r.kind = "stream";
       } else if (device) {
         const std::string_view proc = p.str(tr.process_name);
@@ -190,6 +197,85 @@ std::vector<EngineRow> ComputeEngines(const ProfileView& view, EngineTimeline* t
       out.push_back(std::move(overall));
     }
   }
+  return out;
+}
+
+UnitReport ComputeUnitUtilisation(const Profile& profile) {
+  UnitReport out;
+  std::map<std::string, size_t> unit_index;
+  struct Acc {
+    int64_t kernels = 0;
+    Ps time = 0;
+    std::vector<double> sum, weight;  // per unit: sum of ratio x duration, sum of durations
+  };
+  for (size_t ri = 0; ri < profile.ranks.size(); ++ri) {
+    const RankProfile& p = profile.ranks[ri];
+    const OpTable& o = p.ops;
+    const StringId op_type = p.strings.Find("OP Type"), core = p.strings.Find("Accelerator Core");
+    // Which arg keys are counters: names ending in "_ratio".
+    std::unordered_map<StringId, size_t> key_unit;
+    std::map<std::pair<std::string, std::string>, Acc> groups;
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (o.kind[i] != OpKind::kKernel) continue;
+      const std::span<const Arg> args = p.args.Of(ArgOwner::kOp, static_cast<uint32_t>(i));
+      if (args.empty()) continue;
+      std::string type, core_type;
+      std::vector<std::pair<size_t, double>> values;
+      for (const Arg& a : args) {
+        const ArgValue& v = a.value;
+        if (v.key == op_type && v.type == ArgType::kString) type = p.str(v.s);
+        if (v.key == core && v.type == ArgType::kString) core_type = p.str(v.s);
+        if (v.type != ArgType::kReal || !std::isfinite(v.r) || v.r < 0) continue;
+        auto k = key_unit.find(v.key);
+        if (k == key_unit.end()) {
+          const std::string_view name = p.str(v.key);
+          size_t unit = SIZE_MAX;
+          if (name.size() > 6 && name.ends_with("_ratio")) {
+            auto [it, fresh] = unit_index.emplace(std::string(name), out.units.size());
+            if (fresh) out.units.emplace_back(name);
+            unit = it->second;
+          }
+          k = key_unit.emplace(v.key, unit).first;
+        }
+        if (k->second != SIZE_MAX) values.emplace_back(k->second, v.r);
+      }
+      if (values.empty()) continue;
+      const Ps dur = o.dur[i];
+      for (const std::string& t : {type.empty() ? std::string("(no op type)") : type, std::string("all")}) {
+        Acc& g = groups[{t, core_type}];
+        ++g.kernels;
+        g.time += dur;
+        for (const auto& [u, r] : values) {
+          if (g.sum.size() <= u) g.sum.resize(u + 1, 0), g.weight.resize(u + 1, 0);
+          g.sum[u] += r * static_cast<double>(dur);
+          g.weight[u] += static_cast<double>(dur);
+        }
+      }
+    }
+    std::vector<UnitRow> rows;
+    for (auto& [key, g] : groups) {
+      UnitRow r;
+      r.rank = p.rank_or(static_cast<int64_t>(ri));
+      r.op_type = key.first;
+      r.core = key.second;
+      r.kernels = g.kernels;
+      r.time = g.time;
+      rows.push_back(std::move(r));
+      std::vector<double>& ratios = rows.back().ratios;
+      for (size_t u = 0; u < g.sum.size(); ++u) {
+        if (ratios.size() <= u) ratios.resize(u + 1, -1);
+        ratios[u] = g.weight[u] > 0 ? g.sum[u] / g.weight[u] : -1;
+      }
+    }
+    // The "all" rows first, then the op types; each by time, largest first.
+    std::stable_sort(rows.begin(), rows.end(), [](const UnitRow& a, const UnitRow& b) {
+      const bool all_a = a.op_type == "all", all_b = b.op_type == "all";
+      if (all_a != all_b) return all_a;
+      return a.time != b.time ? a.time > b.time : std::tie(a.op_type, a.core) < std::tie(b.op_type, b.core);
+    });
+    for (UnitRow& r : rows) out.rows.push_back(std::move(r));
+  }
+  for (UnitRow& r : out.rows) r.ratios.resize(out.units.size(), -1);
   return out;
 }
 

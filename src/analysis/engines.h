@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/intervals.h"
@@ -41,6 +42,27 @@ struct EngineTimeline {
 };
 
 std::vector<EngineRow> ComputeEngines(const ProfileView& view, EngineTimeline* timeline = nullptr);
+
+// The hardware units inside the kernels, where the profile carries per-kernel
+// counters (Ascend's PMU columns: the share of a kernel's time each unit was
+// busy, e.g. aic_mac_ratio = the cube unit, aic_scalar_ratio, aic_mte2_ratio
+// = loads from global memory, aiv_vec_ratio = the vector unit): every
+// kernel arg whose name ends in "_ratio", per rank and (op type, core
+// type), each ratio averaged over the group's kernels weighted by their
+// durations (kernels without that counter left out of its average). Groups
+// by time, largest first; an "all" row per rank and core type.
+struct UnitRow {
+  int64_t rank = 0;
+  std::string op_type, core;  // op_type "all": every kernel of the core type
+  int64_t kernels = 0;
+  Ps time = 0;
+  std::vector<double> ratios;  // per UnitReport::units; -1: none of the group's kernels has it
+};
+struct UnitReport {
+  std::vector<std::string> units;  // counter names, in first-seen order
+  std::vector<UnitRow> rows;
+};
+UnitReport ComputeUnitUtilisation(const Profile& profile);
 
 // Adds the part of each of `busy` (sorted, disjoint) that falls in each of
 // `bins.size()` equal bins of [start, end) to that bin, as a fraction of the

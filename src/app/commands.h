@@ -70,7 +70,8 @@ StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o);
 // (analysis/layers.h).
 Report Layers(const Session& s, int warmup);
 // How busy each engine was: GPU streams, device lines, launching threads.
-Report Engines(const Session& s);
+// `top`: op types per rank in the hardware-unit table.
+Report Engines(const Session& s, const TableOptions& o);
 // Memory over time per device (analysis/memory.h).
 Report Memory(const Session& s, const TableOptions& o);
 // The TensorBoard PyTorch profiler plugin's Overview: step time by role and

@@ -295,9 +295,9 @@ ReportTables ComputeReportTables(const Session& s) {
   so.top = 0;
   so.top_ops = 0;
   t.summary = Summary(s, so);
-  t.engines = Engines(s);
   TableOptions all;
   all.top = 0;
+  t.engines = Engines(s, all);
   t.kernels = Kernels(s, all);
   OpsOptions oo;
   oo.top = 0;
@@ -417,7 +417,8 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
     if (f->rows.size() > 5) ft.notes.push_back(fmt::format("{} more findings.", f->rows.size() - 5));
     summary.tables.push_back(std::move(ft));
   }
-  for (Table& x : Engines(s).tables) summary.tables.push_back(std::move(x));
+  TableOptions ten;
+  for (Table& x : Engines(s, ten).tables) summary.tables.push_back(std::move(x));
   {
     // Steps, compact: the steady-state medians in ms (XLA profiles: their
     // own step tables).

@@ -307,9 +307,16 @@ Report Steps(const Session& s, const StepsOptions& o) {
   return r;
 }
 
-Report Engines(const Session& s) {
+Report Engines(const Session& s, const TableOptions& o) {
   Report r = WithImportWarnings(s);
   r.tables.push_back(EngineTable(ComputeEngines(s.view)));
+  // Per-kernel hardware counters, where the profile has them (Ascend PMU).
+  const UnitReport units = ComputeUnitUtilisation(s.profile);
+  if (!units.rows.empty()) {
+    size_t hidden = 0;
+    r.tables.push_back(UnitsTable(units, o.top, &hidden));
+    NoteHiddenRows(r.tables.back(), hidden);
+  }
   return r;
 }
 

@@ -8,7 +8,11 @@ namespace mlprof::cli {
 namespace {
 
 class EnginesCommand : public ProfileCommand {
-  StatusOr<Report> Analyse(const app::Session& s) override { return app::Engines(s); }
+  StatusOr<Report> Analyse(const app::Session& s) override {
+    app::TableOptions o;
+    o.top = top();
+    return app::Engines(s, o);
+  }
 };
 
 }  // namespace

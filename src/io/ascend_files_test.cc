@@ -6,6 +6,7 @@
 #include <map>
 
 #include "../../tests/corpus_util.h"
+#include "analysis/engines.h"
 #include "base/csv.h"
 #include "io/load.h"
 
@@ -60,6 +61,61 @@ TEST(AscendKernelDetails, RowsAreKernelsWithTheirFields) {
   EXPECT_DOUBLE_EQ(mac->r, 0.75);
   // "N/A" PMU fields of the HCCL row are left out.
   EXPECT_EQ(r.args.Find(ArgOwner::kOp, static_cast<uint32_t>(ar), r.strings.Find("aic_mac_ratio")), nullptr);
+}
+
+// The hardware-unit table: two MatMul kernels of 10 and 30 us with
+// aic_mac_ratio 0.2 and 0.6 average to (10 x 0.2 + 30 x 0.6) / 40 = 0.5; the
+// Add kernel has aiv_vec_ratio 0.5 and no aic counter of its own value
+// (0: the CSV's number) in its group.
+TEST(AscendKernelDetails, UnitRatiosWeightedByKernelTime) {
+  auto p = LoadTraceBytes(
+      "Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us),Context ID,aic_mac_ratio,"
+      "aiv_vec_ratio,cube_utilization(%)\n"
+      "1,2,mm1,MatMul,AI_CORE,100,10,N/A,0.2,N/A,20\n"
+      "1,2,mm2,MatMul,AI_CORE,120,30,N/A,0.6,N/A,60\n"
+      "1,2,add,Add,AI_VECTOR_CORE,160,5,N/A,N/A,0.5,0\n",
+      "kernel_details.csv");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  Profile prof;
+  prof.ranks.push_back(std::move(*p));
+  const UnitReport u = ComputeUnitUtilisation(prof);
+  ASSERT_EQ(u.units, (std::vector<std::string>{"aic_mac_ratio", "aiv_vec_ratio"}));  // "(%)" columns are not ratios
+  const UnitRow* mm = nullptr;
+  const UnitRow* add = nullptr;
+  for (const UnitRow& r : u.rows) {
+    if (r.op_type == "MatMul") mm = &r;
+    if (r.op_type == "Add") add = &r;
+  }
+  ASSERT_NE(mm, nullptr);
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(mm->kernels, 2);
+  EXPECT_EQ(mm->time, 40 * kPsPerUs);
+  EXPECT_NEAR(mm->ratios[0], 0.5, 1e-12);
+  EXPECT_EQ(mm->ratios[1], -1);  // no MatMul kernel has a vector counter
+  EXPECT_NEAR(add->ratios[1], 0.5, 1e-12);
+  EXPECT_EQ(u.rows.front().op_type, "all");
+}
+
+// On the corpus (level 1, rank 0): MatMulV2's 8 kernels, weighted by time,
+// as a Python average over kernel_details.csv gives them (durations there
+// rounded to 1 ns): aic_mac_ratio 0.190891, aic_mte2_ratio 0.886516.
+TEST(AscendKernelDetails, CorpusUnitRatiosEqualAPythonAverage) {
+  MLPROF_CORPUS_FILE(dir, "ascend/msinsight_2rank/text/level1/rank0_ascend_pt");
+  auto p = LoadProfile({dir}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const UnitReport u = ComputeUnitUtilisation(*p);
+  const UnitRow* mm = nullptr;
+  for (const UnitRow& r : u.rows)
+    if (r.op_type == "MatMulV2") mm = &r;
+  ASSERT_NE(mm, nullptr);
+  EXPECT_EQ(mm->kernels, 8);
+  auto unit = [&](const char* name) {
+    for (size_t i = 0; i < u.units.size(); ++i)
+      if (u.units[i] == name) return mm->ratios[i];
+    return -2.0;
+  };
+  EXPECT_NEAR(unit("aic_mac_ratio"), 0.1908906, 1e-5);
+  EXPECT_NEAR(unit("aic_mte2_ratio"), 0.8865161, 1e-5);
 }
 
 TEST(AscendKernelDetails, MissingColumnsAndBrokenQuotesAreErrors) {

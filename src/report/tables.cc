@@ -583,6 +583,34 @@ const char* const kRoleDescriptions[kStepRoleCount] = {
 };
 }  // namespace
 
+Table UnitsTable(const UnitReport& u, int top, size_t* hidden) {
+  Table t("units", "Hardware units inside the kernels: the share of kernel time each unit was busy (PMU counters)");
+  t.Add(RankKey())
+      .Add(Key("core", Unit::kText, "the core type the kernels ran on"))
+      .Add(Key("op_type", Unit::kText, "the kernels' op type; all: every kernel of the core type").Symbol())
+      .Add(Count("kernels", "kernels with counters"))
+      .Add(TimeUs("time", "their time on the trace"));
+  for (const std::string& name : u.units)
+    t.Add(Measure(name, Unit::kRatio, "the counter, averaged weighted by kernel time").Show(name, 1, 3));
+  *hidden = 0;
+  std::map<int64_t, int> shown;
+  for (const UnitRow& r : u.rows) {
+    if (r.op_type != "all" && top > 0 && shown[r.rank]++ >= top) {
+      ++*hidden;
+      continue;
+    }
+    std::vector<Cell> row = {Cell::Int(r.rank), Cell::Text(r.core), Cell::Text(r.op_type), Cell::Int(r.kernels),
+                             Cell::Int(r.time)};
+    for (double v : r.ratios) row.push_back(Known(v));
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(
+      "aic_* counters are the cube core's units (mac: the matrix unit; mte1/mte2: moves into the core and from "
+      "global memory; fixpipe: results out), aiv_* the vector core's (vec: the vector unit; mte3: stores). A kernel "
+      "near 1 on an mte ratio and low on mac or vec waits on memory; high scalar means control overhead.");
+  return t;
+}
+
 Table EngineTable(const std::vector<EngineRow>& rows) {
   Table t("engines", "Engines: busy, idle and utilisation over each rank's window (ms)");
   t.Add(RankKey())

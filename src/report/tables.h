@@ -58,6 +58,8 @@ Table StepSummaryTable(const StepReport& s);
 Table MemoryTable(const std::vector<DeviceMemory>& m);
 Table MemorySitesTable(const std::vector<DeviceMemory>& m, bool at_peak, int top, size_t* hidden);
 // How busy each engine was (analysis/engines.h).
+// The hardware units inside kernels (ComputeUnitUtilisation): `top` op types per rank (0: all) after the "all" rows.
+Table UnitsTable(const UnitReport& u, int top, size_t* hidden);
 Table EngineTable(const std::vector<EngineRow>& rows);
 Table OverviewStepTable(const std::vector<RankOverview>& o);
 Table OverviewMeanTable(const std::vector<RankOverview>& o);
