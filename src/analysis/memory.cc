@@ -36,7 +36,7 @@ std::string DeviceName(int64_t type, int64_t id) {
       name = "mtia";
       break;
     case 20:
-      name = "privateuseone";
+      name = "npu";  // PrivateUse1, as torch_npu names it
       break;
     default:
       name = fmt::format("type {}", type);
@@ -146,8 +146,13 @@ std::vector<DeviceMemory> ComputeMemory(const Profile& profile) {
       by_device[{type, id}].push_back(e);
     }
     // The cpu_ops enclosing an op on its track: (outermost, innermost).
+    const StringId op_name = p.strings.Find("Op Name");
     auto sites = [&](uint32_t i) {
       StringId outer = StringPool::kNotFound, inner = StringPool::kNotFound;
+      // Allocations read from a per-op file (torch_npu's operator_memory.csv) name their op.
+      if (op_name != StringPool::kNotFound)
+        if (const ArgValue* v = p.args.Find(ArgOwner::kOp, i, op_name); v && v->type == ArgType::kString)
+          return std::pair{v->s, v->s};
       for (int32_t q = o.parent[i]; q >= 0; q = o.parent[q])
         if (o.kind[q] == OpKind::kCpuOp && !p.str(o.name[q]).starts_with("ProfilerStep#")) {
           if (inner == StringPool::kNotFound) inner = o.name[q];
@@ -161,6 +166,8 @@ std::vector<DeviceMemory> ComputeMemory(const Profile& profile) {
       d.device = DeviceName(dev.first, dev.second);
       d.events = static_cast<int64_t>(evs.size());
       d.skipped = skipped;
+      if (op_name != StringPool::kNotFound)
+        for (const Event& e : evs) d.op_file = d.op_file || p.args.Find(ArgOwner::kOp, e.op, op_name) != nullptr;
       // Totals from the first event that has them (old traces: none); what
       // was allocated before the trace: that total less the window's bytes
       // up to and including its event.

@@ -22,7 +22,8 @@
 // Alive at the peak: the blocks allocated (by Addr) and not freed when Total
 // Allocated peaked, grouped by op; what the trace cannot place (allocated
 // before it started) is `before_trace`. Allocators: every allocation in the
-// window, grouped by op.
+// window, grouped by op. Events that name their op ("Op Name": torch_npu's
+// operator_memory.csv, io/ascend_files.h) are attributed to it.
 #pragma once
 
 #include <string>
@@ -51,6 +52,8 @@ struct DeviceMemory {
   int64_t end_allocated = -1;                    // Total Allocated after the last event
   int64_t peak_net = 0;                          // max running sum of Bytes from 0
   Ps peak_net_ts = 0;
+  bool op_file = false;    // events read from a per-op file (torch_npu's operator_memory.csv), which lists
+                           // the allocations ops made, not every allocation
   int64_t skipped = 0;     // the rank's memory events without a usable Bytes (over 2^50, text)
   int64_t mismatches = 0;  // events where the running sum != Total Allocated
   Ps first_mismatch_ts = -1;

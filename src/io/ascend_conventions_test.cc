@@ -8,11 +8,14 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "../../tests/corpus_util.h"
 #include "analysis/gpu_time.h"
+#include "analysis/memory.h"
 #include "analysis/summaries.h"
 #include "analysis/view.h"
 #include "base/csv.h"
@@ -232,6 +235,37 @@ TEST(AscendCorpus, HcclOpsAgreeWithTheTraceAndTheirTotals) {
     ++links;
   }
   EXPECT_GT(links, 40u);
+}
+
+// operator_memory.csv read as allocator events: the peak and reserved peak
+// equal torch_npu's own allocator timeline in memory_record.csv (component
+// PTA, the PyTorch adapter's allocator; MB there are MiB), a different file;
+// every row is an allocation.
+TEST(AscendCorpus, OperatorMemoryPeakEqualsMemoryRecord) {
+  MLPROF_CORPUS_FILE(root, "ascend/msinsight_2rank/text/level1");
+  auto p = LoadProfile({root}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const std::vector<DeviceMemory> m = ComputeMemory(*p);
+  ASSERT_EQ(m.size(), 2u);
+  for (int rank : {0, 1}) {
+    const std::string dir = root + "/rank" + std::to_string(rank) + "_ascend_pt/ASCEND_PROFILER_OUTPUT/";
+    const CsvTable record = AscendCsv(dir + "memory_record.csv");
+    double peak_mib = 0, reserved_mib = 0;
+    int pta = 0;
+    for (size_t i = 0; i < record.rows.size(); ++i) {
+      if (TrimCsvField(record.Get(i, record.Column("Component"))) != "PTA") continue;
+      ++pta;
+      peak_mib = std::max(peak_mib, CsvReal(record, i, "Total Allocated(MB)"));
+      reserved_mib = std::max(reserved_mib, CsvReal(record, i, "Total Reserved(MB)"));
+    }
+    ASSERT_GT(pta, 100);
+    const DeviceMemory& d = m[rank];
+    EXPECT_EQ(d.rank, rank);
+    EXPECT_TRUE(d.op_file);
+    EXPECT_EQ(d.peak, std::llround(peak_mib * 1048576)) << rank;
+    EXPECT_EQ(d.peak_reserved, std::llround(reserved_mib * 1048576)) << rank;
+    EXPECT_EQ(static_cast<size_t>(d.allocs), AscendCsv(dir + "operator_memory.csv").rows.size());
+  }
 }
 
 }  // namespace

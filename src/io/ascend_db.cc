@@ -42,6 +42,7 @@ class AscendDbReader {
     RETURN_IF_ERROR(ReadCommunication());
     RETURN_IF_ERROR(ReadHost("PYTORCH_API", OpKind::kCpuOp, "cpu_op"));
     RETURN_IF_ERROR(ReadHost("CANN_API", OpKind::kOther, "cann"));
+    RETURN_IF_ERROR(ReadOpMemory());
     ReadAnalysisDb();
     // A WAL-mode database is read from its own pages (io/sqlite_db.h): a
     // non-empty -wal file beside it holds transactions not read.
@@ -265,6 +266,39 @@ class AscendDbReader {
       b_.AddEvent(e);
     }
     if (!s.done()) return db_.Corrupt(table);
+    return OkStatus();
+  }
+
+  // OP_MEMORY: the allocations ops made (bytes, ns), as operator_memory.csv.
+  Status ReadOpMemory() {
+    if (!db_.Has("OP_MEMORY")) return OkStatus();
+    RETURN_IF_ERROR(
+        Need("OP_MEMORY", {"name", "size", "allocationTime", "releaseTime", "allocationTotalAllocated",
+                           "allocationTotalReserved", "releaseTotalAllocated", "releaseTotalReserved", "deviceId"}));
+    SqliteStmt s(db_.db(),
+                 "SELECT name, size, allocationTime, releaseTime, allocationTotalAllocated, allocationTotalReserved, "
+                 "releaseTotalAllocated, releaseTotalReserved, deviceId, rowid FROM OP_MEMORY");
+    if (!s.ok()) return db_.Corrupt("OP_MEMORY");
+    NpuMemoryEvents out(b_);
+    auto bytes = [&](int i) { return s.Null(i) || s.Int(i) < 0 || s.Int(i) > (int64_t{1} << 60) ? -1 : s.Int(i); };
+    while (s.Next()) {
+      NpuAllocation a;
+      a.offset = static_cast<uint64_t>(s.Int(9));
+      a.bytes = bytes(1);
+      if (a.bytes < 0 || s.Null(2)) {
+        b_.Warn(ImportStat::bad_number, a.offset);
+        continue;
+      }
+      a.op = Str(s.Int(0));
+      a.alloc_ts = static_cast<Ps128>(s.Int(2)) * kPsPerNs;
+      a.has_release = !s.Null(3);
+      if (a.has_release) a.release_ts = static_cast<Ps128>(s.Int(3)) * kPsPerNs;
+      a.alloc_total = bytes(4), a.alloc_reserved = bytes(5), a.release_total = bytes(6), a.release_reserved = bytes(7);
+      a.device = s.Int(8);
+      a.addr = s.Int(9);
+      out.Add(a);
+    }
+    if (!s.done()) return db_.Corrupt("OP_MEMORY");
     return OkStatus();
   }
 

@@ -16,6 +16,7 @@
 
 #include "../../tests/corpus_util.h"
 #include "analysis/gpu_time.h"
+#include "analysis/memory.h"
 #include "analysis/summaries.h"
 #include "analysis/view.h"
 #include "io/load.h"
@@ -181,6 +182,23 @@ TEST(AscendDbCorpus, OpStatisticEqualsAnSqlAggregate) {
   // elapse time is the op's duration, to the ns.
   ASSERT_EQ(sm.hccl_ops.size(), 4u);
   for (const HcclOpRow& r : sm.hccl_ops) EXPECT_NEAR(static_cast<double>(r.trace_dur - r.elapse), 0, 1000) << r.name;
+}
+
+// OP_MEMORY as allocator events: the peak equals the database's own
+// allocator timeline (MEMORY_RECORD, component PTA), in bytes.
+TEST(AscendDbCorpus, OpMemoryPeakEqualsMemoryRecord) {
+  MLPROF_CORPUS_FILE(root, "ascend/msinsight_2rank/db/level1");
+  auto p = LoadProfile({root}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const std::vector<DeviceMemory> m = ComputeMemory(*p);
+  ASSERT_EQ(m.size(), 2u);
+  for (int rank : {0, 1}) {
+    const std::string db = RankDir(root, rank) + "ascend_pytorch_profiler_" + std::to_string(rank) + ".db";
+    const std::string pta = " FROM MEMORY_RECORD WHERE component = (SELECT id FROM STRING_IDS WHERE value = 'PTA')";
+    EXPECT_EQ(m[rank].peak, DbInt(db, "SELECT max(totalAllocated)" + pta)) << rank;
+    EXPECT_EQ(m[rank].peak_reserved, DbInt(db, "SELECT max(totalReserved)" + pta)) << rank;
+    EXPECT_EQ(m[rank].allocs, DbInt(db, "SELECT count(*) FROM OP_MEMORY"));
+  }
 }
 
 // TASK_PMU_INFO's values are the kernel's args, as stored.

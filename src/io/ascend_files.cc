@@ -155,6 +155,56 @@ bool CommOpJoin::Join(const ProfileBuilder& b, double start_us, CommOpStat* c) c
   return c->op >= 0;
 }
 
+namespace {}  // namespace
+
+NpuMemoryEvents::NpuMemoryEvents(ProfileBuilder& b) : b_(b) {
+  StringPool& sp = b.strings();
+  memory_ = sp.Intern("[memory]");
+  cat_ = sp.Intern("cpu_instant_event");
+  bytes_ = sp.Intern("Bytes");
+  total_ = sp.Intern("Total Allocated");
+  reserved_ = sp.Intern("Total Reserved");
+  type_ = sp.Intern("Device Type");
+  id_ = sp.Intern("Device Id");
+  addr_ = sp.Intern("Addr");
+  op_ = sp.Intern("Op Name");
+}
+
+void NpuMemoryEvents::Add(const NpuAllocation& a) {
+  constexpr int64_t kMemoryPid = int64_t{1} << 42;
+  if (events_ == 0) b_.SetProcessName(kMemoryPid, b_.strings().Intern("NPU memory (per-op allocations)"));
+  const int64_t device = a.device >= 0 && a.device <= 65535 ? a.device : 0;
+  for (bool release : {false, true}) {
+    if (release && !a.has_release) continue;  // not released in the window
+    EventRecord e;
+    e.ph = 'i';
+    e.name = memory_;
+    e.cat = cat_;
+    e.has_cat = true;
+    e.kind = OpKind::kInstant;
+    e.pid = kMemoryPid;
+    e.tid = device;
+    e.offset = a.offset;
+    e.ts = release ? a.release_ts : a.alloc_ts;
+    e.has_ts = true;
+    ArgValue args[7];
+    uint32_t n = 0;
+    args[n++] = ArgValue::Int(bytes_, release ? -a.bytes : a.bytes);
+    const int64_t total = release ? a.release_total : a.alloc_total;
+    const int64_t reserved = release ? a.release_reserved : a.alloc_reserved;
+    if (total >= 0) args[n++] = ArgValue::Int(total_, total);
+    if (reserved >= 0) args[n++] = ArgValue::Int(reserved_, reserved);
+    args[n++] = ArgValue::Int(type_, 20);  // PrivateUse1: torch_npu's device
+    args[n++] = ArgValue::Int(id_, device);
+    args[n++] = ArgValue::Int(addr_, a.addr);
+    args[n++] = ArgValue::String(op_, a.op);
+    e.args = args;
+    e.arg_count = n;
+    b_.AddEvent(e);
+    ++events_;
+  }
+}
+
 namespace {
 
 class Sidecars {
@@ -307,6 +357,67 @@ class Sidecars {
     b_.NoteSidecar(fmt::format("{}: {} communication ops", path.string(), ops));
     if (unjoined) Warn(path, fmt::format("{} of {} ops match no op of the trace by name and start", unjoined, ops));
     if (bad) Warn(path, fmt::format("{} entries are not objects with the expected fields; left out", bad));
+  }
+
+  // operator_memory.csv: each allocation an op made (size, allocation and
+  // release time, the allocator's totals after each) as the allocator events
+  // a Kineto trace records ([memory] instants: Bytes, Total Allocated, Total
+  // Reserved, Device Type 20 = torch_npu's device, Addr = the row), with the
+  // op's name as "Op Name": `mlprof memory` reads them like Kineto's.
+  void OperatorMemory() {
+    const fs::path path = dir_ / "operator_memory.csv";
+    if (!IsFile(path)) return;
+    auto file = LoadFile(path.string());
+    if (!file.ok()) return Warn(path, file.status().message());
+    auto table = ParseCsv(file->bytes.view(), path.string());
+    if (!table.ok()) return Warn(path, table.status().message());
+    const CsvTable& t = *table;
+    const int c_name = t.Column("Name"), c_size = t.Column("Size(KB)"), c_alloc = t.Column("Allocation Time(us)"),
+              c_release = t.Column("Release Time(us)"), c_a_total = t.Column("Allocation Total Allocated(MB)"),
+              c_a_res = t.Column("Allocation Total Reserved(MB)"), c_r_total = t.Column("Release Total Allocated(MB)"),
+              c_r_res = t.Column("Release Total Reserved(MB)"), c_device = t.Column("Device Type");
+    for (auto [col, name] : {std::pair{c_name, "Name"}, {c_size, "Size(KB)"}, {c_alloc, "Allocation Time(us)"}})
+      if (col < 0) return Warn(path, fmt::format("no \"{}\" column; the file is left out", name));
+    // MB and KB in these files are binary (MiB, KiB): sizes are whole bytes.
+    auto bytes_of = [](std::string_view text, double unit, int64_t* out) {
+      double v = 0;
+      if (!ParseReal(text, &v) || v < 0 || v * unit > 1e18) return false;
+      *out = std::llround(v * unit);
+      return true;
+    };
+    NpuMemoryEvents out(b_);
+    size_t bad = 0;
+    uint32_t first_bad = 0;
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+      NpuAllocation a;
+      const std::string_view dev = TrimCsvField(t.Get(r, c_device));  // "NPU:0"
+      const size_t colon = dev.find(':');
+      if (colon != std::string_view::npos &&
+          std::from_chars(dev.data() + colon + 1, dev.data() + dev.size(), a.device).ec != std::errc())
+        a.device = 0;
+      const std::string_view alloc = TrimCsvField(t.Get(r, c_alloc)), release = TrimCsvField(t.Get(r, c_release));
+      if (!bytes_of(t.Get(r, c_size), 1024, &a.bytes) ||
+          ParseDecimalPs(alloc, kPsPerUs, &a.alloc_ts) != DecimalError::kOk ||
+          (!release.empty() && ParseDecimalPs(release, kPsPerUs, &a.release_ts) != DecimalError::kOk)) {
+        if (bad++ == 0) first_bad = t.line[r];
+        continue;
+      }
+      a.has_release = !release.empty();
+      a.op = b_.strings().Intern(TrimCsvField(t.Get(r, c_name)));
+      a.addr = static_cast<int64_t>(r) + 1;
+      a.offset = t.offset[r];
+      if (!bytes_of(t.Get(r, c_a_total), 1048576, &a.alloc_total)) a.alloc_total = -1;
+      if (!bytes_of(t.Get(r, c_a_res), 1048576, &a.alloc_reserved)) a.alloc_reserved = -1;
+      if (!bytes_of(t.Get(r, c_r_total), 1048576, &a.release_total)) a.release_total = -1;
+      if (!bytes_of(t.Get(r, c_r_res), 1048576, &a.release_reserved)) a.release_reserved = -1;
+      out.Add(a);
+    }
+    const size_t events = out.events();
+    if (events) {
+      b_.NoteSidecar(fmt::format("{}: {} allocator events from {} allocations", path.string(), events, t.rows.size()));
+    }
+    if (bad)
+      Warn(path, fmt::format("{} rows without a usable size or time (first at line {}); left out", bad, first_bad));
   }
 
   void Matrix() {
@@ -501,6 +612,7 @@ void ReadAscendSidecars(const std::string& trace_path, ProfileBuilder& b) {
   if (fs::path(trace_path).filename() != "kernel_details.csv") s.KernelDetails();
   s.Communication();
   s.Matrix();
+  s.OperatorMemory();
 }
 
 }  // namespace mlprof

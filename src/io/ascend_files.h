@@ -62,6 +62,33 @@ class CommOpJoin {
   std::unordered_multimap<std::string_view, uint32_t> by_name_;
 };
 
+// One allocation an op made, as torch_npu lists them (operator_memory.csv,
+// OP_MEMORY): bytes, device, allocation and release time (absolute), the
+// allocator's totals after each (-1: not given).
+struct NpuAllocation {
+  StringId op = 0;
+  int64_t bytes = 0, device = 0, addr = 0;
+  Ps128 alloc_ts = 0, release_ts = 0;
+  bool has_release = false;
+  int64_t alloc_total = -1, alloc_reserved = -1, release_total = -1, release_reserved = -1;
+  uint64_t offset = 0;
+};
+// Adds allocations as the allocator events a Kineto trace records ([memory]
+// instants with Bytes, Total Allocated, Total Reserved, Device Type 20 =
+// PrivateUse1, Addr, and "Op Name"), on a track of their own, so that
+// `mlprof memory` reads them as it reads Kineto's.
+class NpuMemoryEvents {
+ public:
+  explicit NpuMemoryEvents(ProfileBuilder& b);
+  void Add(const NpuAllocation& a);
+  size_t events() const { return events_; }
+
+ private:
+  ProfileBuilder& b_;
+  StringId memory_, cat_, bytes_, total_, reserved_, type_, id_, addr_, op_;
+  size_t events_ = 0;
+};
+
 // Reads the files beside `trace_path` (see above) into the builder of its
 // trace, after AdoptAscendConventions. Nothing when there are none.
 void ReadAscendSidecars(const std::string& trace_path, ProfileBuilder& b);

@@ -379,7 +379,12 @@ Table MemoryTable(const std::vector<DeviceMemory>& m) {
     if (d.skipped && (t.rows.size() == 1 || m[t.rows.size() - 2].rank != d.rank))
       t.notes.push_back(fmt::format("rank {}: {} allocator events skipped: Bytes missing, not a number or over 2^50",
                                     d.rank, d.skipped));
-    if (d.mismatches)
+    if (d.mismatches && d.op_file)
+      t.notes.push_back(fmt::format(
+          "rank {} {}: the allocations come from a per-op file (operator_memory.csv), which leaves out allocations "
+          "no op made: the running sum of Bytes differs from the file's Total Allocated at {} of {} events",
+          d.rank, d.device, d.mismatches, d.events));
+    else if (d.mismatches)
       t.notes.push_back(fmt::format(
           "rank {} {}: at {} of {} events the running sum of Bytes differs from the trace's Total Allocated (first at "
           "{:.3f} ms): allocator events were lost or reordered; the sum restarted from the trace's total",
