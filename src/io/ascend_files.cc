@@ -89,7 +89,7 @@ int64_t StepOf(std::string_view key) {
 // column after "Context ID") as numbers.
 class KernelRowArgs {
  public:
-  KernelRowArgs(const CsvTable& t, ProfileBuilder& b) : t_(t), b_(b) {
+  KernelRowArgs(const CsvReader& t, ProfileBuilder& b) : t_(t), b_(b) {
     type_col_ = t.Column("Type");
     type_key_ = b.strings().Intern("OP Type");
     for (const char* name :
@@ -100,19 +100,20 @@ class KernelRowArgs {
     // The PMU columns follow "Context ID"; headers without it (profiler
     // level 0) have none.
     const int pmu_from = t.Column("Context ID");
-    for (size_t c = static_cast<size_t>(pmu_from) + 1; pmu_from >= 0 && c < t.header.size(); ++c)
-      pmu_.push_back({static_cast<int>(c), b.strings().Intern(TrimCsvField(t.header[c]))});
+    for (size_t c = static_cast<size_t>(pmu_from) + 1; pmu_from >= 0 && c < t.header().size(); ++c)
+      pmu_.push_back({static_cast<int>(c), b.strings().Intern(TrimCsvField(t.header()[c]))});
   }
-  void Add(size_t op, size_t row) {
-    const std::string_view type = TrimCsvField(t_.Get(row, type_col_));
+  // The current row of the reader.
+  void Add(size_t op) {
+    const std::string_view type = TrimCsvField(t_.Get(type_col_));
     if (!type.empty() && type != "N/A") b_.AddOpArg(op, ArgValue::String(type_key_, b_.strings().Intern(type)));
     for (const Col& c : text_) {
-      const std::string_view v = TrimCsvField(t_.Get(row, c.col));
+      const std::string_view v = TrimCsvField(t_.Get(c.col));
       if (!v.empty() && v != "N/A") b_.AddOpArg(op, ArgValue::String(c.key, b_.strings().Intern(v)));
     }
     for (const Col& c : pmu_) {
       double v = 0;
-      if (ParseReal(t_.Get(row, c.col), &v)) b_.AddOpArg(op, ArgValue::Real(c.key, v));
+      if (ParseReal(t_.Get(c.col), &v)) b_.AddOpArg(op, ArgValue::Real(c.key, v));
     }
   }
 
@@ -121,7 +122,7 @@ class KernelRowArgs {
     int col;
     StringId key;
   };
-  const CsvTable& t_;
+  const CsvReader& t_;
   ProfileBuilder& b_;
   int type_col_ = -1;
   StringId type_key_ = 0;
@@ -238,9 +239,8 @@ class Sidecars {
     if (!IsFile(path)) return;
     auto file = LoadFile(path.string());
     if (!file.ok()) return Warn(path, file.status().message());
-    auto table = ParseCsv(file->bytes.view(), path.string());
-    if (!table.ok()) return Warn(path, table.status().message());
-    const CsvTable& t = *table;
+    CsvReader t(file->bytes.view(), path.string());
+    if (Status st = t.ReadHeader(); !st.ok()) return Warn(path, st.message());
     const int c_name = t.Column("Name"), c_start = t.Column("Start Time(us)");
     for (auto [col, name] : {std::pair{c_name, "Name"}, {c_start, "Start Time(us)"}})
       if (col < 0) return Warn(path, fmt::format("no \"{}\" column, so its rows cannot be joined to kernels", name));
@@ -255,15 +255,17 @@ class Sidecars {
     const int c_stream = t.Column("Stream ID");
     size_t joined = 0, unjoined = 0;
     uint32_t first_unjoined = 0;
-    for (size_t r = 0; r < t.rows.size(); ++r) {
-      const std::string_view name = TrimCsvField(t.Get(r, c_name));
+    size_t rows = 0;
+    while (t.Next()) {
+      ++rows;
+      const std::string_view name = TrimCsvField(t.Get(c_name));
       Ps128 abs = 0;
       Ps start = 0;
       int32_t op = -1;
-      if (ParseDecimalPs(TrimCsvField(t.Get(r, c_start)), kPsPerUs, &abs) == DecimalError::kOk &&
+      if (ParseDecimalPs(TrimCsvField(t.Get(c_start)), kPsPerUs, &abs) == DecimalError::kOk &&
           b_.ToPartialTime(abs, &start)) {
         int64_t stream = -1;
-        const std::string_view st = TrimCsvField(t.Get(r, c_stream));
+        const std::string_view st = TrimCsvField(t.Get(c_stream));
         if (std::from_chars(st.data(), st.data() + st.size(), stream).ec != std::errc()) stream = -1;
         for (auto it = by_start.lower_bound(start - 1000); it != by_start.end() && it->first <= start + 1000; ++it) {
           const uint32_t i = it->second;
@@ -277,17 +279,18 @@ class Sidecars {
         }
       }
       if (op < 0) {
-        if (unjoined++ == 0) first_unjoined = t.line[r];
+        if (unjoined++ == 0) first_unjoined = t.line();
         continue;
       }
       ++joined;
-      args.Add(static_cast<size_t>(op), r);
+      args.Add(static_cast<size_t>(op));
     }
+    if (!t.status().ok()) Warn(path, fmt::format("{}; the rows before it were read", t.status().message()));
     b_.NoteSidecar(fmt::format("{}: {} rows joined to the trace's kernels", path.string(), joined));
     if (unjoined)
       Warn(path, fmt::format("{} of {} rows match no kernel of the trace by name and start (first at line {}); "
                              "their fields are left out",
-                             unjoined, t.rows.size(), first_unjoined));
+                             unjoined, rows, first_unjoined));
   }
 
   void Communication() {
@@ -508,7 +511,8 @@ bool LooksLikeAscendKernelDetails(std::string_view b) {
 Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
   DescribeFile(file, "ascend-kernel-details", out);
   RETURN_IF_ERROR(RefuseTruncated(file));
-  ASSIGN_OR_RETURN(CsvTable t, ParseCsv(file.bytes.view(), file.path));
+  CsvReader t(file.bytes.view(), file.path);
+  RETURN_IF_ERROR(t.ReadHeader());
   const int c_name = t.Column("Name"), c_start = t.Column("Start Time(us)"), c_dur = t.Column("Duration(us)"),
             c_stream = t.Column("Stream ID"), c_core = t.Column("Accelerator Core");
   for (auto [col, name] : {std::pair{c_name, "Name"}, {c_start, "Start Time(us)"}, {c_dur, "Duration(us)"}})
@@ -518,7 +522,7 @@ Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, Ran
                       "(Name, Start Time(us), Duration(us), ...)",
                       file.path, name));
   ProfileBuilder b(out);
-  b.ReserveOps(t.rows.size());
+  b.ReserveOps(file.bytes.size() / 160);  // about 160 bytes a row
   KernelRowArgs args(t, b);
   const StringId task_cat = b.strings().Intern("ascend_task"), hccl_cat = b.strings().Intern("hccl");
   // HCCL rows go on a stream apart from the compute streams (as the HCCL
@@ -526,11 +530,11 @@ Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, Ran
   constexpr int64_t kHcclStreamBase = int64_t{1} << 20;
   b.SetProcessName(0, b.strings().Intern("Ascend Hardware"));
   std::set<int64_t> named_streams;
-  for (size_t r = 0; r < t.rows.size(); ++r) {
+  while (t.Next()) {
     EventRecord e;
     e.ph = 'X';
-    e.offset = t.offset[r];
-    const std::string_view start = TrimCsvField(t.Get(r, c_start)), dur = TrimCsvField(t.Get(r, c_dur));
+    e.offset = t.offset();
+    const std::string_view start = TrimCsvField(t.Get(c_start)), dur = TrimCsvField(t.Get(c_dur));
     if (start.empty()) {
       b.Warn(ImportStat::missing_ts, e.offset);
       continue;
@@ -553,12 +557,12 @@ Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, Ran
       continue;
     }
     e.has_ts = e.has_dur = true;
-    const bool hccl = TrimCsvField(t.Get(r, c_core)) == "HCCL";
+    const bool hccl = TrimCsvField(t.Get(c_core)) == "HCCL";
     int64_t stream = 0;
-    const std::string_view s = TrimCsvField(t.Get(r, c_stream));
+    const std::string_view s = TrimCsvField(t.Get(c_stream));
     if (std::from_chars(s.data(), s.data() + s.size(), stream).ec != std::errc() || stream < 0 || stream > (1 << 20))
       stream = 0;  // "N/A" on HCCL rows
-    e.name = b.strings().Intern(TrimCsvField(t.Get(r, c_name)));
+    e.name = b.strings().Intern(TrimCsvField(t.Get(c_name)));
     e.cat = hccl ? hccl_cat : task_cat;
     e.has_cat = true;
     e.kind = OpKind::kKernel;
@@ -572,8 +576,9 @@ Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, Ran
           b.strings().Intern(hccl ? fmt::format("HCCL (stream {})", stream) : fmt::format("Stream {}", stream)));
     const size_t before = b.partial().ops.size();
     b.AddEvent(e);
-    if (b.partial().ops.size() > before) args.Add(before, r);
+    if (b.partial().ops.size() > before) args.Add(before);
   }
+  RETURN_IF_ERROR(t.status());
   (void)options;
   ReadAscendSidecars(file.path, b);
   return b.Finish();
