@@ -70,8 +70,7 @@ struct CsvTable {
   int Column(std::string_view name) const;
   // Field `col` of row `r`, "" where the row is short or col < 0.
   std::string_view Get(size_t r, int col) const {
-    return col >= 0 && static_cast<size_t>(col) < rows[r].size() ? std::string_view(rows[r][col])
-                                                                  : std::string_view();
+    return col >= 0 && static_cast<size_t>(col) < rows[r].size() ? std::string_view(rows[r][col]) : std::string_view();
   }
 };
 
