@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "analysis/engines.h"
 #include "analysis/gpu_time.h"
 #include "analysis/idle.h"
 #include "analysis/launches.h"
@@ -81,6 +82,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rep.tables.push_back(mlprof::MemoryTable(mem));
     size_t hidden = 0;
     rep.tables.push_back(mlprof::MemorySitesTable(mem, true, 5, &hidden));
+    rep.tables.push_back(mlprof::GpuMetricsTable(mlprof::ComputeGpuMetrics(p, 3)));
+    rep.tables.push_back(mlprof::UnitsTable(mlprof::ComputeUnitUtilisation(p), 3, &hidden));
     for (auto& t : mlprof::InfoTables(mlprof::SummarizeRanks(p))) rep.tables.push_back(std::move(t));
     (void)mlprof::RenderText(rep);
     (void)mlprof::RenderText(rep, 40);

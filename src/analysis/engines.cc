@@ -279,4 +279,73 @@ UnitReport ComputeUnitUtilisation(const Profile& profile) {
   return out;
 }
 
+std::vector<MetricRow> ComputeGpuMetrics(const Profile& profile, int top) {
+  std::vector<MetricRow> out;
+  for (size_t ri = 0; ri < profile.ranks.size(); ++ri) {
+    const RankProfile& p = profile.ranks[ri];
+    const StringId counter = p.strings.Find("GPU metrics");
+    if (counter == StringPool::kNotFound) continue;
+    const int64_t rank = p.rank_or(static_cast<int64_t>(ri));
+    // Samples per (device, metric), in time order.
+    std::map<std::pair<int32_t, std::string>, std::vector<std::pair<Ps, double>>> series;
+    for (const CounterSample& c : p.counters)
+      if (c.name == counter && std::isfinite(c.value))
+        series[{p.tracks[c.track].device, std::string(p.str(c.series))}].emplace_back(c.ts, c.value);
+    if (series.empty()) continue;
+    // Kernels per device: name -> (total time, intervals).
+    std::map<int32_t, std::map<StringId, std::pair<Ps, std::vector<std::pair<Ps, Ps>>>>> kernels;
+    const OpTable& o = p.ops;
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (o.kind[i] != OpKind::kKernel) continue;
+      auto& k = kernels[p.tracks[o.track[i]].device][o.name[i]];
+      k.first += o.dur[i];
+      k.second.emplace_back(o.ts[i], o.end(i));
+    }
+    for (auto& [key, samples] : series) {
+      std::stable_sort(samples.begin(), samples.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      MetricRow whole;
+      whole.rank = rank;
+      whole.device = key.first;
+      whole.metric = key.second;
+      whole.max = samples.front().second;
+      double sum = 0;
+      for (const auto& [ts, v] : samples) sum += v, whole.max = std::max(whole.max, v);
+      whole.samples = static_cast<int64_t>(samples.size());
+      whole.mean = sum / static_cast<double>(samples.size());
+      out.push_back(whole);
+      // The device's kernels by time, largest first.
+      std::vector<std::pair<Ps, StringId>> by_time;
+      for (const auto& [name, k] : kernels[key.first]) by_time.emplace_back(k.first, name);
+      std::sort(by_time.begin(), by_time.end(), [&](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : p.str(a.second) < p.str(b.second);
+      });
+      if (top > 0 && by_time.size() > static_cast<size_t>(top)) by_time.resize(static_cast<size_t>(top));
+      for (const auto& [time, name] : by_time) {
+        MetricRow r;
+        r.rank = rank;
+        r.device = key.first;
+        r.metric = key.second;
+        r.kernel = p.str(name);
+        r.kernel_time = time;
+        double s = 0;
+        bool any = false;
+        for (const auto& [start, end] : kernels[key.first][name].second) {
+          auto it = std::lower_bound(samples.begin(), samples.end(), start,
+                                     [](const auto& smp, Ps t) { return smp.first < t; });
+          for (; it != samples.end() && it->first < end; ++it) {
+            s += it->second;
+            r.max = any ? std::max(r.max, it->second) : it->second;
+            any = true;
+            ++r.samples;
+          }
+        }
+        if (r.samples == 0) continue;
+        r.mean = s / static_cast<double>(r.samples);
+        out.push_back(std::move(r));
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace mlprof

@@ -64,6 +64,23 @@ struct UnitReport {
 };
 UnitReport ComputeUnitUtilisation(const Profile& profile);
 
+// Device counters sampled over time (nsys GPU metrics: SMs Active, Tensor
+// Active, DRAM bandwidth ..., on a GPU's counter track named "GPU metrics"):
+// per rank, device and metric, the samples' count, mean and max over the
+// trace; and aligned to kernels: for the `top` kernel names with the most
+// time on that device (0: all), the mean of the samples taken while one of
+// them ran (start <= sample < end).
+struct MetricRow {
+  int64_t rank = 0;
+  int32_t device = -1;
+  std::string metric;
+  std::string kernel;  // empty: the whole trace
+  int64_t samples = 0;
+  double mean = 0, max = 0;
+  Ps kernel_time = 0;  // kernel rows: the kernel's total time on the device
+};
+std::vector<MetricRow> ComputeGpuMetrics(const Profile& profile, int top);
+
 // Adds the part of each of `busy` (sorted, disjoint) that falls in each of
 // `bins.size()` equal bins of [start, end) to that bin, as a fraction of the
 // bin's length.

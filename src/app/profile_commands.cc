@@ -311,6 +311,9 @@ Report Engines(const Session& s, const TableOptions& o) {
   Report r = WithImportWarnings(s);
   r.tables.push_back(EngineTable(ComputeEngines(s.view)));
   // Per-kernel hardware counters, where the profile has them (Ascend PMU).
+  // Device counters sampled over time (nsys GPU metrics), where present.
+  const std::vector<MetricRow> metrics = ComputeGpuMetrics(s.profile, o.top > 0 ? o.top : 0);
+  if (!metrics.empty()) r.tables.push_back(GpuMetricsTable(metrics));
   const UnitReport units = ComputeUnitUtilisation(s.profile);
   if (!units.rows.empty()) {
     size_t hidden = 0;

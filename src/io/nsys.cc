@@ -32,6 +32,8 @@ constexpr int64_t kStartEndTidBase = int64_t{1} << 32;
 // GPU ops go on (device, stream) tracks: their pid is the device offset by
 // this, apart from the OS's pids (Windows' "Idle" process is pid 0).
 constexpr int64_t kGpuPidBase = int64_t{1} << 40;
+// The GPU metrics' counter track on a GPU's pid.
+constexpr int64_t kGpuMetricsTid = -2;
 
 // CUPTI's enums, for exports without ENUM_* tables (schema 2.x).
 const char* CopyKindName(int64_t k) {
@@ -116,6 +118,7 @@ class NsysReader {
     RETURN_IF_ERROR(ReadSync());
     RETURN_IF_ERROR(ReadNvtx());
     RETURN_IF_ERROR(ReadOsrt());
+    RETURN_IF_ERROR(ReadGpuMetrics());
     // Names for the threads that have ops (ThreadNames lists every thread
     // the process ever had).
     for (const auto& [pt, name] : thread_names_)
@@ -450,6 +453,54 @@ class NsysReader {
       Add(e, s.Int(0), s.Int(1));
     }
     if (!s.done()) return Corrupt("NVTX_EVENTS");
+    return OkStatus();
+  }
+
+  // GPU_METRICS (nsys profile --gpu-metrics-devices): samples of the GPU's
+  // counters (SMs Active, Tensor Active, DRAM bandwidth ... as named in
+  // TARGET_INFO_GPU_METRICS), on one counter track per GPU (typeId's low
+  // byte is the GPU), series = the metric's name.
+  Status ReadGpuMetrics() {
+    if (!Has("GPU_METRICS") || !Has("TARGET_INFO_GPU_METRICS")) return OkStatus();
+    std::map<std::pair<int64_t, int64_t>, StringId> names;  // (typeId, metricId) -> name
+    {
+      ASSIGN_OR_RETURN(std::string sql, Select("TARGET_INFO_GPU_METRICS", {"typeId", "!metricId", "!metricName"}));
+      Stmt s(file_.db(), sql);
+      if (!s.ok()) return Corrupt("TARGET_INFO_GPU_METRICS");
+      while (s.Next()) names[{s.Null(0) ? -1 : s.Int(0), s.Int(1)}] = b_.strings().Intern(s.Text(2));
+      if (!s.done()) return Corrupt("TARGET_INFO_GPU_METRICS");
+    }
+    ASSIGN_OR_RETURN(std::string sql, Select("GPU_METRICS", {"!timestamp", "!typeId", "!metricId", "!value", "rowid"}));
+    Stmt s(file_.db(), sql);
+    if (!s.ok()) return Corrupt("GPU_METRICS");
+    const StringId counter = b_.strings().Intern("GPU metrics");
+    std::set<int64_t> devices;
+    while (s.Next()) {
+      EventRecord e;
+      e.offset = static_cast<uint64_t>(s.Int(4));
+      if (s.Null(0) || s.Null(3)) {
+        b_.Warn(ImportStat::missing_ts, e.offset);
+        continue;
+      }
+      const int64_t type = s.Int(1), device = type & 0xFF;
+      auto it = names.find({type, s.Int(2)});
+      if (it == names.end()) it = names.find({-1, s.Int(2)});
+      if (it == names.end()) {  // a metric the table does not name: "(metric N)", counted
+        b_.Warn(ImportStat::unknown_string_id, e.offset);
+        it = names.emplace(std::pair{type, s.Int(2)}, b_.strings().Intern(fmt::format("(metric {})", s.Int(2)))).first;
+      }
+      e.name = counter;
+      e.pid = kGpuPidBase + device;
+      e.tid = kGpuMetricsTid;
+      e.ts = static_cast<Ps128>(s.Int(0)) * kPsPerNs;
+      e.has_ts = true;
+      b_.AddCounter(e, it->second, s.Real(3));
+      if (devices.insert(device).second) {
+        b_.SetThreadName(e.pid, e.tid, b_.strings().Intern(fmt::format("GPU {} metrics", device)));
+        b_.SetTrackDevice(e.pid, e.tid, static_cast<int32_t>(device));
+      }
+    }
+    if (!s.done()) return Corrupt("GPU_METRICS");
     return OkStatus();
   }
 

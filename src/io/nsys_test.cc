@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "../../tests/corpus_util.h"
+#include "analysis/engines.h"
 #include "io/load.h"
 
 namespace mlprof {
@@ -48,6 +49,50 @@ TEST(Nsys, SniffAndRefuse) {
 }
 
 // tests/data/nsys/mini_export.sql (its comment says what it holds).
+// tests/data/nsys/gpu_metrics.sql on top of the hand-made export (its
+// comment works out the figures).
+TEST(Nsys, GpuMetricsOverTimeAndDuringKernels) {
+  const std::string path = ::testing::TempDir() + "nsys_metrics.sqlite";
+  std::remove(path.c_str());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  for (const char* f : {"/tests/data/nsys/mini_export.sql", "/tests/data/nsys/gpu_metrics.sql"}) {
+    std::ifstream in(std::string(MLPROF_SOURCE_DIR) + f);
+    std::stringstream sql;
+    sql << in.rdbuf();
+    ASSERT_FALSE(sql.str().empty()) << f;
+    ASSERT_EQ(sqlite3_exec(db, sql.str().c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  }
+  sqlite3_close(db);
+  auto p = LoadProfile({path}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->ranks[0].counters.size(), 13u);
+  EXPECT_EQ(p->ranks[0].stats.Get(ImportStat::unknown_string_id), 1u);
+  const std::vector<MetricRow> m = ComputeGpuMetrics(*p, 0);
+  auto find = [&](const std::string& metric, const std::string& kernel) -> const MetricRow* {
+    for (const MetricRow& r : m)
+      if (r.metric == metric && r.kernel == kernel) return &r;
+    return nullptr;
+  };
+  const MetricRow* sm = find("SMs Active [Throughput %]", "");
+  const MetricRow* sm_gemm = find("SMs Active [Throughput %]", "gemm");
+  const MetricRow* tensor_gemm = find("Tensor Active [Throughput %]", "gemm");
+  ASSERT_NE(sm, nullptr);
+  ASSERT_NE(sm_gemm, nullptr);
+  ASSERT_NE(tensor_gemm, nullptr);
+  EXPECT_EQ(sm->device, 0);
+  EXPECT_EQ(sm->samples, 6);
+  EXPECT_DOUBLE_EQ(sm->mean, 50);
+  EXPECT_DOUBLE_EQ(sm->max, 90);
+  EXPECT_EQ(sm_gemm->samples, 3);
+  EXPECT_NEAR(sm_gemm->mean, 220.0 / 3, 1e-12);
+  EXPECT_DOUBLE_EQ(sm_gemm->max, 90);
+  EXPECT_EQ(sm_gemm->kernel_time, 1500 * 1000);
+  EXPECT_DOUBLE_EQ(tensor_gemm->mean, 40);
+  EXPECT_EQ(m.size(), 6u);  // 3 metrics, each whole and during gemm
+  EXPECT_NE(find("(metric 9)", "gemm"), nullptr);
+}
+
 TEST(Nsys, HandMadeExport) {
   const std::string path = ::testing::TempDir() + "nsys_hand.sqlite";
   std::remove(path.c_str());

@@ -274,6 +274,10 @@ void ProfileBuilder::SetThreadName(int64_t pid, int64_t tid, StringId name) {
   out_->tracks[TrackFor(pid, tid)].name = name;
 }
 
+void ProfileBuilder::SetTrackDevice(int64_t pid, int64_t tid, int32_t device) {
+  out_->tracks[TrackFor(pid, tid)].device = device;
+}
+
 std::string_view ProfileBuilder::ProcessName(int64_t pid) const {
   auto it = process_names_.find(pid);
   return it == process_names_.end() ? std::string_view() : out_->strings.Get(it->second);

@@ -97,6 +97,8 @@ class ProfileBuilder {
   void AddDeviceArg(uint32_t device, const ArgValue& v) { out_->args.rows.push_back({ArgOwner::kDevice, device, v}); }
   void SetProcessName(int64_t pid, StringId name);
   void SetThreadName(int64_t pid, int64_t tid, StringId name);
+  // The device a non-stream track belongs to (a GPU's counter track).
+  void SetTrackDevice(int64_t pid, int64_t tid, int32_t device);
   // Interns an XLA op description; equal descriptions share one index.
   int32_t AddXlaOp(const XlaOp& op);
   void AddHloProto(std::string key, std::string bytes) {

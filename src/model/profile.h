@@ -118,7 +118,7 @@ struct Track {
   TrackKind kind = TrackKind::kOther;
   int64_t pid = 0;
   int64_t tid = 0;
-  int32_t device = -1;  // GPU index for kGpuStream
+  int32_t device = -1;  // GPU index for kGpuStream and a GPU's counter track (nsys GPU metrics)
   int64_t stream = -1;  // stream id for kGpuStream
   StringId name = 0;    // thread_name metadata, if any
   StringId process_name = 0;

@@ -588,6 +588,26 @@ const char* const kRoleDescriptions[kStepRoleCount] = {
 };
 }  // namespace
 
+Table GpuMetricsTable(const std::vector<MetricRow>& rows) {
+  Table t("gpu_metrics", "GPU metrics sampled over time (nsys --gpu-metrics-devices): whole trace and during kernels");
+  t.Add(RankKey())
+      .Add(Key("device", Unit::kId, "the GPU"))
+      .Add(Key("metric", Unit::kText, "as nsys names it; most are percentages of peak"))
+      .Add(Key("kernel", Unit::kText, "empty: the whole trace; else the samples taken while this kernel ran").Symbol())
+      .Add(TimeUs("kernel_time", "the kernel's total time on the GPU"))
+      .Add(Count("samples", "samples"))
+      .Add(Measure("mean", Unit::kPerRow, "their mean").Show("mean", 1, 2))
+      .Add(Measure("max", Unit::kPerRow, "their largest").Show("max", 1, 2));
+  for (const MetricRow& r : rows)
+    t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.device), Cell::Text(r.metric), Cell::Text(r.kernel),
+                      r.kernel.empty() ? Cell::Null() : Cell::Int(r.kernel_time), Cell::Int(r.samples),
+                      Cell::Real(r.mean), Cell::Real(r.max)});
+  t.notes.push_back(
+      "A kernel's mean is over the samples taken while it ran: with a sampling period near or above the kernel's "
+      "length, few samples land in it (see samples).");
+  return t;
+}
+
 Table UnitsTable(const UnitReport& u, int top, size_t* hidden) {
   Table t("units", "Hardware units inside the kernels: the share of kernel time each unit was busy (PMU counters)");
   t.Add(RankKey())

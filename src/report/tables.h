@@ -60,6 +60,8 @@ Table MemorySitesTable(const std::vector<DeviceMemory>& m, bool at_peak, int top
 // How busy each engine was (analysis/engines.h).
 // The hardware units inside kernels (ComputeUnitUtilisation): `top` op types per rank (0: all) after the "all" rows.
 Table UnitsTable(const UnitReport& u, int top, size_t* hidden);
+// GPU metrics over time and during kernels (ComputeGpuMetrics).
+Table GpuMetricsTable(const std::vector<MetricRow>& rows);
 Table EngineTable(const std::vector<EngineRow>& rows);
 Table OverviewStepTable(const std::vector<RankOverview>& o);
 Table OverviewMeanTable(const std::vector<RankOverview>& o);
