@@ -80,6 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rep.tables.push_back(mlprof::HcclLinksTable(sm.hccl_links));
     const std::vector<mlprof::DeviceMemory> mem = mlprof::ComputeMemory(p);
     rep.tables.push_back(mlprof::MemoryTable(mem));
+    rep.tables.push_back(mlprof::MemoryCategoriesTable(mlprof::ComputeMemoryCategories(p)));
     size_t hidden = 0;
     rep.tables.push_back(mlprof::MemorySitesTable(mem, true, 5, &hidden));
     rep.tables.push_back(mlprof::GpuMetricsTable(mlprof::ComputeGpuMetrics(p, 3)));

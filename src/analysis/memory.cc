@@ -243,4 +243,44 @@ std::vector<DeviceMemory> ComputeMemory(const Profile& profile) {
   return out;
 }
 
+std::vector<CategoryMemory> ComputeMemoryCategories(const Profile& profile) {
+  std::vector<CategoryMemory> out;
+  for (size_t ri = 0; ri < profile.ranks.size(); ++ri) {
+    const RankProfile& p = profile.ranks[ri];
+    const StringId name = p.strings.Find("memory by category");
+    if (name == StringPool::kNotFound) continue;
+    // Each series' samples in the order read (one per timestamp each).
+    std::vector<StringId> order;
+    std::unordered_map<StringId, std::vector<const CounterSample*>> series;
+    for (const CounterSample& c : p.counters) {
+      if (c.name != name) continue;
+      auto [it, fresh] = series.try_emplace(c.series);
+      if (fresh) order.push_back(c.series);
+      it->second.push_back(&c);
+    }
+    const StringId total_id = p.strings.Find("Total");
+    auto total = series.find(total_id);
+    if (total == series.end() || total->second.empty()) continue;
+    CategoryMemory m;
+    m.rank = p.rank_or(static_cast<int64_t>(ri));
+    size_t peak = 0;
+    for (size_t i = 0; i < total->second.size(); ++i)
+      if (total->second[i]->value > total->second[peak]->value) peak = i;
+    m.peak = static_cast<int64_t>(total->second[peak]->value);
+    m.peak_ts = total->second[peak]->ts;
+    for (StringId id : order) {
+      if (id == total_id) continue;
+      const std::vector<const CounterSample*>& v = series[id];
+      CategoryMemory::Category c;
+      c.name = p.str(id);
+      if (peak < v.size()) c.at_peak = static_cast<int64_t>(v[peak]->value);
+      for (const CounterSample* x : v) c.max = std::max(c.max, static_cast<int64_t>(x->value));
+      c.end = v.empty() ? 0 : static_cast<int64_t>(v.back()->value);
+      m.categories.push_back(std::move(c));
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 }  // namespace mlprof

@@ -67,4 +67,20 @@ struct DeviceMemory {
 
 std::vector<DeviceMemory> ComputeMemory(const Profile& profile);
 
+// Memory by category over time (torch.profiler's memory timeline, read as
+// counters "memory by category" per category and "Total": io/memory_timeline.h):
+// the peak of the total and when, each category's bytes at that moment, its
+// own largest and its last value.
+struct CategoryMemory {
+  int64_t rank = 0;
+  int64_t peak = 0;
+  Ps peak_ts = 0;
+  struct Category {
+    std::string name;
+    int64_t at_peak = 0, max = 0, end = 0;
+  };
+  std::vector<Category> categories;  // in the file's order, "Total" left out
+};
+std::vector<CategoryMemory> ComputeMemoryCategories(const Profile& profile);
+
 }  // namespace mlprof

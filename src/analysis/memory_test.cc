@@ -154,5 +154,57 @@ TEST(MemoryCorpus, HtaV100MatchesAPythonCount) {
   EXPECT_EQ(cuda->before_trace + cuda->alive_known, cuda->peak);
 }
 
+// torch.profiler's raw memory timeline, summed per category as HTA's
+// MemoryAnalysis._process_raw_events does. Hand-made: a parameter of 100
+// bytes before the profile (ts -1), an activation of 50 at 2000 ns, a
+// version bump of the parameter (-100 then +100 in category Parameter) and a
+// gradient of 30 at 3000 ns, the activation freed at 4000 ns. Total 100,
+// 150, 180 (the peak, at 3000 ns), 130.
+TEST(MemoryTimeline, CategoriesAtThePeak) {
+  auto r = LoadTraceBytes(
+      "[[-1, 1, 100, 0], [2000, 2, 50, 4], [3000, 3, -100, 0], [3000, 3, 100, 0], "
+      "[3000, 2, 30, 5], [4000, 4, -50, 4]]",
+      "m.raw.json");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->format, "torch-memory-timeline");
+  Profile p;
+  p.ranks.push_back(std::move(*r));
+  const std::vector<CategoryMemory> m = ComputeMemoryCategories(p);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].peak, 180);
+  EXPECT_EQ(m[0].peak_ts, 1000 * 1000);  // 3000 ns from the first event's 2000 ns (-1 becomes 2000)
+  ASSERT_EQ(m[0].categories.size(), 8u);
+  EXPECT_EQ(m[0].categories[0].name, "Parameter");
+  EXPECT_EQ(m[0].categories[0].at_peak, 100);
+  EXPECT_EQ(m[0].categories[4].at_peak, 50);
+  EXPECT_EQ(m[0].categories[4].end, 0);
+  EXPECT_EQ(m[0].categories[5].at_peak, 30);
+  // An event that is not [ts, action, bytes, category]: the file and its index.
+  auto bad = LoadTraceBytes("[[-1, 1, 100, 0], [5, 9, 1, 0]]", "bad.raw.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("bad.raw.json: memory event 1 is not"), std::string::npos)
+      << bad.status().message();
+}
+
+// HTA's memory timeline fixture: the reference is HTA's own summing loop
+// (MemoryAnalysis._process_raw_events) run in Python over the same file:
+// 7,721 timestamps; the total peaks at 3,082,832,104 bytes at ts
+// 1696966047194486198 with Activation 2,592,465,920 and Parameter
+// 102,440,608; Activation's own largest is 2,746,497,024.
+TEST(MemoryTimelineCorpus, HtaFixtureEqualsHtasLoop) {
+  MLPROF_CORPUS_FILE(path, "kineto/hta_memory_timeline/memory_timeline.raw.gz");
+  auto p = LoadProfile({path}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->ranks[0].counters.size(), 7721u * 9);
+  const std::vector<CategoryMemory> m = ComputeMemoryCategories(*p);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].peak, 3082832104);
+  EXPECT_EQ(static_cast<Ps128>(m[0].peak_ts) + p->ranks[0].origin_abs_ps, Ps128{1696966047194486198} * 1000);
+  EXPECT_EQ(m[0].categories[4].name, "Activation");
+  EXPECT_EQ(m[0].categories[4].at_peak, 2592465920);
+  EXPECT_EQ(m[0].categories[4].max, 2746497024);
+  EXPECT_EQ(m[0].categories[0].at_peak, 102440608);
+}
+
 }  // namespace
 }  // namespace mlprof

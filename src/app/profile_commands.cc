@@ -326,6 +326,11 @@ Report Engines(const Session& s, const TableOptions& o) {
 Report Memory(const Session& s, const TableOptions& o) {
   Report r = WithImportWarnings(s);
   const std::vector<DeviceMemory> m = ComputeMemory(s.profile);
+  const std::vector<CategoryMemory> categories = ComputeMemoryCategories(s.profile);
+  if (!categories.empty()) {
+    r.tables.push_back(MemoryCategoriesTable(categories));
+    if (m.empty()) return r;  // a memory timeline alone: no allocator events
+  }
   r.tables.push_back(MemoryTable(m));
   for (bool at_peak : {true, false}) {
     size_t hidden = 0;

@@ -6,6 +6,7 @@
 #include "hlo/text_parser.h"
 #include "io/ascend_files.h"
 #include "io/chrome_json.h"
+#include "io/memory_timeline.h"
 #include "io/nsys.h"
 #include "io/xplane.h"
 
@@ -85,6 +86,12 @@ Status RefuseTruncated(const LoadedFile& file) {
 
 const std::vector<Reader>& Readers() {
   static const std::vector<Reader> kReaders = {
+      {"torch-memory-timeline",
+       "torch.profiler's raw memory timeline",
+       [](std::string_view b) { return LooksLikeMemoryTimeline(b.substr(0, 256)); },
+       {},
+       ReadMemoryTimeline,
+       nullptr},
       {"chrome-json",
        "Chrome/Kineto trace JSON",
        // JSON allows any amount of leading whitespace: look past it.

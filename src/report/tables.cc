@@ -396,6 +396,30 @@ Table MemoryTable(const std::vector<DeviceMemory>& m) {
   return t;
 }
 
+Table MemoryCategoriesTable(const std::vector<CategoryMemory>& m) {
+  Table t("memory_categories", "Memory by category (torch.profiler's memory timeline, as HTA's MemoryAnalysis; MB)");
+  auto mb = [](const char* name, const char* description) {
+    return Measure(name, Unit::kBytes, description).Show(std::string(name) + "_mb", 1e6, 1);
+  };
+  t.Add(RankKey())
+      .Add(Key("category", Unit::kText, "what the memory holds, as torch's memory profiler classes it"))
+      .Add(mb("at_peak", "bytes when the total peaked"))
+      .Add(Pct("pct_of_peak", "share of the peak", 1))
+      .Add(mb("max", "the category's own largest"))
+      .Add(mb("end", "at the last event"));
+  for (const CategoryMemory& c : m) {
+    for (const CategoryMemory::Category& x : c.categories)
+      t.rows.push_back(
+          {Cell::Int(c.rank), Cell::Text(x.name), Cell::Int(x.at_peak),
+           c.peak > 0 ? Cell::Real(100.0 * static_cast<double>(x.at_peak) / static_cast<double>(c.peak)) : Cell::Null(),
+           Cell::Int(x.max), Cell::Int(x.end)});
+    t.notes.push_back(fmt::format(
+        "rank {}: the total peaks at {:.1f} MB, at {:.3f} ms (from the whole microsecond before the first event)",
+        c.rank, static_cast<double>(c.peak) / 1e6, static_cast<double>(c.peak_ts) / kPsPerMs));
+  }
+  return t;
+}
+
 Table MemorySitesTable(const std::vector<DeviceMemory>& m, bool at_peak, int top, size_t* hidden) {
   Table t(at_peak ? "memory_at_peak" : "memory_allocators",
           at_peak ? "Blocks alive at each device's peak, by the op that allocated them (MB)"

@@ -56,6 +56,7 @@ Table StepSummaryTable(const StepReport& s);
 // Memory over time (analysis/memory.h): per device; the blocks alive at the
 // peak and the allocations, by op (`top` per device, 0 all).
 Table MemoryTable(const std::vector<DeviceMemory>& m);
+Table MemoryCategoriesTable(const std::vector<CategoryMemory>& m);
 Table MemorySitesTable(const std::vector<DeviceMemory>& m, bool at_peak, int top, size_t* hidden);
 // How busy each engine was (analysis/engines.h).
 // The hardware units inside kernels (ComputeUnitUtilisation): `top` op types per rank (0: all) after the "all" rows.
