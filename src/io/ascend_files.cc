@@ -103,6 +103,8 @@ class KernelRowArgs {
     for (size_t c = static_cast<size_t>(pmu_from) + 1; pmu_from >= 0 && c < t.header().size(); ++c)
       pmu_.push_back({static_cast<int>(c), b.strings().Intern(TrimCsvField(t.header()[c]))});
   }
+  // The most args a row gives.
+  size_t per_row() const { return 1 + text_.size() + pmu_.size(); }
   // The current row of the reader.
   void Add(size_t op) {
     const std::string_view type = TrimCsvField(t_.Get(type_col_));
@@ -522,8 +524,13 @@ Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, Ran
                       "(Name, Start Time(us), Duration(us), ...)",
                       file.path, name));
   ProfileBuilder b(out);
-  b.ReserveOps(file.bytes.size() / 160);  // about 160 bytes a row
   KernelRowArgs args(t, b);
+  // One op a line, and the row's args: reserved once (a million rows of PMU
+  // columns are tens of millions of args).
+  const std::string_view text = file.bytes.view();
+  const auto lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  b.ReserveOps(lines);
+  b.ReserveArgs(lines * args.per_row());
   const StringId task_cat = b.strings().Intern("ascend_task"), hccl_cat = b.strings().Intern("hccl");
   // HCCL rows go on a stream apart from the compute streams (as the HCCL
   // lanes of trace_view.json do, io/ascend_conventions.cc).

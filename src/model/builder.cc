@@ -364,9 +364,13 @@ Status ProfileBuilder::Finish() {
         if (c.op >= 0) c.op = static_cast<int32_t>(moved_to[c.op]);
     }
   }
-  std::stable_sort(p.args.rows.begin(), p.args.rows.end(), [](const Arg& a, const Arg& b) {
+  // Readers add most args in op order (a sidecar's rows, kernel_details.csv):
+  // then the sort is a scan.
+  auto by_owner = [](const Arg& a, const Arg& b) {
     return a.owner_kind != b.owner_kind ? a.owner_kind < b.owner_kind : a.owner < b.owner;
-  });
+  };
+  if (!std::is_sorted(p.args.rows.begin(), p.args.rows.end(), by_owner))
+    std::stable_sort(p.args.rows.begin(), p.args.rows.end(), by_owner);
 
   // 3. Nesting per track: a stack of open ops; an op is a child of the top of
   //    the stack if it starts before that op ends.

@@ -60,6 +60,8 @@ class ProfileBuilder {
   // Reserves room for exactly `n` more ops (readers that can count first).
   // kineto_columns = false: not the Kineto-only columns (an XPlane has none).
   void ReserveOps(size_t n, bool kineto_columns = true);
+  // Reserves room for `n` more args (readers that give every op many args).
+  void ReserveArgs(size_t n) { out_->args.rows.reserve(out_->args.rows.size() + n); }
   TraceMetadata& meta() { return out_->meta; }
   void Warn(ImportStat s, uint64_t offset) { out_->stats.Add(s, offset); }
 
