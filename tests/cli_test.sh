@@ -366,5 +366,45 @@ check "ops without shapes" run 0 "$BIN" ops "$TMP/noshapes.json"
 check "ops without shapes warning" has "no input shapes for aten::mm (1 calls)" err
 check "ops without shapes advice" has "record_shapes=True" err
 
+# --merge: the example's rank 0 cut in two as two tools would record it: a host trace (every event but the GPU
+# work) and a device profile on another clock (+1234567.25 us) holding the GPU work and the launch calls (as an
+# nsys export holds its CUDA API calls). Merged, every figure of `summary` and `launches` equals the original's.
+python3 - "$EX/rank-0.json.gz" "$TMP/host.json" "$TMP/device.json" <<'PY'
+import gzip, json, sys
+src, host_path, dev_path = sys.argv[1:4]
+d = json.load(gzip.open(src))
+gpu = {"kernel", "gpu_memcpy", "gpu_memset"}
+launch = {"cuda_runtime", "cuda_driver"}
+host, dev = dict(d), dict(d)
+host["traceEvents"], dev["traceEvents"] = [], []
+for e in d["traceEvents"]:
+    is_gpu = e.get("cat") in gpu or (e.get("cat") == "cuda_sync" and "stream" in e.get("args", {}))
+    if not is_gpu:
+        host["traceEvents"].append(e)
+    if is_gpu or e.get("cat") in launch:
+        c = dict(e)
+        if "ts" in c:
+            c["ts"] = c["ts"] + 1234567.25
+        dev["traceEvents"].append(c)
+json.dump(host, open(host_path, "w"))
+json.dump(dev, open(dev_path, "w"))
+PY
+check "merge: original summary" run 0 "$BIN" summary "$EX/rank-0.json.gz" --format csv
+sed 1,3d "$TMP/out" >"$TMP/orig_summary.csv"
+check "merge: merged summary" run 0 "$BIN" summary "$TMP/host.json" "$TMP/device.json" --merge --format csv
+sed 1,3d "$TMP/out" >"$TMP/merged_summary.csv"
+check "merge: the offset and its residual" has "device.json moved by -1234567.250 us onto" err
+check "merge: zero residual" has "residual median 0.000 us, largest 0.000 us" err
+check "merge: summary equals the original's" cmp -s "$TMP/orig_summary.csv" "$TMP/merged_summary.csv"
+check "merge: original launches" run 0 "$BIN" launches "$EX/rank-0.json.gz" --format csv
+cp "$TMP/out" "$TMP/orig_launches.csv"
+check "merge: merged launches" run 0 "$BIN" launches "$TMP/host.json" "$TMP/device.json" --merge --format csv
+check "merge: launch statistics equal the original's" cmp -s "$TMP/orig_launches.csv" "$TMP/out"
+check "merge: a given offset" run 0 "$BIN" summary "$TMP/host.json" "$TMP/device.json" --merge-offset-us -1234567.25 --format csv
+sed 1,3d "$TMP/out" >"$TMP/given_summary.csv"
+check "merge: a given offset gives the same" cmp -s "$TMP/orig_summary.csv" "$TMP/given_summary.csv"
+check "merge: one input is refused" run 1 "$BIN" summary "$TMP/host.json" --merge
+check "merge: one input: says why" has "--merge needs a host-side trace and at least one device profile" err
+
 echo "cli_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

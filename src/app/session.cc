@@ -15,6 +15,8 @@ StatusOr<Session> OpenSession(const InputOptions& inputs, const ProgressFn& prog
   lo.max_decoded_bytes = static_cast<uint64_t>(inputs.max_input_gb * 1e9);
   lo.progress = progress;
   lo.all_args = inputs.all_args;
+  lo.merge = inputs.merge || inputs.merge_offset_us.has_value();
+  lo.merge_offset_us = inputs.merge_offset_us;
   Session s;
   s.inputs = inputs;
   ASSIGN_OR_RETURN(s.profile, LoadProfile(inputs.paths, lo));  // expands directories (skips non-traces there)

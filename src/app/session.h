@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct InputOptions {
   int threads = 0;          // 0: one per core
   double max_input_gb = 0;  // decoded bytes one input may hold (0: half the machine's memory)
   bool all_args = false;    // keep every arg of every op (SQL, exports), not only those analysed
+  bool merge = false;       // --merge: host side from the first input, GPU work from the others (io/merge.h)
+  std::optional<double> merge_offset_us;
 };
 
 // (bytes done, bytes total) over all files, from reader threads.

@@ -4,6 +4,7 @@
 // words errors as exit codes; only this layer prints.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,6 +84,7 @@ class ProfileCommand : public Command {
  private:
   bool with_view_;
   bool stats_ = false;
+  double merge_offset_us_ = std::numeric_limits<double>::quiet_NaN();
   double load_s_ = 0, analyse_s_ = 0;
   uint64_t bytes_ = 0, ops_ = 0;
 };

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "cli/command.h"
@@ -80,6 +81,11 @@ void ProfileCommand::AddOptions(CLI::App* app) {
   app->add_option("--max-input-gb", in_.max_input_gb,
                   "the most one input may decode to, in GB (default: half the machine's memory)")
       ->check(CLI::Range(0.001, 1e6));
+  app->add_flag("--merge", in_.merge,
+                "one timeline from a host trace (the first input) and device profiles of the same run (the others: "
+                "their GPU work), aligned by the launch calls both record");
+  app->add_option("--merge-offset-us", merge_offset_us_,
+                  "with --merge: the device inputs' clock + this = the host's (instead of matching launch calls)");
   AddWidthOption(app, out_.width);
   app->add_flag("--stats", stats_, "print mlprof's own timing to stderr");
   app->add_flag("-q,--quiet", out_.quiet, "do not print import warnings");
@@ -87,6 +93,7 @@ void ProfileCommand::AddOptions(CLI::App* app) {
 }
 
 StatusOr<Report> ProfileCommand::Run() {
+  if (!std::isnan(merge_offset_us_)) in_.merge_offset_us = merge_offset_us_;
   ASSIGN_OR_RETURN(app::Session s, OpenWithProgress(in_, with_view_));
   const auto t0 = std::chrono::steady_clock::now();
   StatusOr<Report> r = Analyse(s);

@@ -11,6 +11,7 @@
 
 #include "base/file_loader.h"
 #include "io/ascend_files.h"
+#include "io/merge.h"
 #include "io/readers.h"
 
 namespace mlprof {
@@ -238,6 +239,13 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
     return NotFound(fmt::format("no traces among the {} files given ({})", files.size(),
                                 profile.skipped.empty() ? "" : profile.skipped.front()));
   profile.ranks = std::move(kept);
+  if (options.merge) {
+    MergeOptions mo;
+    mo.offset_us = options.merge_offset_us;
+    ASSIGN_OR_RETURN(RankProfile merged, MergeHostAndDevice(std::move(profile.ranks), mo, &profile.notes));
+    profile.ranks.clear();
+    profile.ranks.push_back(std::move(merged));
+  }
 
   // Ranks: distributedInfo.rank where recorded; files without one take the
   // smallest unused numbers in file order. Two files with one rank: error.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct LoadOptions {
   // under a lock.
   std::function<void(uint64_t, uint64_t)> progress;
   bool all_args = false;  // ReadOptions::all_args
+  // --merge (io/merge.h): the inputs are one rank, host side from the first,
+  // GPU work from the others; merge_offset_us: their clock + it = the host's.
+  bool merge = false;
+  std::optional<double> merge_offset_us;
 };
 
 // Expands directories into their trace files (*.json, *.json.gz, *.gz, *.zst,
