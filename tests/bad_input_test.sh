@@ -259,5 +259,19 @@ check "both ranks read (rank 1: 2 ops, 0 steps)" has "1,,2,0,," out
 (cd job/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT && "$BIN" info . --format csv >../../../rel.out 2>../../../rel.err)
 check "relative folder: the rank file beside it read" has "profiler_info_1.json: rank 1" rel.out
 
+# torch's other memory-timeline export ([times, sizes by category]) starts "[[" too: beside a trace in a folder it is
+# skipped as not a trace, not taken for the raw timeline; a raw timeline with a bad event names it.
+mkdir -p memdir
+printf '%s' "$DOC" >memdir/trace.json
+printf '[[1000,2000],[[0,1,2,3,4,5,6,7,8],[0,1,2,3,4,5,6,7,8]]]' >memdir/mem.json
+check "memory timeline [times, sizes] beside a trace: exit 0" run 0 "$BIN" summary memdir --format csv
+check "memory timeline [times, sizes]: skipped, said so" has "mem.json" err
+printf '[[-1, 1, 100, 0], [5, 9, 1, 0]]' >rawbad.json
+check "raw memory timeline with a bad event exits 2" run 2 "$BIN" memory rawbad.json
+check "raw memory timeline: the event's index" has "rawbad.json: memory event 1 is not" err
+printf '[[-1, 1, 100, 0]' >rawcut.json
+check "raw memory timeline cut short exits 2" run 2 "$BIN" memory rawcut.json
+check "raw memory timeline cut short: names the file" has "rawcut.json:" err
+
 echo "bad input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -329,7 +329,17 @@ std::vector<MetricRow> ComputeGpuMetrics(const Profile& profile, int top) {
         r.kernel_time = time;
         double s = 0;
         bool any = false;
-        for (const auto& [start, end] : kernels[key.first][name].second) {
+        // The kernel's busy time (instances overlapping on several streams
+        // merged), so that a sample counts once.
+        std::vector<std::pair<Ps, Ps>> spans = kernels[key.first][name].second;
+        std::sort(spans.begin(), spans.end());
+        std::vector<std::pair<Ps, Ps>> merged;
+        for (const auto& sp : spans)
+          if (!merged.empty() && sp.first <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, sp.second);
+          else
+            merged.push_back(sp);
+        for (const auto& [start, end] : merged) {
           auto it = std::lower_bound(samples.begin(), samples.end(), start,
                                      [](const auto& smp, Ps t) { return smp.first < t; });
           for (; it != samples.end() && it->first < end; ++it) {

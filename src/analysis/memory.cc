@@ -245,6 +245,11 @@ std::vector<DeviceMemory> ComputeMemory(const Profile& profile) {
 
 std::vector<CategoryMemory> ComputeMemoryCategories(const Profile& profile) {
   std::vector<CategoryMemory> out;
+  // Bytes from a counter's double, held within +-2^62 (a NaN reads 0).
+  auto bytes = [](double v) {
+    constexpr double kLim = 4.6e18;
+    return std::isfinite(v) ? static_cast<int64_t>(std::max(-kLim, std::min(kLim, v))) : int64_t{0};
+  };
   for (size_t ri = 0; ri < profile.ranks.size(); ++ri) {
     const RankProfile& p = profile.ranks[ri];
     const StringId name = p.strings.Find("memory by category");
@@ -266,16 +271,16 @@ std::vector<CategoryMemory> ComputeMemoryCategories(const Profile& profile) {
     size_t peak = 0;
     for (size_t i = 0; i < total->second.size(); ++i)
       if (total->second[i]->value > total->second[peak]->value) peak = i;
-    m.peak = static_cast<int64_t>(total->second[peak]->value);
+    m.peak = bytes(total->second[peak]->value);
     m.peak_ts = total->second[peak]->ts;
     for (StringId id : order) {
       if (id == total_id) continue;
       const std::vector<const CounterSample*>& v = series[id];
       CategoryMemory::Category c;
       c.name = p.str(id);
-      if (peak < v.size()) c.at_peak = static_cast<int64_t>(v[peak]->value);
-      for (const CounterSample* x : v) c.max = std::max(c.max, static_cast<int64_t>(x->value));
-      c.end = v.empty() ? 0 : static_cast<int64_t>(v.back()->value);
+      if (peak < v.size()) c.at_peak = bytes(v[peak]->value);
+      for (const CounterSample* x : v) c.max = std::max(c.max, bytes(x->value));
+      c.end = v.empty() ? 0 : bytes(v.back()->value);
       m.categories.push_back(std::move(c));
     }
     out.push_back(std::move(m));

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "../../tests/corpus_util.h"
+#include "io/load.h"
+
 namespace mlprof::app {
 namespace {
 
@@ -50,6 +53,17 @@ TEST(DetectChip, NamesThenSignatures) {
   EXPECT_EQ(d.chip->id, "h200");
   plane.compute_minor = 0;
   EXPECT_EQ(DetectChip(db, {plane}).chip, nullptr);
+}
+
+// torch_npu's database names its device (NPU_INFO: "Ascend910B"): the chip
+// database's Ascend 910B, so roofline, MFU and compare find its peaks.
+TEST(DetectChip, AscendDatabaseDevice) {
+  MLPROF_CORPUS_FILE(dir, "ascend/msinsight_2rank/db/level1/rank0_ascend_pt");
+  auto p = LoadProfile({dir}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const DetectedChip d = DetectChip(hw::ChipDb::BuiltIn(), p->AllDevices());
+  ASSERT_NE(d.chip, nullptr);
+  EXPECT_EQ(d.chip->id, "ascend-910b");
 }
 
 }  // namespace

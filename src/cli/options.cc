@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/command.h"
 #include "cli/validators.h"
@@ -85,7 +86,16 @@ void ProfileCommand::AddOptions(CLI::App* app) {
                 "one timeline from a host trace (the first input) and device profiles of the same run (the others: "
                 "their GPU work), aligned by the launch calls both record");
   app->add_option("--merge-offset-us", merge_offset_us_,
-                  "with --merge: the device inputs' clock + this = the host's (instead of matching launch calls)");
+                  "with --merge: the device inputs' clock + this = the host's (instead of matching launch calls)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            char* end = nullptr;
+            const double x = std::strtod(v.c_str(), &end);
+            return end != v.c_str() && *end == 0 && std::isfinite(x) && std::abs(x) <= 1e12
+                       ? std::string()
+                       : "expected a finite offset in us within +-10^12";
+          },
+          "OFFSET_US"));
   AddWidthOption(app, out_.width);
   app->add_flag("--stats", stats_, "print mlprof's own timing to stderr");
   app->add_flag("-q,--quiet", out_.quiet, "do not print import warnings");

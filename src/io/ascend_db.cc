@@ -272,12 +272,19 @@ class AscendDbReader {
   // OP_MEMORY: the allocations ops made (bytes, ns), as operator_memory.csv.
   Status ReadOpMemory() {
     if (!db_.Has("OP_MEMORY")) return OkStatus();
-    RETURN_IF_ERROR(
-        Need("OP_MEMORY", {"name", "size", "allocationTime", "releaseTime", "allocationTotalAllocated",
-                           "allocationTotalReserved", "releaseTotalAllocated", "releaseTotalReserved", "deviceId"}));
-    SqliteStmt s(db_.db(),
-                 "SELECT name, size, allocationTime, releaseTime, allocationTotalAllocated, allocationTotalReserved, "
-                 "releaseTotalAllocated, releaseTotalReserved, deviceId, rowid FROM OP_MEMORY");
+    // name, size and allocationTime are needed (else the table is left out,
+    // with a warning); the rest read as NULL where a schema lacks them.
+    const std::set<std::string> have = db_.Columns("OP_MEMORY");
+    for (const char* c : {"name", "size", "allocationTime"})
+      if (!have.count(c)) {
+        b_.WarnSidecar(fmt::format("{}: table OP_MEMORY has no column {}; its allocations are left out", f_.path, c));
+        return OkStatus();
+      }
+    std::string sql = "SELECT name, size, allocationTime";
+    for (const char* c : {"releaseTime", "allocationTotalAllocated", "allocationTotalReserved", "releaseTotalAllocated",
+                          "releaseTotalReserved", "deviceId"})
+      sql += have.count(c) ? fmt::format(", \"{}\"", c) : std::string(", NULL");
+    SqliteStmt s(db_.db(), sql + ", rowid FROM OP_MEMORY");
     if (!s.ok()) return db_.Corrupt("OP_MEMORY");
     NpuMemoryEvents out(b_);
     auto bytes = [&](int i) { return s.Null(i) || s.Int(i) < 0 || s.Int(i) > (int64_t{1} << 60) ? -1 : s.Int(i); };

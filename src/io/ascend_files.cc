@@ -178,7 +178,9 @@ void NpuMemoryEvents::Add(const NpuAllocation& a) {
   if (events_ == 0) b_.SetProcessName(kMemoryPid, b_.strings().Intern("NPU memory (per-op allocations)"));
   const int64_t device = a.device >= 0 && a.device <= 65535 ? a.device : 0;
   for (bool release : {false, true}) {
-    if (release && !a.has_release) continue;  // not released in the window
+    // Not released in the window, or a release before the allocation (a
+    // damaged row): the block stays allocated.
+    if (release && (!a.has_release || a.release_ts < a.alloc_ts)) continue;
     EventRecord e;
     e.ph = 'i';
     e.name = memory_;
@@ -529,8 +531,10 @@ Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, Ran
   // columns are tens of millions of args).
   const std::string_view text = file.bytes.view();
   const auto lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-  b.ReserveOps(lines);
-  b.ReserveArgs(lines * args.per_row());
+  // Capped by the bytes (a row is more than 16 bytes, an arg more than 2):
+  // blank lines or a header of thousands of columns reserve nothing absurd.
+  b.ReserveOps(std::min(lines, text.size() / 16 + 1));
+  b.ReserveArgs(std::min(lines * args.per_row(), text.size() / 2 + 1));
   const StringId task_cat = b.strings().Intern("ascend_task"), hccl_cat = b.strings().Intern("hccl");
   // HCCL rows go on a stream apart from the compute streams (as the HCCL
   // lanes of trace_view.json do, io/ascend_conventions.cc).

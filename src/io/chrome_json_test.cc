@@ -234,7 +234,7 @@ TEST(ChromeJson, ClearErrorsForWhatIsNotATrace) {
       {"hello", "unknown format at byte 0"},
       {"{\"schema\":\"1.0.1\",\"pid\":1,\"nodes\":[]}", "PyTorch Execution Trace"},
       {"{\"foo\":1}", "no \"traceEvents\" array"},
-      {"[[1,2,3],[4,5,6]]", "memory event 0 is not [timestamp"},  // read as torch's memory timeline
+      {"[[1,2,3],[4,5,6]]", "none of them a trace event"},  // not torch's memory timeline: 3 numbers
       {"[{\"a\":1},{\"b\":2}]", "none of them a trace event"},
       {"{\"traceEvents\":{}}", "\"traceEvents\" is not an array"},
       {"{\"traceEvents\":[1,2", "invalid JSON"},

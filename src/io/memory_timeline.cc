@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "io/readers.h"
@@ -20,8 +21,28 @@ bool LooksLikeMemoryTimeline(std::string_view b) {
   if (i >= b.size() || b[i++] != '[') return false;
   skip();
   if (i >= b.size() || b[i++] != '[') return false;
-  skip();
-  return i < b.size() && (b[i] == '-' || (b[i] >= '0' && b[i] <= '9'));
+  // The first event: exactly four integers, an action 1-4 and a category
+  // 0-7 (torch's other export, [[times...], [[sizes]...]], starts "[[" too).
+  int64_t v[5] = {};
+  int n = 0;
+  while (n < 5) {
+    skip();
+    bool neg = false;
+    if (i < b.size() && b[i] == '-') neg = true, ++i;
+    if (i >= b.size() || b[i] < '0' || b[i] > '9') return false;
+    int64_t x = 0;
+    for (int digits = 0; i < b.size() && b[i] >= '0' && b[i] <= '9'; ++i)
+      if (++digits <= 18) x = x * 10 + (b[i] - '0');
+    v[n++] = neg ? -x : x;
+    skip();
+    if (i < b.size() && b[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < b.size() && b[i] == ']') break;
+    return false;
+  }
+  return n == 4 && v[1] >= 1 && v[1] <= 4 && v[3] >= 0 && v[3] <= 7;
 }
 
 Status ReadMemoryTimeline(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
@@ -69,7 +90,14 @@ Status ReadMemoryTimeline(LoadedFile& file, const ReadOptions& options, RankProf
   for (size_t c = 0; c < 8; ++c) series[c] = b.strings().Intern(kMemoryCategories[c]);
   series[8] = b.strings().Intern("Total");
   b.SetThreadName(0, 0, b.strings().Intern("memory timeline"));
+  if (t_min == -1) t_min = 0;  // every event before the profile
   std::array<int64_t, 8> sizes{};
+  // Sums held at the int64 limits instead of overflowing.
+  auto add = [](int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (!__builtin_add_overflow(a, b, &r)) return r;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+  };
   auto emit = [&](int64_t ts, uint64_t at) {
     EventRecord e;
     e.name = name;
@@ -80,12 +108,13 @@ Status ReadMemoryTimeline(LoadedFile& file, const ReadOptions& options, RankProf
     int64_t total = 0;
     for (size_t c = 0; c < 8; ++c) {
       b.AddCounter(e, series[c], static_cast<double>(sizes[c]));
-      total += sizes[c];
+      total = add(total, sizes[c]);
     }
     b.AddCounter(e, series[8], static_cast<double>(total));
   };
   for (size_t i = 0; i < ev.size(); ++i) {
-    sizes[static_cast<size_t>(ev[i].category)] += ev[i].bytes;
+    int64_t& size = sizes[static_cast<size_t>(ev[i].category)];
+    size = add(size, ev[i].bytes);
     if (i + 1 == ev.size() || ev[i + 1].ts != ev[i].ts) emit(ev[i].ts, i);
   }
   if (options.progress) options.progress(file.bytes.size(), file.bytes.size());

@@ -74,7 +74,7 @@ class Replay {
     }
   }
 
-  void CountersAndFlows() {
+  void Counters() {
     for (const CounterSample& c : in_.counters) {
       const Track& t = in_.tracks[c.track];
       EventRecord e;
@@ -84,7 +84,11 @@ class Replay {
       e.ts = in_.origin_abs_ps + c.ts + shift_;
       e.has_ts = true;
       b_.AddCounter(e, S(c.series), c.value);
+      if (t.device >= 0) b_.SetTrackDevice(e.pid, e.tid, t.device);
     }
+  }
+
+  void Flows() {
     for (const Flow& f : in_.flows) {
       const Track& t = in_.tracks[f.track];
       EventRecord e;
@@ -107,11 +111,12 @@ class Replay {
   Ps128 shift_;
 };
 
-// Launch calls by correlation's low 32 bits: absolute start (first kept).
-std::unordered_map<int64_t, Ps128> Launches(const RankProfile& r) {
+// Launch calls by correlation's low 32 bits: absolute start (first kept),
+// of the process `high` (the correlation's high 32 bits; -1: any).
+std::unordered_map<int64_t, Ps128> Launches(const RankProfile& r, int64_t high = -1) {
   std::unordered_map<int64_t, Ps128> out;
   for (size_t i = 0; i < r.ops.size(); ++i)
-    if (IsLaunchOp(r.ops.kind[i]) && r.ops.correlation[i] >= 0)
+    if (IsLaunchOp(r.ops.kind[i]) && r.ops.correlation[i] >= 0 && (high < 0 || (r.ops.correlation[i] >> 32) == high))
       out.emplace(r.ops.correlation[i] & kLow32, r.origin_abs_ps + r.ops.ts[i]);
   return out;
 }
@@ -124,10 +129,32 @@ StatusOr<RankProfile> MergeHostAndDevice(std::vector<RankProfile> inputs, const 
     return InvalidArgument("--merge needs a host-side trace and at least one device profile (2 or more inputs)");
   const RankProfile& host = inputs[0];
   const std::unordered_map<int64_t, Ps128> host_launches = Launches(host);
-  // Each device input's shift onto the host clock.
+  if (options.offset_us && !(std::isfinite(*options.offset_us) && std::abs(*options.offset_us) <= 1e12))
+    return InvalidArgument(
+        fmt::format("--merge-offset-us {}: expected a finite offset within +-10^12 us", *options.offset_us));
+  // Each device input's shift onto the host clock, and the process whose
+  // GPU work it gives (the correlation's high 32 bits: nsys keeps the
+  // process there; -1: all).
   std::vector<Ps128> shifts(inputs.size(), 0);
+  std::vector<int64_t> process(inputs.size(), -1);
   for (size_t k = 1; k < inputs.size(); ++k) {
     const RankProfile& dev = inputs[k];
+    // A device input of several processes: the one whose launch calls match
+    // the host's most (the others' ids would collide in their low 32 bits).
+    std::unordered_map<int64_t, size_t> matches;
+    for (size_t i = 0; i < dev.ops.size(); ++i)
+      if (IsLaunchOp(dev.ops.kind[i]) && dev.ops.correlation[i] >= 0 &&
+          host_launches.count(dev.ops.correlation[i] & kLow32))
+        ++matches[dev.ops.correlation[i] >> 32];
+    if (matches.size() > 1) {
+      size_t best = 0;
+      for (const auto& [high, n] : matches)
+        if (n > best || (n == best && high < process[k])) best = n, process[k] = high;
+      notes->push_back(
+          fmt::format("--merge: {} holds the launch calls of {} processes; the GPU work of the one "
+                      "matching {} ({} calls) is kept",
+                      dev.path, matches.size(), host.path, best));
+    }
     if (options.offset_us) {
       shifts[k] = static_cast<Ps128>(std::llround(*options.offset_us * 1e6));
       notes->push_back(fmt::format("--merge: {} moved by the given {:.3f} us onto {}'s clock", dev.path,
@@ -135,7 +162,7 @@ StatusOr<RankProfile> MergeHostAndDevice(std::vector<RankProfile> inputs, const 
       continue;
     }
     std::vector<Ps128> diffs;
-    for (const auto& [corr, ts] : Launches(dev)) {
+    for (const auto& [corr, ts] : Launches(dev, process[k])) {
       auto it = host_launches.find(corr);
       if (it != host_launches.end()) diffs.push_back(it->second - ts);
     }
@@ -168,12 +195,20 @@ StatusOr<RankProfile> MergeHostAndDevice(std::vector<RankProfile> inputs, const 
   {
     Replay host_replay(host, b, 0);
     host_replay.Ops([&](size_t i) { return !IsGpuOp(host.ops.kind[i]); }, /*low32_correlation=*/true);
-    host_replay.CountersAndFlows();
+    host_replay.Counters();
+    host_replay.Flows();
   }
   for (size_t k = 1; k < inputs.size(); ++k) {
     const RankProfile& dev = inputs[k];
+    const int64_t high = process[k];
     Replay r(dev, b, shifts[k]);
-    r.Ops([&](size_t i) { return IsGpuOp(dev.ops.kind[i]); }, /*low32_correlation=*/true);
+    r.Ops(
+        [&](size_t i) {
+          return IsGpuOp(dev.ops.kind[i]) &&
+                 (high < 0 || dev.ops.correlation[i] < 0 || (dev.ops.correlation[i] >> 32) == high);
+        },
+        /*low32_correlation=*/true);
+    r.Counters();  // the device's own counters (nsys GPU metrics)
   }
   // Devices: the device inputs' (the host's when they name none).
   for (size_t k = 1; k < inputs.size(); ++k)
@@ -181,10 +216,18 @@ StatusOr<RankProfile> MergeHostAndDevice(std::vector<RankProfile> inputs, const 
   if (b.meta().devices.empty()) b.meta().devices = host.meta.devices;
   RETURN_IF_ERROR(b.Finish());
   // The inputs' reading problems (warnings; the informational counts, such
-  // as GPU ops without a launch, are the merged profile's own).
-  for (const RankProfile& r : inputs)
+  // as GPU ops without a launch, are the merged profile's own): the host's
+  // under its name, a device input's in a note naming it.
+  for (size_t i = 0; i < inputs.size(); ++i)
     for (size_t k = 0; k < kImportStatCount; ++k) {
-      if (!r.stats.count[k] || GetImportStatInfo(static_cast<ImportStat>(k)).severity < Severity::kWarning) continue;
+      const RankProfile& r = inputs[i];
+      const ImportStatInfo& info = GetImportStatInfo(static_cast<ImportStat>(k));
+      if (!r.stats.count[k] || info.severity < Severity::kWarning) continue;
+      if (i > 0) {
+        notes->push_back(fmt::format("{}: {} x {} (first at byte {}): {}", r.path, r.stats.count[k], info.name,
+                                     r.stats.first_offset[k], info.help));
+        continue;
+      }
       if (!out.stats.count[k]) out.stats.first_offset[k] = r.stats.first_offset[k];
       out.stats.count[k] += r.stats.count[k];
     }

@@ -12,8 +12,11 @@
 // differences of their start times. The residual (how far the matched calls
 // are from that offset: median and largest) is stated in the note, so a
 // user sees how well the clocks agree. GPU ops keep their correlation's low
-// 32 bits, so they link to the host's launches. Not carried over: a device
-// input's XLA op descriptions (its ops stay, their HLO links go) and host ops.
+// 32 bits, so they link to the host's launches. A device input of several
+// processes gives the GPU work of the one whose launch calls match the
+// host's most; a device input's counters (nsys GPU metrics) come along. Not
+// carried over: a device input's XLA op descriptions (its ops stay, their
+// HLO links go), host ops and flows; its reading problems are notes.
 #pragma once
 
 #include <optional>

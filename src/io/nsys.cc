@@ -470,6 +470,15 @@ class NsysReader {
       while (s.Next()) names[{s.Null(0) ? -1 : s.Int(0), s.Int(1)}] = b_.strings().Intern(s.Text(2));
       if (!s.done()) return Corrupt("TARGET_INFO_GPU_METRICS");
     }
+    // typeId's low byte is nsys's GPU id (TARGET_INFO_GPU.id); kernels carry
+    // CUDA's device number: map through TARGET_INFO_GPU.cuDevice where the
+    // export has it.
+    std::map<int64_t, int64_t> cuda_device;
+    if (Has("TARGET_INFO_GPU") && Columns("TARGET_INFO_GPU").count("cuDevice")) {
+      Stmt g(file_.db(), "SELECT id, cuDevice FROM TARGET_INFO_GPU");
+      while (g.ok() && g.Next())
+        if (!g.Null(0) && !g.Null(1)) cuda_device[g.Int(0)] = g.Int(1);
+    }
     ASSIGN_OR_RETURN(std::string sql, Select("GPU_METRICS", {"!timestamp", "!typeId", "!metricId", "!value", "rowid"}));
     Stmt s(file_.db(), sql);
     if (!s.ok()) return Corrupt("GPU_METRICS");
@@ -482,7 +491,10 @@ class NsysReader {
         b_.Warn(ImportStat::missing_ts, e.offset);
         continue;
       }
-      const int64_t type = s.Int(1), device = type & 0xFF;
+      const int64_t type = s.Int(1);
+      auto cu = cuda_device.find(type & 0xFF);
+      const int64_t device =
+          cu != cuda_device.end() && cu->second >= 0 && cu->second < 65536 ? cu->second : type & 0xFF;
       auto it = names.find({type, s.Int(2)});
       if (it == names.end()) it = names.find({-1, s.Int(2)});
       if (it == names.end()) {  // a metric the table does not name: "(metric N)", counted
