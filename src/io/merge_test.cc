@@ -56,6 +56,43 @@ TEST(Merge, OffsetFromLaunchCallsAndResidual) {
   EXPECT_EQ(kernels, 3);
 }
 
+// A device input of two processes (correlation high bits 1 and 2, as nsys
+// keeps them) whose low 32 bits collide: the GPU work of the process whose
+// launch calls match the host's (process 1: same clock, within 0 us) is
+// kept, the other's (process 2: 500 us off) left out.
+TEST(Merge, SeveralDeviceProcessesKeepTheMatchingOne) {
+  auto host = LoadTraceBytes(R"J({"traceEvents": [
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 1, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 20, "dur": 1, "args": {"correlation": 2}}]})J",
+                             "host.json");
+  auto dev = LoadTraceBytes(R"J({"traceEvents": [
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 10, "dur": 1, "args": {"correlation": 4294967297}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 20, "dur": 1, "args": {"correlation": 4294967298}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 8, "tid": 8, "ts": 510, "dur": 1, "args": {"correlation": 8589934593}},
+    {"ph": "X", "cat": "kernel", "name": "mine", "pid": 0, "tid": 7, "ts": 12, "dur": 3, "args": {"stream": 7, "device": 0, "correlation": 4294967297}},
+    {"ph": "X", "cat": "kernel", "name": "mine", "pid": 0, "tid": 7, "ts": 22, "dur": 3, "args": {"stream": 7, "device": 0, "correlation": 4294967298}},
+    {"ph": "X", "cat": "kernel", "name": "theirs", "pid": 1, "tid": 7, "ts": 512, "dur": 3, "args": {"stream": 7, "device": 1, "correlation": 8589934593}}]})J",
+                            "dev.json");
+  ASSERT_TRUE(host.ok() && dev.ok());
+  std::vector<RankProfile> in;
+  in.push_back(std::move(*host));
+  in.push_back(std::move(*dev));
+  std::vector<std::string> notes;
+  auto m = MergeHostAndDevice(std::move(in), {}, &notes);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("holds the launch calls of 2 processes"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[1].find("moved by 0.000 us"), std::string::npos) << notes[1];
+  EXPECT_NE(notes[1].find("over 2 launch calls"), std::string::npos) << notes[1];
+  int mine = 0, theirs = 0;
+  for (size_t i = 0; i < m->ops.size(); ++i) {
+    mine += m->str(m->ops.name[i]) == "mine";
+    theirs += m->str(m->ops.name[i]) == "theirs";
+  }
+  EXPECT_EQ(mine, 2);
+  EXPECT_EQ(theirs, 0);
+}
+
 TEST(Merge, NoCommonLaunchesNeedsAnOffset) {
   auto a = LoadTraceBytes(
       R"J({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "x", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})J",
