@@ -235,6 +235,7 @@ TEST_F(HandTrace, KernelTypeSweep) {
     EXPECT_EQ(s.max, 20 * US);
     EXPECT_NEAR(s.std, std::sqrt(50.0) * US, 1e-3);  // sample std of {10, 20}
     EXPECT_DOUBLE_EQ(s.mean, 15.0 * US);
+    EXPECT_DOUBLE_EQ(s.median, 15.0 * US);  // the mean of the middle two, as nsys stats
     EXPECT_NEAR(s.pct_of_class, 100.0 * 30 / 35, 1e-9);
   }
   EXPECT_TRUE(found);

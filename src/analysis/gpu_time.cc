@@ -127,6 +127,7 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
       int64_t count = 0;
       Ps sum = 0, min = INT64_MAX, max = INT64_MIN;
       double sumsq = 0;
+      std::vector<Ps> durs;  // for the median
     };
     std::unordered_map<StringId, Acc> per_name[kKernelClassCount];
     for (const GpuOpRef& g : rv.gpu) {
@@ -139,6 +140,7 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
       a.min = std::min(a.min, d);
       a.max = std::max(a.max, d);
       a.sumsq += static_cast<double>(d) * static_cast<double>(d);
+      a.durs.push_back(d);
     }
     for (int c = 0; c < kKernelClassCount; ++c) {
       if (per_name[c].empty()) continue;
@@ -164,7 +166,7 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
       }
       Acc others;
       int64_t others_names = 0;
-      auto emit = [&](std::string name, const Acc& a, int64_t names) {
+      auto emit = [&](std::string name, Acc& a, int64_t names) {
         KernelStat k;
         k.rank = rv.rank;
         k.cls = static_cast<KernelClass>(c);
@@ -180,10 +182,23 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
           k.std = std::sqrt(std::max(0.0, var));
         }
         k.pct_of_class = class_total > 0 ? 100.0 * a.sum / class_total : 0.0;
+        // The median (the mean of the middle two for an even count, as nsys
+        // stats and numpy take it).
+        if (!a.durs.empty()) {
+          const size_t n = a.durs.size(), mid = n / 2;
+          std::nth_element(a.durs.begin(), a.durs.begin() + static_cast<std::ptrdiff_t>(mid), a.durs.end());
+          const double upper = static_cast<double>(a.durs[mid]);
+          if (n % 2 == 1) {
+            k.median = upper;
+          } else {
+            const Ps lower = *std::max_element(a.durs.begin(), a.durs.begin() + static_cast<std::ptrdiff_t>(mid));
+            k.median = (static_cast<double>(lower) + upper) / 2;
+          }
+        }
         out.kernels.push_back(std::move(k));
       };
       for (size_t i = 0; i < rows.size(); ++i) {
-        const Acc& a = rows[i].second;
+        Acc& a = rows[i].second;
         if (!fold[i]) {
           emit(std::string(p.str(rows[i].first)), a, 1);
         } else {
@@ -192,6 +207,7 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
           others.min = std::min(others.min, a.min);
           others.max = std::max(others.max, a.max);
           others.sumsq += a.sumsq;
+          others.durs.insert(others.durs.end(), a.durs.begin(), a.durs.end());
           ++others_names;
         }
       }

@@ -56,6 +56,7 @@ struct KernelStat {
   int64_t names = 1;  // distinct names folded into this row
   Ps sum = 0, min = 0, max = 0;
   double mean = 0, std = 0;  // ps; std with ddof=1 (0 for one sample)
+  double median = 0;         // ps; the mean of the middle two for an even count
   double pct_of_class = 0;
 };
 

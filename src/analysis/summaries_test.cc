@@ -12,6 +12,8 @@
 
 #include "../../tests/corpus_util.h"
 #include "../../tests/test_util.h"
+#include "analysis/gpu_time.h"
+#include "analysis/view.h"
 #include "io/load.h"
 #include "io/nsys.h"
 
@@ -66,6 +68,35 @@ TEST(Summaries, HandCounted) {
 // CloverLeaf's export: per kernel name (demangledName) and per API call name
 // (less its _vNNNN suffix), count, sum, min, max and median from the raw
 // rows; per copy kind, count and bytes.
+// `mlprof kernels` (analysis/gpu_time.cc, nth_element) and `mlprof stats`'s
+// cuda_gpu_kern_sum (analysis/stats.cc, sorted quantiles) compute the median
+// apart: on CloverLeaf's kernels (odd and even counts) they agree, and so do
+// count and sample standard deviation (of two or more).
+TEST(SummariesCorpus, KernelsMedianEqualsStats) {
+  MLPROF_CORPUS_FILE(path, "nsys/pipit_perlmutter-cloverleaf-cuda.sqlite");
+  auto p = LoadProfile({path}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  KernelBreakdownOptions ko;
+  ko.top = 1 << 30;
+  ko.duration_ratio = 1.0;
+  AnalysisOptions ao;
+  ao.drop_last_step = false;
+  const KernelBreakdown k = ComputeKernelBreakdown(BuildProfileView(*p, ao), ko);
+  const Summaries sm = ComputeSummaries(*p);
+  size_t compared = 0;
+  for (const KernelStat& ks : k.kernels)
+    for (const SummaryRow& r : sm.kernels) {
+      if (r.name != ks.name) continue;
+      EXPECT_EQ(r.time.count, ks.count) << ks.name;
+      EXPECT_NEAR(r.time.p50, ks.median, 1e-6) << ks.name;
+      if (ks.count > 1) {
+        EXPECT_NEAR(r.time.std, ks.std, 1e-6 * std::max(1.0, ks.std)) << ks.name;
+      }
+      ++compared;
+    }
+  EXPECT_GT(compared, 10u);
+}
+
 TEST(SummariesCorpus, CloverLeafEqualsRawSql) {
   MLPROF_CORPUS_FILE(path, "nsys/pipit_perlmutter-cloverleaf-cuda.sqlite");
   auto p = LoadProfile({path}, {});

@@ -96,14 +96,15 @@ Table KernelStatTable(const KernelBreakdown& k) {
       .Add(TimeUs("sum", "total GPU time"))
       .Add(Pct("pct_of_class", "sum / the class's total"))
       .Add(TimeUs("mean", "mean duration"))
+      .Add(TimeUs("median", "median duration (the mean of the middle two for an even count, as nsys stats)"))
       .Add(TimeUs("min", "shortest execution"))
       .Add(TimeUs("max", "longest execution"))
       .Add(TimeUs("std", "standard deviation of the duration (ddof 1)"))
       .Add(Key("name", Unit::kText, "kernel name; 'others (N names)' folds the rest of the class").Symbol());
   for (const auto& r : k.kernels)
     t.rows.push_back({Cell::Int(r.rank), Cell::Text(KernelClassName(r.cls)), Cell::Int(r.count), Time(r.sum),
-                      Cell::Real(r.pct_of_class), TimeCell(r.mean), Time(r.min), Time(r.max), TimeCell(r.std),
-                      Cell::Text(r.names > 1 ? fmt::format("others ({} names)", r.names) : r.name)});
+                      Cell::Real(r.pct_of_class), TimeCell(r.mean), TimeCell(r.median), Time(r.min), Time(r.max),
+                      TimeCell(r.std), Cell::Text(r.names > 1 ? fmt::format("others ({} names)", r.names) : r.name)});
   return t;
 }
 
