@@ -15,6 +15,7 @@
 #include "analysis/launches.h"
 #include "analysis/ops.h"
 #include "analysis/steps.h"
+#include "io/load.h"
 
 namespace mlprof {
 namespace {
@@ -573,6 +574,63 @@ TEST(HostOpsStack, GroupsByTheInnermostFrames) {
   auto none = rows_for(0);
   ASSERT_EQ(none.size(), 1u);
   EXPECT_EQ(none[""].first, 4);
+}
+
+}  // namespace
+}  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+// HTA's queue length on a hand-made stream: calls at 0, 1, 2 us launch
+// kernels that start at 3, 4 and 5 us (a cudaStreamSynchronize is not a
+// launch). Series: +1 +1 +1 -1 -1 -1 -> 1 2 3 2 1 0 (count 6, mean 1.5,
+// median 1.5, max 3); with a full queue of 2: at 2 or more from 1 to 4 us
+// (values 2 at [1,2), 3 at [2,3), 2 at [3,4)) = 3 us of the 6 us trace.
+TEST(QueueLength, HandMadeStream) {
+  std::string ev;
+  for (int i = 0; i < 3; ++i) {
+    ev += R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" + std::to_string(i) +
+          R"(,"dur":0.5,"args":{"correlation":)" + std::to_string(i + 1) + "}},";
+    ev += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(i + 3) +
+          R"(,"dur":1,"args":{"stream":7,"device":0,"correlation":)" + std::to_string(i + 1) + "}},";
+  }
+  ev +=
+      R"({"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","pid":1,"tid":1,"ts":5,"dur":1,"args":{"correlation":9}})";
+  const Profile p = ProfileFromJson("{\"traceEvents\":[" + ev + "]}");
+  const std::vector<QueueLengthRow> q = ComputeQueueLength(p, 2);
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].stream, 7);
+  EXPECT_EQ(q[0].length.count, 6);
+  EXPECT_DOUBLE_EQ(q[0].length.mean, 1.5);
+  EXPECT_DOUBLE_EQ(q[0].length.p50, 1.5);
+  EXPECT_DOUBLE_EQ(q[0].length.max, 3);
+  EXPECT_DOUBLE_EQ(q[0].length.min, 0);
+  EXPECT_EQ(q[0].at_max, 3 * kPsPerUs);
+  EXPECT_NEAR(q[0].at_max_pct, 50.0, 1e-9);
+}
+
+// The example's rank 0, against the same definition written apart in Python
+// (json module; calls before op starts at equal times; statistics.stdev and
+// linear quartiles): stream 7 has 948 points, mean 35.71730, std 22.48271,
+// quartiles 16 / 35.5 / 55, max 75; stream 20 has 24 points, mean 0.5.
+TEST(QueueLength, ExampleEqualsAPythonCount) {
+  auto p = LoadProfile({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank/rank-0.json.gz"}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const std::vector<QueueLengthRow> q = ComputeQueueLength(*p);
+  ASSERT_EQ(q.size(), 2u);
+  EXPECT_EQ(q[0].stream, 7);
+  EXPECT_EQ(q[0].length.count, 948);
+  EXPECT_NEAR(q[0].length.mean, 35.71729957805907, 1e-9);
+  EXPECT_NEAR(q[0].length.std, 22.48271038835092, 1e-9);
+  EXPECT_DOUBLE_EQ(q[0].length.p25, 16);
+  EXPECT_DOUBLE_EQ(q[0].length.p50, 35.5);
+  EXPECT_DOUBLE_EQ(q[0].length.p75, 55);
+  EXPECT_DOUBLE_EQ(q[0].length.max, 75);
+  EXPECT_EQ(q[1].stream, 20);
+  EXPECT_EQ(q[1].length.count, 24);
+  EXPECT_DOUBLE_EQ(q[1].length.mean, 0.5);
+  EXPECT_EQ(q[0].at_max, 0);
 }
 
 }  // namespace

@@ -1,6 +1,10 @@
 #include "analysis/launches.h"
 
 #include <algorithm>
+#include <map>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
 
 namespace mlprof {
 
@@ -35,6 +39,65 @@ std::vector<RankLaunchStats> ComputeLaunchStats(const ProfileView& view, const L
     s.delay_us = DescribeValues(std::move(delay));
     out.push_back(std::move(s));
   }
+  return out;
+}
+
+std::vector<QueueLengthRow> ComputeQueueLength(const Profile& profile, int64_t max_queue) {
+  static constexpr std::string_view kLaunches[] = {"cudaLaunchKernel", "cudaLaunchKernelExC",      "cuLaunchKernel",
+                                                   "cuLaunchKernelEx", "cudaMemcpyAsync",          "cudaMemsetAsync",
+                                                   "hipLaunchKernel",  "hipExtModuleLaunchKernel", "hipMemcpyAsync",
+                                                   "hipMemsetAsync",   "hipMemcpyWithStream"};
+  std::vector<QueueLengthRow> out;
+  for (size_t ri = 0; ri < profile.ranks.size(); ++ri) {
+    const RankProfile& p = profile.ranks[ri];
+    const OpTable& o = p.ops;
+    auto launch_name = [&](StringId id) {
+      const std::string_view n = p.str(id);
+      for (std::string_view l : kLaunches)
+        if (n == l) return true;
+      return false;
+    };
+    std::unordered_map<StringId, bool> name_ok;
+    // Per track: (ts, +1 call / -1 op start), in the order described.
+    std::map<uint32_t, std::vector<std::pair<Ps, int>>> events;
+    Ps first = INT64_MAX, last = INT64_MIN;
+    for (size_t i = 0; i < o.size(); ++i) {
+      first = std::min(first, o.ts[i]);
+      last = std::max(last, o.end(i));
+      if (!IsGpuOp(o.kind[i]) || o.launch[i] < 0) continue;
+      const size_t l = static_cast<size_t>(o.launch[i]);
+      auto [it, fresh] = name_ok.try_emplace(o.name[l], false);
+      if (fresh) it->second = launch_name(o.name[l]);
+      if (!it->second) continue;
+      auto& v = events[o.track[i]];
+      v.emplace_back(o.ts[l], +1);
+      v.emplace_back(o.ts[i], -1);
+    }
+    const Ps duration = last > first ? last - first : 0;
+    for (auto& [track, v] : events) {
+      std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first < b.first : a.second > b.second;
+      });
+      QueueLengthRow r;
+      r.rank = p.rank_or(static_cast<int64_t>(ri));
+      r.device = p.tracks[track].device;
+      r.stream = p.tracks[track].stream;
+      std::vector<double> values;
+      values.reserve(v.size());
+      int64_t q = 0;
+      for (size_t k = 0; k < v.size(); ++k) {
+        q += v[k].second;
+        values.push_back(static_cast<double>(q));
+        if (q >= max_queue && k + 1 < v.size()) r.at_max += v[k + 1].first - v[k].first;
+      }
+      r.length = DescribeValues(std::move(values));
+      r.at_max_pct = duration > 0 ? 100.0 * static_cast<double>(r.at_max) / static_cast<double>(duration) : 0;
+      out.push_back(std::move(r));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const QueueLengthRow& a, const QueueLengthRow& b) {
+    return std::tie(a.rank, a.device, a.stream) < std::tie(b.rank, b.device, b.stream);
+  });
   return out;
 }
 

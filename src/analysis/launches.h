@@ -35,4 +35,26 @@ struct RankLaunchStats {
 
 std::vector<RankLaunchStats> ComputeLaunchStats(const ProfileView& view, const LaunchOptions& opt);
 
+// HTA's queue length (TraceCounters.get_queue_length_*): per stream, the
+// work submitted and not yet started: +1 at each launch call (HTA's list:
+// cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel, cuLaunchKernelEx,
+// cudaMemcpyAsync, cudaMemsetAsync, hipLaunchKernel, hipExtModuleLaunchKernel,
+// hipMemcpyAsync, hipMemsetAsync, hipMemcpyWithStream) whose GPU op is on
+// the stream, -1 when that op starts (HTA takes the op's start, not its
+// end); the series in time order (a call before an op start at the same
+// time), over the whole trace. Summary as pandas' describe() of the series'
+// values (count, mean, sample std, min, quartiles, max), and the time the
+// queue held `max_queue` or more (HTA's time blocked on a full queue: CUDA
+// queues 1024 launches per stream) with its share of the rank's trace
+// duration.
+struct QueueLengthRow {
+  int64_t rank = 0;
+  int32_t device = -1;
+  int64_t stream = -1;
+  Describe length;
+  Ps at_max = 0;          // time with the queue at max_queue or more
+  double at_max_pct = 0;  // of the rank's trace duration
+};
+std::vector<QueueLengthRow> ComputeQueueLength(const Profile& profile, int64_t max_queue = 1024);
+
 }  // namespace mlprof

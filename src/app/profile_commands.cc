@@ -364,6 +364,9 @@ Report Overview(const Session& s) {
 Report Launches(const Session& s) {
   Report r = WithImportWarnings(s);
   r.tables.push_back(LaunchSummaryTable(ComputeLaunchStats(s.view, {})));
+  std::vector<QueueLengthRow> q = ComputeQueueLength(s.profile);
+  std::erase_if(q, [&](const QueueLengthRow& row) { return s.inputs.rank >= 0 && row.rank != s.inputs.rank; });
+  if (!q.empty()) r.tables.push_back(QueueLengthTable(q, 1024));
   return r;
 }
 

@@ -256,6 +256,37 @@ Table SummaryTable(std::string_view report, const std::vector<SummaryRow>& rows)
   return t;
 }
 
+Table QueueLengthTable(const std::vector<QueueLengthRow>& rows, int64_t max_queue) {
+  Table t("queue_length", "Launch queue length per stream (HTA's queue length; describe() of the series)");
+  auto value = [](const char* name, const char* description) {
+    return Measure(name, Unit::kCount, description).Show(name, 1, 2);
+  };
+  t.Add(RankKey())
+      .Add(Key("device", Unit::kId, "the GPU"))
+      .Add(Key("stream", Unit::kId, "the stream"))
+      .Add(Count("count", "points of the series (a launch call or an op start each)"))
+      .Add(value("mean", "mean queue length over the points"))
+      .Add(value("std", "sample standard deviation"))
+      .Add(value("min", "smallest"))
+      .Add(value("p25", "25th percentile"))
+      .Add(value("p50", "median"))
+      .Add(value("p75", "75th percentile"))
+      .Add(value("max", "largest"))
+      .Add(TimeUs("at_max", fmt::format("time with {} or more queued (a full CUDA launch queue)", max_queue)))
+      .Add(Pct("at_max_pct", "of the rank's trace duration", 2));
+  for (const QueueLengthRow& r : rows) {
+    const Describe& d = r.length;
+    t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.device), Cell::Int(r.stream), Cell::Int(d.count),
+                      Cell::Real(d.mean), d.count > 1 ? Cell::Real(d.std) : Cell::Null(), Cell::Real(d.min),
+                      Cell::Real(d.p25), Cell::Real(d.p50), Cell::Real(d.p75), Cell::Real(d.max), Cell::Int(r.at_max),
+                      Cell::Real(r.at_max_pct)});
+  }
+  t.notes.push_back(
+      "Queue length: +1 at each launch call, -1 when its op starts on the stream (HTA's definition). A queue near "
+      "0 means the GPU waits for the host; a long queue means the host is ahead.");
+  return t;
+}
+
 Table KernExecTable(const std::vector<KernExecRow>& rows) {
   Table t("cuda_kern_exec_sum",
           "Kernel launch and execution (nsys stats cuda_kern_exec_sum: API time, queue time, kernel time; us)");

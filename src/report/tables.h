@@ -41,6 +41,8 @@ Table KernelBlocksTable(const LayerReport& r);
 // cuda_gpu_mem_size_sum, nvtx_sum).
 Table SummaryTable(std::string_view report, const std::vector<SummaryRow>& rows);
 Table KernExecTable(const std::vector<KernExecRow>& rows);
+// HTA's queue length per stream (analysis/launches.h).
+Table QueueLengthTable(const std::vector<QueueLengthRow>& rows, int64_t max_queue);
 // torch_npu's reports (analysis/summaries.h): op_statistic, hccl_ops, hccl_links.
 Table OpStatisticTable(const std::vector<SummaryRow>& rows);
 Table HcclOpsTable(const std::vector<HcclOpRow>& rows);
