@@ -292,14 +292,43 @@ std::vector<MetricRow> ComputeGpuMetrics(const Profile& profile, int top) {
       if (c.name == counter && std::isfinite(c.value))
         series[{p.tracks[c.track].device, std::string(p.str(c.series))}].emplace_back(c.ts, c.value);
     if (series.empty()) continue;
-    // Kernels per device: name -> (total time, intervals).
-    std::map<int32_t, std::map<StringId, std::pair<Ps, std::vector<std::pair<Ps, Ps>>>>> kernels;
-    const OpTable& o = p.ops;
-    for (size_t i = 0; i < o.size(); ++i) {
-      if (o.kind[i] != OpKind::kKernel) continue;
-      auto& k = kernels[p.tracks[o.track[i]].device][o.name[i]];
-      k.first += o.dur[i];
-      k.second.emplace_back(o.ts[i], o.end(i));
+    // Kernels per device, by time (largest first, `top` of them): their
+    // busy spans (instances overlapping on several streams merged, so a
+    // sample counts once), built once for every metric of the device.
+    struct KernelSpans {
+      StringId name;
+      Ps time = 0;
+      std::vector<std::pair<Ps, Ps>> spans;
+    };
+    std::map<int32_t, std::vector<KernelSpans>> kernels;
+    {
+      std::map<int32_t, std::unordered_map<StringId, KernelSpans>> by_name;
+      const OpTable& o = p.ops;
+      for (size_t i = 0; i < o.size(); ++i) {
+        if (o.kind[i] != OpKind::kKernel) continue;
+        KernelSpans& k = by_name[p.tracks[o.track[i]].device][o.name[i]];
+        k.name = o.name[i];
+        k.time += o.dur[i];
+        k.spans.emplace_back(o.ts[i], o.end(i));
+      }
+      for (auto& [device, names] : by_name) {
+        std::vector<KernelSpans>& v = kernels[device];
+        for (auto& [name, k] : names) v.push_back(std::move(k));
+        std::sort(v.begin(), v.end(), [&](const KernelSpans& a, const KernelSpans& b) {
+          return a.time != b.time ? a.time > b.time : p.str(a.name) < p.str(b.name);
+        });
+        if (top > 0 && v.size() > static_cast<size_t>(top)) v.resize(static_cast<size_t>(top));
+        for (KernelSpans& k : v) {
+          std::sort(k.spans.begin(), k.spans.end());
+          std::vector<std::pair<Ps, Ps>> merged;
+          for (const auto& sp : k.spans)
+            if (!merged.empty() && sp.first <= merged.back().second)
+              merged.back().second = std::max(merged.back().second, sp.second);
+            else
+              merged.push_back(sp);
+          k.spans = std::move(merged);
+        }
+      }
     }
     for (auto& [key, samples] : series) {
       std::stable_sort(samples.begin(), samples.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -313,33 +342,16 @@ std::vector<MetricRow> ComputeGpuMetrics(const Profile& profile, int top) {
       whole.samples = static_cast<int64_t>(samples.size());
       whole.mean = sum / static_cast<double>(samples.size());
       out.push_back(whole);
-      // The device's kernels by time, largest first.
-      std::vector<std::pair<Ps, StringId>> by_time;
-      for (const auto& [name, k] : kernels[key.first]) by_time.emplace_back(k.first, name);
-      std::sort(by_time.begin(), by_time.end(), [&](const auto& a, const auto& b) {
-        return a.first != b.first ? a.first > b.first : p.str(a.second) < p.str(b.second);
-      });
-      if (top > 0 && by_time.size() > static_cast<size_t>(top)) by_time.resize(static_cast<size_t>(top));
-      for (const auto& [time, name] : by_time) {
+      for (const KernelSpans& k : kernels[key.first]) {
         MetricRow r;
         r.rank = rank;
         r.device = key.first;
         r.metric = key.second;
-        r.kernel = p.str(name);
-        r.kernel_time = time;
+        r.kernel = p.str(k.name);
+        r.kernel_time = k.time;
         double s = 0;
         bool any = false;
-        // The kernel's busy time (instances overlapping on several streams
-        // merged), so that a sample counts once.
-        std::vector<std::pair<Ps, Ps>> spans = kernels[key.first][name].second;
-        std::sort(spans.begin(), spans.end());
-        std::vector<std::pair<Ps, Ps>> merged;
-        for (const auto& sp : spans)
-          if (!merged.empty() && sp.first <= merged.back().second)
-            merged.back().second = std::max(merged.back().second, sp.second);
-          else
-            merged.push_back(sp);
-        for (const auto& [start, end] : merged) {
+        for (const auto& [start, end] : k.spans) {
           auto it = std::lower_bound(samples.begin(), samples.end(), start,
                                      [](const auto& smp, Ps t) { return smp.first < t; });
           for (; it != samples.end() && it->first < end; ++it) {

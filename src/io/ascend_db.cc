@@ -325,15 +325,9 @@ class AscendDbReader {
     SqliteFile a;
     if (Status st = a.Open(*loaded); !st.ok()) return b_.WarnSidecar(std::string(st.message()));
     const CommOpJoin join(b_);
-    auto step_of = [](std::string_view key) {
-      int64_t n = -1;
-      if (key.substr(0, 4) == "step") std::from_chars(key.data() + 4, key.data() + key.size(), n);
-      return n;
-    };
-    auto ms = [](const SqliteStmt& s, int i) {
-      const double v = s.Real(i);
-      return s.Null(i) || !std::isfinite(v) || v < 0 || v > 1e12 ? Ps{-1} : static_cast<Ps>(std::llround(v * kPsPerMs));
-    };
+    auto ms = [](const SqliteStmt& s, int i) { return s.Null(i) ? Ps{-1} : AscendMsToPs(s.Real(i)); };
+    // Sizes up to 10^12 MB (10^18 bytes), as the JSON form takes them.
+    auto size_ok = [](double mb) { return std::isfinite(mb) && mb >= 0 && mb <= 1e12; };
     size_t ops = 0, links = 0, unjoined = 0;
     std::map<std::string, int32_t> op_index;  // op name -> comm_ops index
     if (a.Has("CommAnalyzerTime")) {
@@ -345,7 +339,7 @@ class AscendDbReader {
         c.name = b_.strings().Intern(s.Text(0));
         c.group = b_.strings().Intern(s.Text(1));
         c.elapse = ms(s, 3), c.transit = ms(s, 4), c.wait = ms(s, 5), c.sync = ms(s, 6), c.idle = ms(s, 7);
-        c.step = step_of(s.Text(8));
+        c.step = AscendStep(s.Text(8));
         c.p2p = s.Text(9) == "p2p";
         if (!join.Join(b_, s.Null(2) ? NAN : s.Real(2), &c)) ++unjoined;
         op_index[std::string(s.Text(0))] = static_cast<int32_t>(b_.AddCommOp(c));
@@ -367,8 +361,8 @@ class AscendDbReader {
         l.megabytes = s.Real(2);
         l.time = ms(s, 3);
         l.reported_gbps = s.Real(4);
-        l.step = step_of(s.Text(5));
-        if (l.time < 0 || !std::isfinite(l.megabytes) || l.megabytes < 0) continue;
+        l.step = AscendStep(s.Text(5));
+        if (l.time < 0 || !size_ok(l.megabytes)) continue;
         if (l.megabytes > 0 || l.time > 0) b_.AddLinkTransfer(l), ++links;
       }
     }
@@ -386,9 +380,9 @@ class AscendDbReader {
         l.megabytes = s.Real(5);
         l.time = ms(s, 6);
         l.reported_gbps = s.Real(7);
-        l.step = step_of(s.Text(8));
+        l.step = AscendStep(s.Text(8));
         l.op_name = b_.strings().Intern(s.Text(9));
-        if (l.time < 0 || !std::isfinite(l.megabytes) || l.megabytes < 0) continue;
+        if (l.time < 0 || !size_ok(l.megabytes)) continue;
         b_.AddLinkTransfer(l), ++links;
       }
     }

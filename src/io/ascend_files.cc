@@ -68,22 +68,6 @@ bool ParseReal(std::string_view s, double* out) {
   return ec == std::errc() && p == end && std::isfinite(*out);
 }
 
-// A time in ms from the files, or -1 when it is not one (negative, not
-// finite, or over 10^9 ms = 11.6 days: no profile op lasts that long, and
-// more would overflow ps).
-Ps MsToPs(double ms) {
-  return std::isfinite(ms) && ms >= 0 && ms <= 1e9 ? static_cast<Ps>(std::llround(ms * static_cast<double>(kPsPerMs)))
-                                                   : Ps{-1};
-}
-
-// "step50" -> 50 (-1 otherwise).
-int64_t StepOf(std::string_view key) {
-  if (key.substr(0, 4) != "step") return -1;
-  int64_t n = -1;
-  auto [p, ec] = std::from_chars(key.data() + 4, key.data() + key.size(), n);
-  return ec == std::errc() && p == key.data() + key.size() ? n : -1;
-}
-
 // The fields of kernel_details.csv rows given to their kernels as args: the
 // op type and a few descriptive columns as text, and the PMU columns (every
 // column after "Context ID") as numbers.
@@ -133,6 +117,18 @@ class KernelRowArgs {
 
 }  // namespace
 
+Ps AscendMsToPs(double ms) {
+  return std::isfinite(ms) && ms >= 0 && ms <= 1e9 ? static_cast<Ps>(std::llround(ms * static_cast<double>(kPsPerMs)))
+                                                   : Ps{-1};
+}
+
+int64_t AscendStep(std::string_view key) {
+  if (key.substr(0, 4) != "step") return -1;
+  int64_t n = -1;
+  auto [p, ec] = std::from_chars(key.data() + 4, key.data() + key.size(), n);
+  return ec == std::errc() && p == key.data() + key.size() ? n : -1;
+}
+
 CommOpJoin::CommOpJoin(const ProfileBuilder& b) : p_(b.partial()) {
   for (size_t i = 0; i < p_.ops.size(); ++i)
     if (p_.ops.kind[i] == OpKind::kKernel) by_name_.emplace(p_.str(p_.ops.name[i]), static_cast<uint32_t>(i));
@@ -140,7 +136,8 @@ CommOpJoin::CommOpJoin(const ProfileBuilder& b) : p_(b.partial()) {
 
 bool CommOpJoin::Join(const ProfileBuilder& b, double start_us, CommOpStat* c) const {
   c->op = -1;
-  if (!std::isfinite(start_us) || std::abs(start_us) > 1e15 * 1e3) return false;
+  // Epoch microseconds are about 1.7e15; past 9e15 the ns below would overflow.
+  if (!std::isfinite(start_us) || std::abs(start_us) > 9e15) return false;
   // ns from the double (about 0.25 us apart at epoch microseconds).
   Ps start = 0;
   if (!b.ToPartialTime(static_cast<Ps128>(std::llround(start_us * 1e3)) * 1000, &start)) return false;
@@ -320,7 +317,7 @@ class Sidecars {
           const size_t at = key.find('@');
           c.name = b_.strings().Intern(key.substr(0, at));
           if (at != std::string_view::npos) c.group = b_.strings().Intern(key.substr(at + 1));
-          c.step = StepOf(step_key);
+          c.step = AscendStep(step_key);
           c.p2p = kind == "p2p";
           simdjson::dom::object info;
           if (op_val["Communication Time Info"].get(info)) {
@@ -330,7 +327,7 @@ class Sidecars {
           auto ms = [&](const char* field) {
             double v = 0;
             if (info[field].get(v) != simdjson::SUCCESS) return Ps{-1};  // not recorded
-            const Ps ps = MsToPs(v);
+            const Ps ps = AscendMsToPs(v);
             if (ps < 0) ++bad;
             return ps;
           };
@@ -453,7 +450,7 @@ class Sidecars {
           for (auto [pair, pv] : pairs) {
             LinkTransfer l;
             l.group = g;
-            l.step = StepOf(step_key);
+            l.step = AscendStep(step_key);
             const size_t dash = pair.find('-');
             int src = -1, dst = -1;
             auto whole = [](std::string_view t, int* out) {
@@ -488,10 +485,10 @@ class Sidecars {
     double mb = 0, ms = 0, gbps = -1;
     if (v["Transit Size(MB)"].get(mb) || v["Transit Time(ms)"].get(ms)) return false;
     // Sizes up to 10^12 MB (10^18 bytes), times as MsToPs.
-    if (!std::isfinite(mb) || mb < 0 || mb > 1e12 || MsToPs(ms) < 0) return false;
+    if (!std::isfinite(mb) || mb < 0 || mb > 1e12 || AscendMsToPs(ms) < 0) return false;
     if (v["Bandwidth(GB/s)"].get(gbps) || !std::isfinite(gbps)) gbps = -1;
     l->megabytes = mb;
-    l->time = MsToPs(ms);
+    l->time = AscendMsToPs(ms);
     l->reported_gbps = gbps;
     return true;
   }

@@ -46,6 +46,13 @@ std::vector<std::string> AscendTraceFiles(const std::string& dir, std::vector<st
 bool LooksLikeAscendKernelDetails(std::string_view bytes);
 Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, RankProfile* out);
 
+// A time in ms from torch_npu's files as ps, or -1 when it is not one
+// (negative, not finite, or over 10^9 ms = 11.6 days: no op lasts that long,
+// and more would overflow ps).
+Ps AscendMsToPs(double ms);
+// "step50" -> 50 (-1 otherwise).
+int64_t AscendStep(std::string_view key);
+
 // The op on the trace a communication op of torch_npu's files stands for:
 // the kernel of that name starting nearest its start (an epoch-us double,
 // so to about 0.25 us), within 2 us or the op's elapse time, whichever is
