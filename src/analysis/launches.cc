@@ -42,42 +42,72 @@ std::vector<RankLaunchStats> ComputeLaunchStats(const ProfileView& view, const L
   return out;
 }
 
-std::vector<QueueLengthRow> ComputeQueueLength(const Profile& profile, int64_t max_queue) {
+namespace {
+
+// Per GPU track: the queue's (time, +1 call / -1 op start) edges in the
+// order described (calls first at equal times); the rank's first and last
+// times.
+std::map<uint32_t, std::vector<std::pair<Ps, int>>> QueueEdges(const RankProfile& p, Ps* first_out, Ps* last_out) {
   static constexpr std::string_view kLaunches[] = {"cudaLaunchKernel", "cudaLaunchKernelExC",      "cuLaunchKernel",
                                                    "cuLaunchKernelEx", "cudaMemcpyAsync",          "cudaMemsetAsync",
                                                    "hipLaunchKernel",  "hipExtModuleLaunchKernel", "hipMemcpyAsync",
                                                    "hipMemsetAsync",   "hipMemcpyWithStream"};
+  const OpTable& o = p.ops;
+  auto launch_name = [&](StringId id) {
+    const std::string_view n = p.str(id);
+    for (std::string_view l : kLaunches)
+      if (n == l) return true;
+    return false;
+  };
+  std::unordered_map<StringId, bool> name_ok;
+  // Per track: (ts, +1 call / -1 op start), in the order described.
+  std::map<uint32_t, std::vector<std::pair<Ps, int>>> events;
+  Ps first = INT64_MAX, last = INT64_MIN;
+  for (size_t i = 0; i < o.size(); ++i) {
+    first = std::min(first, o.ts[i]);
+    last = std::max(last, o.end(i));
+    if (!IsGpuOp(o.kind[i]) || o.launch[i] < 0) continue;
+    const size_t l = static_cast<size_t>(o.launch[i]);
+    auto [it, fresh] = name_ok.try_emplace(o.name[l], false);
+    if (fresh) it->second = launch_name(o.name[l]);
+    if (!it->second) continue;
+    auto& v = events[o.track[i]];
+    v.emplace_back(o.ts[l], +1);
+    v.emplace_back(o.ts[i], -1);
+  }
+  for (auto& [track, v] : events)
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+  *first_out = first;
+  *last_out = last;
+  return events;
+}
+
+}  // namespace
+
+std::vector<QueueSeries> QueueLengthSeriesOf(const RankProfile& p) {
+  Ps first = 0, last = 0;
+  std::vector<QueueSeries> out;
+  for (const auto& [track, v] : QueueEdges(p, &first, &last)) {
+    QueueSeries s;
+    s.device = p.tracks[track].device;
+    s.stream = p.tracks[track].stream;
+    int64_t q = 0;
+    for (const auto& [ts, d] : v) s.points.emplace_back(ts, q += d);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<QueueLengthRow> ComputeQueueLength(const Profile& profile, int64_t max_queue) {
   std::vector<QueueLengthRow> out;
   for (size_t ri = 0; ri < profile.ranks.size(); ++ri) {
     const RankProfile& p = profile.ranks[ri];
-    const OpTable& o = p.ops;
-    auto launch_name = [&](StringId id) {
-      const std::string_view n = p.str(id);
-      for (std::string_view l : kLaunches)
-        if (n == l) return true;
-      return false;
-    };
-    std::unordered_map<StringId, bool> name_ok;
-    // Per track: (ts, +1 call / -1 op start), in the order described.
-    std::map<uint32_t, std::vector<std::pair<Ps, int>>> events;
-    Ps first = INT64_MAX, last = INT64_MIN;
-    for (size_t i = 0; i < o.size(); ++i) {
-      first = std::min(first, o.ts[i]);
-      last = std::max(last, o.end(i));
-      if (!IsGpuOp(o.kind[i]) || o.launch[i] < 0) continue;
-      const size_t l = static_cast<size_t>(o.launch[i]);
-      auto [it, fresh] = name_ok.try_emplace(o.name[l], false);
-      if (fresh) it->second = launch_name(o.name[l]);
-      if (!it->second) continue;
-      auto& v = events[o.track[i]];
-      v.emplace_back(o.ts[l], +1);
-      v.emplace_back(o.ts[i], -1);
-    }
+    Ps first = 0, last = 0;
+    auto events = QueueEdges(p, &first, &last);
     const Ps duration = last > first ? last - first : 0;
     for (auto& [track, v] : events) {
-      std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-        return a.first != b.first ? a.first < b.first : a.second > b.second;
-      });
       QueueLengthRow r;
       r.rank = p.rank_or(static_cast<int64_t>(ri));
       r.device = p.tracks[track].device;

@@ -56,5 +56,13 @@ struct QueueLengthRow {
   double at_max_pct = 0;  // of the rank's trace duration
 };
 std::vector<QueueLengthRow> ComputeQueueLength(const Profile& profile, int64_t max_queue = 1024);
+// One rank's queue length per stream as a series (the Perfetto export's
+// counter tracks).
+struct QueueSeries {
+  int32_t device = -1;
+  int64_t stream = -1;
+  std::vector<std::pair<Ps, int64_t>> points;
+};
+std::vector<QueueSeries> QueueLengthSeriesOf(const RankProfile& p);
 
 }  // namespace mlprof

@@ -55,6 +55,9 @@ struct StepsOptions {
 };
 Report Steps(const Session& s, const StepsOptions& o);
 Report Launches(const Session& s);
+// Counters over time (analysis/counters.h, analysis/launches.h): queue
+// length, memory bandwidth, CUPTI range-profiler counters.
+Report Counters(const Session& s, const TableOptions& o);
 // What to fix first: the rules' findings with their savings (analysis/diagnose.h).
 struct DiagnoseOptions {
   double min_share_pct = 5;  // a finding must save at least this % of the step

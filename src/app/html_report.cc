@@ -325,6 +325,17 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
     AddTables(sec, mem, shown);
     h.sections.push_back(std::move(sec));
   }
+
+  // --- counters (only where the trace has launches, copies or CUPTI ranges) -------------
+  TableOptions co;
+  co.top = 20;
+  const Report counters = Counters(s, co);
+  HtmlSection csec{"counters", "Counters", {}, {}, {}};
+  csec.text.push_back(
+      "The launch queue per stream, memory bandwidth per copy kind and the CUPTI range profiler's counters "
+      "(`mlprof counters`; the queue and bandwidth series are counter tracks in the Perfetto export).");
+  AddTables(csec, counters, shown);
+  if (!csec.tables.empty()) h.sections.push_back(std::move(csec));
   return h;
 }
 

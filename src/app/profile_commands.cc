@@ -370,6 +370,33 @@ Report Launches(const Session& s) {
   return r;
 }
 
+Report Counters(const Session& s, const TableOptions& o) {
+  Report r = WithImportWarnings(s);
+  auto selected = [&](int64_t rank) { return s.inputs.rank < 0 || rank == s.inputs.rank; };
+  std::vector<QueueLengthRow> q = ComputeQueueLength(s.profile);
+  std::erase_if(q, [&](const QueueLengthRow& row) { return !selected(row.rank); });
+  r.tables.push_back(QueueLengthTable(q, 1024));
+  if (q.empty()) r.tables.back().notes = {"No kernel, memcpy or memset launched by a host call in these inputs."};
+  std::vector<MemoryBwRow> bw = ComputeMemoryBw(s.profile);
+  std::erase_if(bw, [&](const MemoryBwRow& row) { return !selected(row.rank); });
+  r.tables.push_back(MemoryBwTable(bw));
+  if (bw.empty()) r.tables.back().notes = {"No memcpy or memset with a byte count in these inputs."};
+  bool any_ranges = false;
+  for (const CuptiRanks& c : ComputeCuptiRanges(s.profile)) {
+    if (!selected(c.rank)) continue;
+    any_ranges = true;
+    size_t hidden = 0;
+    r.tables.push_back(CuptiRangesTable(c, o.top, &hidden));
+    NoteHiddenRows(r.tables.back(), hidden);
+    r.tables.push_back(CuptiByOpTable(c, CuptiByOp(c)));
+  }
+  if (!any_ranges)
+    r.tables.back().notes.push_back(
+        "No CUPTI range-profiler counters (cuda_profiler_range events): record them with torch.profiler's "
+        "_ExperimentalConfig(profiler_metrics=[...], profiler_measure_per_kernel=True).");
+  return r;
+}
+
 Report Scopes(const Session& s, const ScopesOptions& o) {
   Report r = WithImportWarnings(s);
   bool any = false;

@@ -31,6 +31,8 @@ const std::vector<cli::CommandInfo> kCommands = {
     {"overview", "step time by kernel/memcpy/runtime/dataloader/CPU and the GPU summary (TensorBoard plugin)",
      cli::MakeOverviewCommand},
     {"launches", "kernel launch statistics: CPU call time, GPU time, launch delay", cli::MakeLaunchesCommand},
+    {"counters", "counters over time: launch queue length, memory bandwidth per copy kind, CUPTI hardware counters",
+     cli::MakeCountersCommand},
     {"scopes", "XLA profiles: device time by JAX named scope (tree)", cli::MakeScopesCommand},
     {"hlo", "HLO modules (text, HloProto, XPlane): categories, cost, collectives/sharding; --op explains one",
      cli::MakeHloCommand},

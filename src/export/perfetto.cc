@@ -8,6 +8,8 @@
 #include <map>
 #include <vector>
 
+#include "analysis/counters.h"
+#include "analysis/launches.h"
 #include "base/proto_writer.h"
 
 namespace mlprof {
@@ -399,6 +401,33 @@ class Exporter {
       }
     }
     RETURN_IF_ERROR(MemoryCounters(r, rank, proc_uuid, pid, local));
+    RETURN_IF_ERROR(DerivedCounters(r, rank, proc_uuid, pid, local));
+    return OkStatus();
+  }
+
+  // Counters mlprof derives (analysis/launches.h, analysis/counters.h): the
+  // launch queue length per stream and the memory bandwidth per copy kind.
+  Status DerivedCounters(const RankProfile& r, size_t rank, uint64_t proc_uuid, int64_t pid, uint64_t& local) {
+    auto track = [&](const std::string& name, auto&& points, double scale) -> Status {
+      const uint64_t uuid = Uuid(rank, local++);
+      Descriptor(uuid, proc_uuid, name, pid, -1, false, true);
+      NewSequence(r);
+      const uint64_t seq_id = ++seq_ids_;
+      for (const auto& [ts, v] : points) {
+        proto::Writer w(&ev_);
+        w.UInt(f::kType, kCounter);
+        w.UInt(f::kTrackUuid, uuid);
+        w.Double(f::kDoubleCounterValue, static_cast<double>(v) / scale);
+        EmitPacket(Ns(r, ts), seq_id);
+        ++stats_.counters;
+        RETURN_IF_ERROR(Flush(false));
+      }
+      return OkStatus();
+    };
+    for (const QueueSeries& q : QueueLengthSeriesOf(r))
+      RETURN_IF_ERROR(track(fmt::format("launch queue (GPU {} stream {})", q.device, q.stream), q.points, 1));
+    for (const MemoryBwSeries& m : MemoryBwSeriesOf(r, 0))
+      RETURN_IF_ERROR(track(fmt::format("{} bandwidth, GB/s", m.kind), m.points, 1e9));
     return OkStatus();
   }
 

@@ -15,6 +15,8 @@
 #include <string>
 
 #include "../../tests/corpus_util.h"
+#include "analysis/counters.h"
+#include "analysis/launches.h"
 #include "../../tests/test_util.h"
 #include "base/proto_wire.h"
 #include "io/load.h"
@@ -240,7 +242,12 @@ TEST(Perfetto, ExampleReadsBackAsTheModel) {
   // One process per rank; every model track with ops is a track (the
   // example nests everywhere: no overlap lanes).
   EXPECT_EQ(rb.process_tracks.size(), p->ranks.size());
-  EXPECT_EQ(rb.track_name.size(), p->ranks.size() + used_tracks);
+  // and the derived counter tracks: a launch queue per stream with launched
+  // work, a bandwidth track per copy kind (analysis/counters_test.cc).
+  size_t derived = 0;
+  for (const RankProfile& r : p->ranks) derived += QueueLengthSeriesOf(r).size() + MemoryBwSeriesOf(r, 0).size();
+  EXPECT_GT(derived, 0u);
+  EXPECT_EQ(rb.track_name.size(), p->ranks.size() + used_tracks + derived);
   for (const auto& [uuid, parent] : rb.track_parent)
     if (!rb.process_tracks.count(uuid)) {
       EXPECT_TRUE(rb.process_tracks.count(parent)) << rb.track_name.at(uuid);
@@ -280,13 +287,15 @@ TEST(Perfetto, OverlapLanesInstantsCounters) {
   EXPECT_EQ(rb.begins.at(lane), 1u);
   EXPECT_EQ(rb.first_name.at(lane), "b");
   EXPECT_EQ(st.instants, 3u);  // the mark and the two memory events
-  // The counter event's series, and the memory events as the allocator's
-  // allocated and reserved bytes on device 0: 2 + 2 + 2 values.
-  EXPECT_EQ(st.counters, 6u);
-  ASSERT_EQ(rb.counter_tracks.size(), 3u);
+  // The counter event's series, the memory events as the allocator's
+  // allocated and reserved bytes on device 0, and the launch queue of stream
+  // 7 (kernel a's call: +1, then -1 when a starts): 2 + 2 + 2 + 2 values.
+  EXPECT_EQ(st.counters, 8u);
+  ASSERT_EQ(rb.counter_tracks.size(), 4u);
   std::map<std::string, uint64_t> values;
   for (uint64_t t : rb.counter_tracks) values[rb.track_name.at(t)] = rb.counters.at(t);
   EXPECT_EQ(values["mem.bytes"], 2u);
+  EXPECT_EQ(values["launch queue (GPU 0 stream 7)"], 2u);
   EXPECT_EQ(values["memory allocated (device 0), bytes"], 2u);
   EXPECT_EQ(values["memory reserved (device 0), bytes"], 2u);
   EXPECT_EQ(rb.flow_out.size(), 1u);
@@ -296,7 +305,10 @@ TEST(Perfetto, OverlapLanesInstantsCounters) {
 // A real trace's allocator timeline: HTA's V100 trace holds 28,010 "[memory]"
 // events (26,770 on device 1, 1,240 on the CPU), each with Total Allocated
 // and Total Reserved (counted with Python's json module), so 56,020 counter
-// values on four counter tracks.
+// values on four counter tracks. The derived tracks add 50,420 (counted the
+// same way): the launch queues of streams 7 and 14 (2 points per launched op:
+// 40,540 and 4,040) and the bandwidth of DtoD copies (4,080) and memsets
+// (1,760; 2 points per op with a byte count).
 TEST(Perfetto, MemoryEventsBecomeCounterTracks) {
   MLPROF_CORPUS_FILE(f, "kineto/hta_v100_ws2_rank1_nccl/df_index_resolver.json.gz");
   auto p = LoadProfile({f}, {});
@@ -304,9 +316,13 @@ TEST(Perfetto, MemoryEventsBecomeCounterTracks) {
   PerfettoStats st;
   const ReadBack rb = ReadPerfetto(Export(*p, &st));
   ASSERT_TRUE(rb.error.empty()) << rb.error;
-  EXPECT_EQ(st.counters, 56020u);
+  EXPECT_EQ(st.counters, 56020u + 50420u);
   std::map<std::string, uint64_t> values;
   for (uint64_t t : rb.counter_tracks) values[rb.track_name.at(t)] = rb.counters.at(t);
+  EXPECT_EQ(values["launch queue (GPU 1 stream 7)"], 40540u);
+  EXPECT_EQ(values["launch queue (GPU 1 stream 14)"], 4040u);
+  EXPECT_EQ(values["Memcpy DtoD bandwidth, GB/s"], 4080u);
+  EXPECT_EQ(values["Memset bandwidth, GB/s"], 1760u);
   EXPECT_EQ(values["memory allocated (device 1), bytes"], 26770u);
   EXPECT_EQ(values["memory reserved (device 1), bytes"], 26770u);
   EXPECT_EQ(values["memory allocated (CPU), bytes"], 1240u);

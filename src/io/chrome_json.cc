@@ -589,6 +589,20 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
         st.kept_args.push_back(ArgValue::String(st.Intern("Task Type"), st.Intern(s)));
       continue;
     }
+    // What a cuda_sync event waits on (stream and event syncs): read by the
+    // critical path.
+    if (k[0] == 'w') {
+      static constexpr const char* kWaitKeys[] = {"wait_on_stream", "wait_on_cuda_event_record_corr_id",
+                                                  "wait_on_cuda_event_id"};
+      const char* wait_key = nullptr;
+      for (const char* w : kWaitKeys)
+        if (key == w) wait_key = w;
+      if (wait_key != nullptr) {
+        int64_t n;
+        if (ParseIntToken(val.raw_json_token(), &n)) st.kept_args.push_back(ArgValue::Int(st.Intern(wait_key), n));
+        continue;
+      }
+    }
     // The collective's description (record_param_comms, NCCL kernels).
     if (k[0] == 'C' || k[0] == 'I' || k[0] == 'O' || k[0] == 'G' || k[0] == 'd') {
       std::string_view s;
@@ -745,7 +759,8 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
             e.cat = st.Intern(s);
             e.has_cat = true;
             e.kind = st.kinds.Of(e.cat, st.b->strings());
-            st.keep_args = st.keep_args || s == "[memory]";
+            // CUPTI range-profiler ranges keep their counters ("smsp__...").
+            st.keep_args = st.keep_args || s == "[memory]" || s == "cuda_profiler_range";
           } else {
             st.b->Warn(ImportStat::bad_field_type, offset);
           }

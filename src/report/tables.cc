@@ -287,6 +287,129 @@ Table QueueLengthTable(const std::vector<QueueLengthRow>& rows, int64_t max_queu
   return t;
 }
 
+Table MemoryBwTable(const std::vector<MemoryBwRow>& rows) {
+  Table t("memory_bw", "Memory bandwidth per kind (HTA's memory bandwidth summary; GB/s)");
+  auto bw = [](const char* name, const char* description) {
+    return Measure(name, Unit::kByteRate, description).Show(std::string(name) + "_gb_s", 1e9, 3);
+  };
+  t.Add(RankKey())
+      .Add(Key("kind", Unit::kText, "Memcpy HtoD / DtoH / DtoD / PtoP / HtoH, Memset (HTA's name prefix)"))
+      .Add(Count("ops", "memcpy / memset ops of this kind with a byte count"))
+      .Add(Measure("bytes", Unit::kBytes, "bytes moved or set").Show("mb", 1e6, 3))
+      .Add(TimeUs("time", "their durations summed (a 0-length op counts 1 us, as in HTA)"))
+      .Add(bw("achieved", "bytes / time"))
+      .Add(Count("count", "points of the series above 0 (a start or an end each)"))
+      .Add(bw("mean", "mean of the series' points above 0"))
+      .Add(bw("std", "sample standard deviation"))
+      .Add(bw("min", "smallest"))
+      .Add(bw("p25", "25th percentile"))
+      .Add(bw("p50", "median"))
+      .Add(bw("p75", "75th percentile"))
+      .Add(bw("max", "largest: the most bandwidth of this kind at one time"));
+  for (const MemoryBwRow& r : rows) {
+    const Describe& d = r.bw;
+    const bool any = d.count > 0;
+    auto v = [&](double x) { return any ? Cell::Real(x) : Cell::Null(); };
+    t.rows.push_back(
+        {Cell::Int(r.rank), Cell::Text(r.kind), Cell::Int(r.ops), Cell::Int(r.bytes), Cell::Int(r.time),
+         r.time > 0 ? Cell::Real(static_cast<double>(r.bytes) / (static_cast<double>(r.time) * 1e-12)) : Cell::Null(),
+         Cell::Int(d.count), v(d.mean), d.count > 1 ? Cell::Real(d.std) : Cell::Null(), v(d.min), v(d.p25), v(d.p50),
+         v(d.p75), v(d.max)});
+  }
+  t.notes.push_back(
+      "The series: +bandwidth (bytes / duration) at each op's start, -bandwidth at its end, summed per kind; the "
+      "statistics are describe() of its points above 0, as HTA's get_memory_bw_summary.");
+  return t;
+}
+
+namespace {
+
+std::string OpStackText(const RankProfile& p, const std::vector<uint32_t>& stack) {
+  std::string s;
+  for (uint32_t i : stack) {
+    if (!s.empty()) s += " > ";
+    s += p.str(p.ops.name[i]);
+  }
+  return s;
+}
+
+// A counter's column: its CUPTI name in JSON and CSV; in text the SASS
+// counters as "sass_ffma" and the rest as named.
+Column MetricColumn(std::string_view metric, const char* description) {
+  static constexpr std::string_view kPrefix = "smsp__sass_thread_inst_executed_op_";
+  std::string label(metric);
+  if (SassFlopsPerInstruction(metric) > 0) label = "sass_" + std::string(metric.substr(kPrefix.size(), 4));
+  return Measure(std::string(metric), Unit::kCount, description).Show(label, 1, 0);
+}
+
+}  // namespace
+
+Table CuptiRangesTable(const CuptiRanks& r, int top, size_t* hidden) {
+  const RankProfile& p = *r.profile;
+  Table t("cupti_ranges", "CUPTI range profiler: counters per kernel (HTA's counter data with operators)");
+  t.Add(RankKey()).Add(Key("range", Unit::kId, "the range's position by start time"));
+  t.Add(Text("top_op", "the outermost cpu_op around the kernel's launch call").Symbol());
+  t.Add(Text("bottom_op", "the innermost cpu_op around it").Symbol());
+  for (StringId m : r.metrics) t.Add(MetricColumn(p.str(m), "the counter as recorded"));
+  t.Add(Measure("sass_flops", Unit::kFlops, "FLOPs from the SASS counters (fma x2, add and mul x1)")
+            .Show("sass_gflop", 1e9, 3));
+  t.Add(Key("kernel", Unit::kText, "the range's name: the kernel ('__missing__' when CUPTI gave none)").Symbol());
+  const size_t n = top > 0 ? std::min(r.ranges.size(), static_cast<size_t>(top)) : r.ranges.size();
+  for (size_t k = 0; k < n; ++k) {
+    const CuptiRange& c = r.ranges[k];
+    std::vector<Cell> row{Cell::Int(r.rank), Cell::Int(static_cast<int64_t>(k))};
+    row.push_back(c.op_stack.empty() ? Cell::Null() : Cell::Text(p.str(p.ops.name[c.op_stack.front()])));
+    row.push_back(c.op_stack.empty() ? Cell::Null() : Cell::Text(p.str(p.ops.name[c.op_stack.back()])));
+    for (double v : c.values) row.push_back(std::isnan(v) ? Cell::Null() : Cell::Real(v));
+    row.push_back(c.sass_flops >= 0 ? Cell::Real(c.sass_flops) : Cell::Null());
+    row.push_back(Cell::Text(p.str(p.ops.name[c.op])));
+    t.rows.push_back(std::move(row));
+  }
+  if (hidden) *hidden = r.ranges.size() - n;
+  if (!r.attributed)
+    t.notes.push_back(fmt::format(
+        "Rank {}: {} ranges but {} kernel launch calls, so the ranges are not attributed to ops (HTA gives up on "
+        "such a rank too).",
+        r.rank, r.ranges.size(), r.launches));
+  else if (!r.ranges.empty() && !r.ranges.front().op_stack.empty())
+    t.notes.push_back(fmt::format("Range 0 ran under: {}", OpStackText(p, r.ranges.front().op_stack)));
+  return t;
+}
+
+Table CuptiByOpTable(const CuptiRanks& r, const std::vector<CuptiOpRow>& rows) {
+  const RankProfile& p = *r.profile;
+  Table t("cupti_by_op", "CUPTI counters per op: the ranges summed by the innermost cpu_op, beside the cost model");
+  t.Add(RankKey())
+      .Add(Count("instances", "calls of the op with ranges"))
+      .Add(Count("ranges", "kernels (ranges) they ran"));
+  for (StringId m : r.metrics) t.Add(MetricColumn(p.str(m), "summed"));
+  t.Add(Measure("sass_flops", Unit::kFlops, "FLOPs from the SASS counters, summed").Show("sass_gflop", 1e9, 3))
+      .Add(Measure("model_flops", Unit::kFlops, "the cost model's FLOPs of the instances it covers (op_cost)")
+               .Show("model_gflop", 1e9, 3))
+      .Add(Count("modelled", "instances the cost model covers"))
+      .Add(Measure("sass_per_model", Unit::kRatio, "sass_flops / model_flops, when every instance is modelled")
+               .Decimals(3))
+      .Add(Key("op", Unit::kText, "the innermost cpu_op ('' when not attributed)").Symbol())
+      .Add(Key("shapes", Unit::kText, "its Input Dims"));
+  for (const CuptiOpRow& o : rows) {
+    std::vector<Cell> row{Cell::Int(o.rank), Cell::Int(o.instances), Cell::Int(o.ranges)};
+    for (double v : o.values) row.push_back(Cell::Real(v));
+    row.push_back(o.sass_flops >= 0 ? Cell::Real(o.sass_flops) : Cell::Null());
+    row.push_back(o.model_flops >= 0 ? Cell::Real(o.model_flops) : Cell::Null());
+    row.push_back(Cell::Int(o.modelled));
+    row.push_back(o.sass_flops >= 0 && o.model_flops > 0 && o.modelled == o.instances
+                      ? Cell::Real(o.sass_flops / o.model_flops)
+                      : Cell::Null());
+    row.push_back(Cell::Text(o.op));
+    row.push_back(Cell::Text(o.shapes));
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(
+      "SASS counters count CUDA-core instructions only: tensor-core (HMMA / GMMA) FLOPs are not in them, so a "
+      "GEMM on tensor cores shows far fewer SASS FLOPs than its model FLOPs.");
+  return t;
+}
+
 Table KernExecTable(const std::vector<KernExecRow>& rows) {
   Table t("cuda_kern_exec_sum",
           "Kernel launch and execution (nsys stats cuda_kern_exec_sum: API time, queue time, kernel time; us)");

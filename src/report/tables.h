@@ -3,6 +3,7 @@
 // decimals, as HTA prints them.
 #pragma once
 
+#include "analysis/counters.h"
 #include "analysis/diagnose.h"
 #include "analysis/engines.h"
 #include "analysis/gpu_time.h"
@@ -43,6 +44,12 @@ Table SummaryTable(std::string_view report, const std::vector<SummaryRow>& rows)
 Table KernExecTable(const std::vector<KernExecRow>& rows);
 // HTA's queue length per stream (analysis/launches.h).
 Table QueueLengthTable(const std::vector<QueueLengthRow>& rows, int64_t max_queue);
+// HTA's memory bandwidth summary and the CUPTI range profiler's counters
+// (analysis/counters.h): per range (`top` rows, 0 all; `hidden` counts the
+// rest) and per bottom-level op.
+Table MemoryBwTable(const std::vector<MemoryBwRow>& rows);
+Table CuptiRangesTable(const CuptiRanks& r, int top, size_t* hidden);
+Table CuptiByOpTable(const CuptiRanks& r, const std::vector<CuptiOpRow>& rows);
 // torch_npu's reports (analysis/summaries.h): op_statistic, hccl_ops, hccl_links.
 Table OpStatisticTable(const std::vector<SummaryRow>& rows);
 Table HcclOpsTable(const std::vector<HcclOpRow>& rows);
