@@ -15,9 +15,9 @@
 #include <string>
 
 #include "../../tests/corpus_util.h"
+#include "../../tests/test_util.h"
 #include "analysis/counters.h"
 #include "analysis/launches.h"
-#include "../../tests/test_util.h"
 #include "base/proto_wire.h"
 #include "io/load.h"
 
