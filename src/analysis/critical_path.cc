@@ -291,7 +291,9 @@ CpResult ComputeCriticalPath(const RankProfile& p, int64_t rank, const CpOptions
     std::unordered_map<StringId, bool> match;
     for (size_t r = 0; r < rows.size(); ++r) {
       auto [it, fresh] = match.try_emplace(rows[r].name, false);
-      if (fresh) it->second = p.str(rows[r].name).find(opt.annotation) != std::string_view::npos;
+      if (fresh)
+        it->second = opt.exact ? p.str(rows[r].name) == opt.annotation
+                               : p.str(rows[r].name).find(opt.annotation) != std::string_view::npos;
       if (it->second) sel.push_back(static_cast<uint32_t>(r));
     }
     if (opt.first < 0 || opt.last < opt.first || static_cast<size_t>(opt.first) >= sel.size()) {

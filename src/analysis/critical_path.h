@@ -43,6 +43,7 @@ struct CpOptions {
   // The window: the instances [first, last] (0-based, in file order) of the
   // events whose name contains `annotation`; the whole trace when empty.
   std::string annotation;
+  bool exact = false;  // names equal to `annotation` (a ProfilerStep#N) rather than containing it
   int64_t first = 0, last = 0;
   // HTA's CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE: a weight-0 edge from
   // every launch call to its GPU op (HTA's tests set it; its end-to-end

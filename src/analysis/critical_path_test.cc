@@ -100,5 +100,67 @@ TEST(CriticalPathCorpus, SimpleAddWholeTraceEqualsHtasOverlay) {
   EXPECT_EQ(c.types.at(CpEdgeType::kLaunchDelay), 17);
 }
 
+// A hand-made step. Thread 1: cpu_op A [0,10) launches gemm_kernel (call
+// [2,4), kernel [5,25) on stream 7), then cudaDeviceSynchronize [11,27)
+// waits for it (Context Sync). Edges: A start -> call start 2 (A's own),
+// call 2 (the lock edge), call end -> A end 6, A end -> sync start 0
+// (top level), sync 0 (blocking); launch delay call start -> kernel start 3
+// (the queue was empty), the kernel 20, kernel end -> sync end 0 (sync).
+// Longest: A start, call start, kernel start, kernel end = 2 + 3 + 20 = 25
+// us (CPU 2, launch 3, GPU compute 20) against 10 us through the CPU. The
+// sync end is 25 us in too, but networkx takes the first node with the
+// longest distance in topological order: the kernel's end.
+// What-if: the kernel 2x faster gives 2 + 3 + 10 = 15 (still GPU-bound); 5x
+// gives 9 < 10, so the CPU path (10 us, all CPU) bounds it; no launch delay
+// gives 22.
+TEST(CriticalPath, HandMadeStepAndWhatIf) {
+  const Profile p = testing::ProfileFromJson(R"J({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"A","pid":1,"tid":1,"ts":0,"dur":10},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":2,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"gemm_kernel","pid":0,"tid":7,"ts":5,"dur":20,"args":{"stream":7,"device":0,"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":11,"dur":16,"args":{"correlation":2}},
+    {"ph":"X","cat":"cuda_sync","name":"Context Sync","pid":0,"tid":-1,"ts":25,"dur":2,"args":{"cuda_sync_kind":"Context Sync","stream":-1,"correlation":2,"device":0}}
+  ]})J");
+  const RankProfile& r = p.ranks[0];
+  CpResult res = ComputeCriticalPath(r, 0, CpOptions{});
+  ASSERT_TRUE(res.error.empty()) << res.error;
+  const CriticalPath& cp = res.path;
+  EXPECT_EQ(cp.window, "whole trace");
+  EXPECT_EQ(cp.nodes.size(), 8u);
+  EXPECT_EQ(cp.length, 25 * kPsPerUs);
+  ASSERT_EQ(cp.path.size(), 4u);
+  std::vector<std::string> names;
+  for (uint32_t n : cp.path) names.push_back(std::string(r.str(r.ops.name[cp.nodes[n].op])));
+  EXPECT_EQ(names, (std::vector<std::string>{"A", "cudaLaunchKernel", "gemm_kernel", "gemm_kernel"}));
+  EXPECT_EQ(cp.by_bound[static_cast<size_t>(CpBound::kCpu)], 2 * kPsPerUs);
+  EXPECT_EQ(cp.by_bound[static_cast<size_t>(CpBound::kLaunch)], 3 * kPsPerUs);
+  EXPECT_EQ(cp.by_bound[static_cast<size_t>(CpBound::kGpuCompute)], 20 * kPsPerUs);
+  EXPECT_EQ(cp.critical_ops.size(), 3u);
+
+  auto scaled = [&](double kernel, double launch) {
+    std::vector<double> scale(cp.edges.size(), 1.0);
+    for (size_t e = 0; e < cp.edges.size(); ++e) {
+      const CpEdge& x = cp.edges[e];
+      if (x.type == CpEdgeType::kOperator && x.op >= 0 && r.str(r.ops.name[static_cast<size_t>(x.op)]) == "gemm_kernel")
+        scale[e] = kernel;
+      if (x.type == CpEdgeType::kLaunchDelay) scale[e] = launch;
+    }
+    return RecomputeCriticalPath(r, cp, scale);
+  };
+  CpWhatIf w = scaled(0.5, 1);
+  EXPECT_EQ(w.length, 15 * kPsPerUs);
+  EXPECT_EQ(w.by_bound[static_cast<size_t>(CpBound::kGpuCompute)], 10 * kPsPerUs);
+  w = scaled(0.2, 1);
+  EXPECT_EQ(w.length, 10 * kPsPerUs);
+  EXPECT_EQ(w.by_bound[static_cast<size_t>(CpBound::kCpu)], 10 * kPsPerUs);
+  EXPECT_EQ(w.by_bound[static_cast<size_t>(CpBound::kGpuCompute)], 0);
+  w = scaled(1, 0);
+  EXPECT_EQ(w.length, 22 * kPsPerUs);
+
+  CpOptions missing;
+  missing.annotation = "ProfilerStep";
+  EXPECT_NE(ComputeCriticalPath(r, 0, missing).error.find("no instance 0"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mlprof

@@ -24,6 +24,9 @@ struct TableOptions {
 };
 
 // --- commands over a loaded profile -------------------------------------------
+// An empty report carrying the inputs' import warnings (every command's start).
+Report WithImportWarnings(const Session& s);
+
 struct SummaryOptions : TableOptions {
   int warmup = -1;   // warm-up steps left out of medians (-1: default rule)
   int top_ops = 10;  // the heaviest XLA ops listed (0 = all); `top` is kernel names per class
@@ -55,6 +58,19 @@ struct StepsOptions {
 };
 Report Steps(const Session& s, const StepsOptions& o);
 Report Launches(const Session& s);
+// The critical path (analysis/critical_path.h): per window (default: every
+// ProfilerStep but the last, else the whole trace), its bounds, the ops on
+// it, slack off it, what-if speed-ups and HTA's overlay file.
+struct CriticalPathOptions : TableOptions {
+  int64_t step = -1;            // ProfilerStep#N
+  std::string annotation;       // events whose name contains it ...
+  int64_t first = 0, last = 0;  // ... instances [first, last]
+  bool whole = false;           // the whole trace
+  bool zero_weight_launch_edges = false;
+  std::string overlay;  // write HTA's overlay here
+  std::vector<std::string> speedups;
+};
+StatusOr<Report> CriticalPathReport(const Session& s, const CriticalPathOptions& o);
 // Counters over time (analysis/counters.h, analysis/launches.h): queue
 // length, memory bandwidth, CUPTI range-profiler counters.
 Report Counters(const Session& s, const TableOptions& o);

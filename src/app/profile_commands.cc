@@ -27,8 +27,6 @@
 
 namespace mlprof::app {
 
-namespace {
-
 Report WithImportWarnings(const Session& s) {
   Report r;
   r.warnings = ImportWarnings(s.profile);
@@ -39,8 +37,6 @@ Report WithImportWarnings(const Session& s) {
                            "microseconds (HTA's arithmetic) no longer hold every whole microsecond; times are exact");
   return r;
 }
-
-}  // namespace
 
 Report Summary(const Session& s, const SummaryOptions& o) {
   Report r = WithImportWarnings(s);
