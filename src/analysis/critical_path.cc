@@ -266,17 +266,98 @@ std::vector<CpOptions> DefaultCpWindows(const RankProfile& p) {
       o.first = o.last = static_cast<int64_t>(k);
       out.push_back(o);
     }
+    // The steady state: at most the last kMaxDefaultWindows of them.
+    if (out.size() > kMaxDefaultWindows) out.erase(out.begin(), out.end() - kMaxDefaultWindows);
   }
   if (out.empty()) out.push_back(CpOptions{});
   return out;
 }
 
-CpResult ComputeCriticalPath(const RankProfile& p, int64_t rank, const CpOptions& opt) {
+namespace {
+
+// What every window of a rank shares: the events in file order with their
+// correlations, HTA's queue lengths, and the launch lookups of the syncs.
+struct CpPrepared {
+  Names nm;
+  std::vector<Row> rows;
+  std::unordered_map<uint32_t, int64_t> ql;
+  std::unordered_map<int64_t, int64_t> record_launch;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::vector<uint32_t>> by_thread;
+  explicit CpPrepared(const RankProfile& p) : nm(p), rows(Rows(p, nm)) {
+    // Queue length at each launch call and GPU op (whole trace; calls first).
+    {
+      std::unordered_map<int64_t, uint32_t> gpu_by_corr;  // first GPU row per correlation
+      for (size_t r = 0; r < rows.size(); ++r)
+        if (rows[r].stream != -1) gpu_by_corr.try_emplace(rows[r].corr, static_cast<uint32_t>(r));
+      std::unordered_map<int64_t, char> launch_corr;
+      struct Item {
+        Ps ts;
+        int64_t stream;
+        int d;
+        uint32_t row;
+      };
+      std::vector<Item> items;
+      for (size_t r = 0; r < rows.size(); ++r) {
+        const Row& w = rows[r];
+        if (w.ic < 0 || !Names::In(nm.launch, w.name)) continue;
+        launch_corr[w.corr] = 1;
+        auto it = gpu_by_corr.find(w.corr);
+        if (it != gpu_by_corr.end()) items.push_back({w.ts, rows[it->second].stream, +1, static_cast<uint32_t>(r)});
+      }
+      for (size_t r = 0; r < rows.size(); ++r)
+        if (rows[r].stream != -1 && launch_corr.count(rows[r].corr))
+          items.push_back({rows[r].ts, rows[r].stream, -1, static_cast<uint32_t>(r)});
+      std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.ts < b.ts; });
+      std::unordered_map<int64_t, int64_t> cur;
+      for (const Item& it : items) ql[it.row] = cur[it.stream] += it.d;
+    }
+    // Launch calls whose GPU op exists, by start (file order on ties).
+    std::vector<uint32_t> launches;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const Row& w = rows[r];
+      if (w.ic >= 0 && Names::In(nm.launch, w.name) && rows[static_cast<size_t>(w.ic)].stream != -1)
+        launches.push_back(static_cast<uint32_t>(r));
+    }
+    std::stable_sort(launches.begin(), launches.end(), [&](uint32_t a, uint32_t b) { return rows[a].ts < rows[b].ts; });
+    // cudaEventRecord -> the last launch before it onto the recorded stream.
+    bool any_record = false;
+    for (const Row& w : rows)
+      any_record = any_record || (w.name == nm.event_record && nm.event_record != StringPool::kNotFound);
+    if (any_record) {
+      std::unordered_map<int64_t, std::pair<int64_t, int64_t>> waited;  // record corr -> (stream, pid)
+      for (const Row& w : rows)
+        if (w.wait_stream > -1) waited.try_emplace(w.wait_record, std::make_pair(w.wait_stream, w.pid));
+      std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> by_stream;  // (stream, gpu pid) -> launches
+      for (uint32_t l : launches) {
+        const Row& k = rows[static_cast<size_t>(rows[l].ic)];
+        by_stream[{k.stream, k.pid}].push_back(l);
+      }
+      for (const Row& w : rows) {
+        if (w.name != nm.event_record) continue;
+        auto it = waited.find(w.corr);
+        if (it == waited.end()) continue;
+        int64_t best = -1;
+        auto bs = by_stream.find(it->second);
+        if (bs != by_stream.end()) {
+          auto ub = std::upper_bound(bs->second.begin(), bs->second.end(), w.ts,
+                                     [&](Ps ts, uint32_t l) { return ts < rows[l].ts; });
+          if (ub != bs->second.begin()) best = *(ub - 1);
+        }
+        record_launch.try_emplace(w.corr, best);
+      }
+    }
+    // cudaStreamWaitEvent -> the next launch on its thread onto the waiting stream.
+    for (uint32_t l : launches)
+      by_thread[{rows[l].pid, rows[l].tid, rows[static_cast<size_t>(rows[l].ic)].stream}].push_back(l);
+  }
+};
+
+CpResult Window(const RankProfile& p, const CpPrepared& prep, int64_t rank, const CpOptions& opt) {
   CpResult res;
   CriticalPath& cp = res.path;
   cp.rank = rank;
-  const Names nm(p);
-  std::vector<Row> rows = Rows(p, nm);
+  const Names& nm = prep.nm;
+  const std::vector<Row>& rows = prep.rows;
   if (rows.empty()) {
     res.error = "no events";
     return res;
@@ -507,78 +588,12 @@ CpResult ComputeCriticalPath(const RankProfile& p, int64_t rank, const CpOptions
   }
   // --- GPU work and synchronisation ---------------------------------------------------------
   {
-    // Queue length at each launch call and GPU op (whole trace; calls first).
-    std::unordered_map<uint32_t, int64_t> ql;
-    {
-      std::unordered_map<int64_t, uint32_t> gpu_by_corr;  // first GPU row per correlation
-      for (size_t r = 0; r < rows.size(); ++r)
-        if (rows[r].stream != -1) gpu_by_corr.try_emplace(rows[r].corr, static_cast<uint32_t>(r));
-      std::unordered_map<int64_t, char> launch_corr;
-      struct Item {
-        Ps ts;
-        int64_t stream;
-        int d;
-        uint32_t row;
-      };
-      std::vector<Item> items;
-      for (size_t r = 0; r < rows.size(); ++r) {
-        const Row& w = rows[r];
-        if (w.ic < 0 || !Names::In(nm.launch, w.name)) continue;
-        launch_corr[w.corr] = 1;
-        auto it = gpu_by_corr.find(w.corr);
-        if (it != gpu_by_corr.end()) items.push_back({w.ts, rows[it->second].stream, +1, static_cast<uint32_t>(r)});
-      }
-      for (size_t r = 0; r < rows.size(); ++r)
-        if (rows[r].stream != -1 && launch_corr.count(rows[r].corr))
-          items.push_back({rows[r].ts, rows[r].stream, -1, static_cast<uint32_t>(r)});
-      std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.ts < b.ts; });
-      std::unordered_map<int64_t, int64_t> cur;
-      for (const Item& it : items) ql[it.row] = cur[it.stream] += it.d;
-    }
-    // Launch calls whose GPU op exists, by start (file order on ties).
-    std::vector<uint32_t> launches;
-    for (size_t r = 0; r < rows.size(); ++r) {
-      const Row& w = rows[r];
-      if (w.ic >= 0 && Names::In(nm.launch, w.name) && rows[static_cast<size_t>(w.ic)].stream != -1)
-        launches.push_back(static_cast<uint32_t>(r));
-    }
-    std::stable_sort(launches.begin(), launches.end(), [&](uint32_t a, uint32_t b) { return rows[a].ts < rows[b].ts; });
-    // cudaEventRecord -> the last launch before it onto the recorded stream.
-    std::unordered_map<int64_t, int64_t> record_launch;
-    bool any_record = false;
-    for (const Row& w : rows)
-      any_record = any_record || (w.name == nm.event_record && nm.event_record != StringPool::kNotFound);
-    if (any_record) {
-      std::unordered_map<int64_t, std::pair<int64_t, int64_t>> waited;  // record corr -> (stream, pid)
-      for (const Row& w : rows)
-        if (w.wait_stream > -1) waited.try_emplace(w.wait_record, std::make_pair(w.wait_stream, w.pid));
-      std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> by_stream;  // (stream, gpu pid) -> launches
-      for (uint32_t l : launches) {
-        const Row& k = rows[static_cast<size_t>(rows[l].ic)];
-        by_stream[{k.stream, k.pid}].push_back(l);
-      }
-      for (const Row& w : rows) {
-        if (w.name != nm.event_record) continue;
-        auto it = waited.find(w.corr);
-        if (it == waited.end()) continue;
-        int64_t best = -1;
-        auto bs = by_stream.find(it->second);
-        if (bs != by_stream.end()) {
-          auto ub = std::upper_bound(bs->second.begin(), bs->second.end(), w.ts,
-                                     [&](Ps ts, uint32_t l) { return ts < rows[l].ts; });
-          if (ub != bs->second.begin()) best = *(ub - 1);
-        }
-        record_launch.try_emplace(w.corr, best);
-      }
-    }
-    // cudaStreamWaitEvent -> the next launch on its thread onto the waiting stream.
-    std::map<std::tuple<int64_t, int64_t, int64_t>, std::vector<uint32_t>> by_thread;
-    for (uint32_t l : launches)
-      by_thread[{rows[l].pid, rows[l].tid, rows[static_cast<size_t>(rows[l].ic)].stream}].push_back(l);
+    const auto& ql = prep.ql;
+    const auto& record_launch = prep.record_launch;
     auto next_launch = [&](const Row& call) -> int64_t {
       if (call.ic < 0) return -1;
-      auto it = by_thread.find({call.pid, call.tid, rows[static_cast<size_t>(call.ic)].stream});
-      if (it == by_thread.end()) return -1;
+      auto it = prep.by_thread.find({call.pid, call.tid, rows[static_cast<size_t>(call.ic)].stream});
+      if (it == prep.by_thread.end()) return -1;
       auto lb = std::lower_bound(it->second.begin(), it->second.end(), call.ts,
                                  [&](uint32_t l, Ps ts) { return rows[l].ts < ts; });
       return lb == it->second.end() ? -1 : *lb;
@@ -712,6 +727,20 @@ CpResult ComputeCriticalPath(const RankProfile& p, int64_t rank, const CpOptions
       cp.from[x.from] = std::max(cp.from[x.from], cp.from[x.to] + std::max<Ps>(0, x.weight));
     }
   return res;
+}
+
+}  // namespace
+
+CpResult ComputeCriticalPath(const RankProfile& p, int64_t rank, const CpOptions& o) {
+  const CpPrepared prep(p);
+  return Window(p, prep, rank, o);
+}
+
+std::vector<CpResult> ComputeCriticalPaths(const RankProfile& p, int64_t rank, const std::vector<CpOptions>& windows) {
+  const CpPrepared prep(p);
+  std::vector<CpResult> out;
+  for (const CpOptions& o : windows) out.push_back(Window(p, prep, rank, o));
+  return out;
 }
 
 CpWhatIf RecomputeCriticalPath(const RankProfile& p, const CriticalPath& cp, const std::vector<double>& scale) {

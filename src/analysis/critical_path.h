@@ -96,8 +96,15 @@ struct CpResult {
 };
 CpResult ComputeCriticalPath(const RankProfile& p, int64_t rank, const CpOptions& o);
 
+// Several windows of one rank, sharing the work every window needs (the
+// events in file order, correlations, queue lengths, sync lookups).
+std::vector<CpResult> ComputeCriticalPaths(const RankProfile& p, int64_t rank, const std::vector<CpOptions>& windows);
+
 // The windows mlprof takes by default: every ProfilerStep but the last (as
-// HTA loads traces), or the whole trace when there are fewer than two.
+// HTA loads traces), at most the last kMaxDefaultWindows of them (the steady
+// state; each window costs a pass over the rank), or the whole trace when
+// there are fewer than two steps.
+inline constexpr size_t kMaxDefaultWindows = 8;
 std::vector<CpOptions> DefaultCpWindows(const RankProfile& p);
 
 // What-if: edge weights scaled by `scale` per edge (1 = as measured), the

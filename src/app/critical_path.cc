@@ -175,8 +175,7 @@ StatusOr<Report> CriticalPathReport(const Session& s, const CriticalPathOptions&
         opts.push_back(w);
       }
     }
-    for (const CpOptions& w : opts) {
-      CpResult res = ComputeCriticalPath(p, rank, w);
+    for (CpResult& res : ComputeCriticalPaths(p, rank, opts)) {
       if (!res.error.empty()) {
         failures.push_back(fmt::format("rank {}: {}", rank, res.error));
         continue;
