@@ -17,6 +17,7 @@
 #include "analysis/ops.h"
 #include "analysis/overview.h"
 #include "analysis/roofline.h"
+#include "analysis/serving.h"
 #include "analysis/steps.h"
 #include "analysis/xla.h"
 #include "app/chip.h"
@@ -296,6 +297,14 @@ Report Steps(const Session& s, const StepsOptions& o) {
   if (any_xla && steps.steps.empty()) return r;
   r.tables.push_back(StepTable(steps));
   r.tables.push_back(StepSummaryTable(steps));
+  const ServingReport serving = ComputeServingSteps(s.view, {o.warmup});
+  if (!serving.steps.empty()) {
+    r.tables.front().notes.push_back(
+        "No ProfilerStep#N: the steps are the serving engine's step ranges (vLLM execute_..., SGLang step[...]), "
+        "numbered from 0 in time order.");
+    r.tables.push_back(ServingStepTable(serving));
+    r.tables.push_back(ServingSummaryTable(serving));
+  }
   if (steps.steps.empty())
     r.tables.front().notes.push_back(
         "No ProfilerStep#N in these inputs (record with torch.profiler's schedule and prof.step()), and no XLA "

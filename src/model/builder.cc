@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "base/serving_step.h"
+
 namespace mlprof {
 
 namespace {
@@ -450,6 +452,7 @@ Status ProfileBuilder::Finish() {
       continue;
     p.steps.push_back({step_number[o.name[i]], o.ts[i], o.dur[i], static_cast<int32_t>(i)});
   }
+  if (p.steps.empty()) AddServingSteps();
   std::sort(p.steps.begin(), p.steps.end(),
             [](const Step& a, const Step& b) { return a.ts != b.ts ? a.ts < b.ts : a.number < b.number; });
   if (!p.steps.empty()) {
@@ -466,6 +469,39 @@ Status ProfileBuilder::Finish() {
       if (IsGpuOp(o.kind[i]) && o.launch[i] >= 0) o.step[i] = o.step[o.launch[i]];
   }
   return OkStatus();
+}
+
+// Serving engines record no ProfilerStep#N: their step annotations (vLLM
+// execute_..., SGLang step[...]; base/serving_step.h) become the steps,
+// numbered 0.. in time order. One family only: vLLM's execute_... when
+// present, as TraceLens picks its iteration roots (its detailed form first):
+// SGLang traces can hold both, the execute_ range around step[...], which
+// leaves out the step's first kernels.
+void ProfileBuilder::AddServingSteps() {
+  RankProfile& p = *out_;
+  OpTable& o = p.ops;
+  // 1: vLLM, 2: SGLang, per distinct string.
+  std::vector<uint8_t> family(p.strings.size(), 0);
+  bool any = false;
+  for (size_t id = 0; id < p.strings.size(); ++id) {
+    const std::string_view name = p.strings.Get(static_cast<StringId>(id));
+    if (!name.starts_with("execute_") && !name.starts_with("step[")) continue;
+    if (auto info = ParseServingStep(name)) {
+      family[id] = info->engine == ServingEngine::kSglang ? 2 : 1;
+      any = true;
+    }
+  }
+  if (!any) return;
+  std::vector<uint32_t> found[3];
+  for (size_t i = 0; i < o.size(); ++i)
+    if (o.kind[i] == OpKind::kUserAnnotation && o.name[i] < family.size() && family[o.name[i]] != 0)
+      found[family[o.name[i]]].push_back(static_cast<uint32_t>(i));
+  const std::vector<uint32_t>& use = found[1].empty() ? found[2] : found[1];
+  std::vector<uint32_t> order(use);
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return o.ts[a] != o.ts[b] ? o.ts[a] < o.ts[b] : a < b; });
+  for (size_t k = 0; k < order.size(); ++k)
+    p.steps.push_back({static_cast<int64_t>(k), o.ts[order[k]], o.dur[order[k]], static_cast<int32_t>(order[k])});
 }
 
 int32_t ProfileBuilder::AddXlaOp(const XlaOp& op) {

@@ -146,6 +146,7 @@ class ProfileBuilder {
   Status Finish();
 
  private:
+  void AddServingSteps();
   struct PendingBegin {
     EventRecord rec;
     std::vector<ArgValue> args;  // rec.args points into the reader's scratch

@@ -767,6 +767,70 @@ const char* const kRoleDescriptions[kStepRoleCount] = {
 };
 }  // namespace
 
+Table ServingStepTable(const ServingReport& s) {
+  Table t("serving_steps", "Serving steps (the engine's step annotations; us)");
+  auto num = [](int64_t v) { return v >= 0 ? Cell::Int(v) : Cell::Null(); };
+  t.Add(RankKey())
+      .Add(Key("step", Unit::kId, "the step's position in time (0 first)"))
+      .Add(Text("engine", "vllm (execute_...) or sglang (step[...])"))
+      .Add(Text("kind", "prefill, decode, mixed (both in one batch) or idle"))
+      .Add(Count("requests", "requests in the batch"))
+      .Add(Count("tokens", "tokens the step ran (vLLM: scheduled tokens; SGLang decode: one per request)"))
+      .Add(Count("prefill_tokens", "query tokens of the requests in prefill"))
+      .Add(Count("decode_tokens", "query tokens of the requests in decode"))
+      .Add(Count("kv_tokens", "context (key) tokens over all requests: the KV cache the step reads (vLLM)"))
+      .Add(TimeUs("host", "the step's range on the host: the time to issue it"))
+      .Add(TimeUs("gpu_busy", "time any GPU op launched in the step runs"))
+      .Add(TimeUs("gpu_span", "last end - first start of those GPU ops"))
+      .Add(TimeUs("latency", "range start to the later of its end and its last GPU op's end"))
+      .Add(TimeUs("gap", "from this step's latency end to the next step's start"))
+      .Add(Measure("tokens_per_s", Unit::kRatio, "tokens / latency").Decimals(1))
+      .Add(Text("bound", "host: host > gpu_busy (the GPU waits for the step to be issued); else gpu"))
+      .Add(Text("warmup", "'yes' for a warm-up step, left out of the steady state"))
+      .Add(Text("last", "'yes' for the last step, left out of the steady state (--all-steps keeps it)"));
+  for (const ServingStepRow& r : s.steps)
+    t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.number), Cell::Text(r.engine), Cell::Text(r.kind), num(r.requests),
+                      num(r.tokens), num(r.prefill_tokens), num(r.decode_tokens), num(r.kv_tokens), Time(r.host),
+                      Time(r.gpu_busy), Time(r.gpu_span), Time(r.latency), r.gap >= 0 ? Time(r.gap) : Cell::Null(),
+                      r.tokens >= 0 && r.latency > 0
+                          ? Cell::Real(static_cast<double>(r.tokens) / (PsToUs(r.latency) * 1e-6))
+                          : Cell::Null(),
+                      Cell::Text(r.host_bound ? "host" : "gpu"), Cell::Text(r.warmup ? "yes" : ""),
+                      Cell::Text(r.last ? "yes" : "")});
+  return t;
+}
+
+Table ServingSummaryTable(const ServingReport& s) {
+  Table t("serving_steady_state", "Serving steady state per kind of step (steps after warm-up; us)");
+  auto rate = [](double v) { return v >= 0 ? Cell::Real(v) : Cell::Null(); };
+  t.Add(RankKey())
+      .Add(Key("kind", Unit::kText, "prefill, decode, mixed or idle"))
+      .Add(Count("steps", "steps of this kind"))
+      .Add(Count("steady_steps", "of them after the warm-up (and before a left-out last step)"))
+      .Add(Measure("mean_requests", Unit::kRatio, "mean requests per steady step").Decimals(1))
+      .Add(TimeUs("median_latency", "median step latency"))
+      .Add(TimeUs("p90_latency", "90th percentile of the latency (linear interpolation)"))
+      .Add(TimeUs("median_tpot", "decode: time per output token = the median decode step latency"))
+      .Add(TimeUs("median_host", "median host time to issue a step"))
+      .Add(TimeUs("median_gpu_busy", "median GPU busy time per step"))
+      .Add(TimeUs("median_gap", "median gap to the next step"))
+      .Add(Measure("tokens_per_s", Unit::kRatio, "tokens of the steady steps / their latencies summed").Decimals(1))
+      .Add(Measure("output_tokens_per_s", Unit::kRatio,
+                   "tokens produced (one per decode request; a prefill's first token is not counted) / latency")
+               .Decimals(1))
+      .Add(Count("host_bound_steps", "steady steps whose host time exceeds their GPU busy time"));
+  for (const ServingKindSummary& k : s.summary) {
+    const bool any = k.steady_steps > 0;
+    auto us = [&](double v) { return any && v >= 0 ? UsCell(v) : Cell::Null(); };
+    t.rows.push_back({Cell::Int(k.rank), Cell::Text(k.kind), Cell::Int(k.steps), Cell::Int(k.steady_steps),
+                      k.mean_requests >= 0 ? Cell::Real(k.mean_requests) : Cell::Null(), us(k.median_latency_us),
+                      us(k.p90_latency_us), us(k.median_tpot_us), us(k.median_host_us), us(k.median_gpu_busy_us),
+                      us(k.median_gap_us), rate(k.tokens_per_s), rate(k.output_tokens_per_s),
+                      Cell::Int(k.host_bound_steps)});
+  }
+  return t;
+}
+
 Table GpuMetricsTable(const std::vector<MetricRow>& rows) {
   Table t("gpu_metrics", "GPU metrics sampled over time (nsys --gpu-metrics-devices): whole trace and during kernels");
   t.Add(RankKey())

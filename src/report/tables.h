@@ -16,6 +16,7 @@
 #include "analysis/memory.h"
 #include "analysis/ops.h"
 #include "analysis/overview.h"
+#include "analysis/serving.h"
 #include "analysis/steps.h"
 #include "analysis/summaries.h"
 #include "hlo/shape.h"
@@ -60,6 +61,8 @@ Table IdleStatsTable(const std::vector<StreamIdle>& s);
 Table LaunchSummaryTable(const std::vector<RankLaunchStats>& s);
 Table StepTable(const StepReport& s);
 Table StepSummaryTable(const StepReport& s);
+Table ServingStepTable(const ServingReport& s);
+Table ServingSummaryTable(const ServingReport& s);
 // The TensorBoard plugin's Overview: step time by role, the mean step, and
 // the GPU summary.
 // Memory over time (analysis/memory.h): per device; the blocks alive at the
