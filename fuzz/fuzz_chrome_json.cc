@@ -20,6 +20,7 @@
 #include "analysis/xla.h"
 #include "export/sqlite.h"
 #include "hw/chip.h"
+#include "io/graph_capture.h"
 #include "io/load.h"
 #include "report/html.h"
 #include "report/hw_tables.h"
@@ -46,6 +47,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)mlprof::RenderCsv({{mlprof::RooflineSummaryTable(0, rr), mlprof::RooflineCategoryTable(0, rr),
                               mlprof::RooflineOpsTable(0, rr, 0)},
                              {}});
+  }
+  // --capture: the same bytes as the capture trace of themselves (a trace
+  // with both capture windows and graph launches exercises the pairing).
+  {
+    mlprof::ReadOptions all;
+    all.all_args = true;
+    auto capture = mlprof::LoadTraceBytes(bytes, "capture.json", all);
+    auto replay = mlprof::LoadTraceBytes(bytes, "fuzz.json", ro);
+    if (capture.ok() && replay.ok()) {
+      mlprof::Profile q;
+      q.ranks.push_back(std::move(replay).value());
+      std::vector<std::string> notes;
+      if (mlprof::ApplyGraphCaptures(q.ranks[0], {{"capture.json", -1, ""}}, {&*capture}, nullptr, &notes).ok()) {
+        mlprof::ProfileView v = mlprof::BuildProfileView(q, {});
+        (void)mlprof::RenderCsv({{mlprof::OpsTable(mlprof::ComputeOpGpuTime(v, {}), 10),
+                                  mlprof::ServingStepTable(mlprof::ComputeServingSteps(v, {}))},
+                                 {}});
+      }
+    }
   }
   for (bool rounding : {false, true}) {
     mlprof::AnalysisOptions o;

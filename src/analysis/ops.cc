@@ -28,7 +28,11 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
         if (it != by_ext.end()) return it->second;
       }
       for (int32_t q = o.parent[launch]; q >= 0; q = o.parent[q])
-        if (o.kind[q] == OpKind::kCpuOp) return q;
+        if (p.IsFrameworkOp(static_cast<size_t>(q))) return q;
+      // Kernels replayed by a graph launch with no op above it (and no
+      // --capture to say more) belong to that launch, as in TraceLens.
+      if (IsLaunchOp(o.kind[launch]) && p.str(o.name[launch]).find("GraphLaunch") != std::string_view::npos)
+        return launch;
       return -1;
     };
     // The op a GPU op's cost is read from: the launching cpu_op if mlprof
@@ -39,7 +43,7 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
     std::unordered_map<StringId, bool> costable;
     auto cost_owner = [&](int32_t op) -> int32_t {
       for (int32_t q = op; q >= 0; q = o.parent[q]) {
-        if (o.kind[q] != OpKind::kCpuOp) continue;
+        if (!p.IsFrameworkOp(static_cast<size_t>(q))) continue;
         auto [it, ins] = costable.emplace(o.name[q], false);
         if (ins) it->second = HasCostModel(p.str(o.name[q]));
         if (it->second) return q;
@@ -67,7 +71,7 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
       if (opt.steady_steps_only && o.step[g.op] < warmup) continue;  // warm-up, or outside every step (-1)
       Ps d = g.end - g.ts;
       total += d;
-      int32_t op = owner(o.launch[g.op]);
+      int32_t op = owner(p.AttributionLaunch(g.op));
       if (op < 0) {
         none.gpu_ops++;
         none.gpu_time += d;
@@ -101,7 +105,7 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
       row.gpu_time += d;
       if (seen_instance.emplace(op, key).second) {
         row.calls++;
-        row.cpu_time += o.dur[op];
+        if (o.kind[op] != OpKind::kCapturedOp) row.cpu_time += o.dur[op];  // a copy took no host time here
       }
     }
     std::vector<OpGpuTime> rows;

@@ -17,6 +17,7 @@ StatusOr<Session> OpenSession(const InputOptions& inputs, const ProgressFn& prog
   lo.all_args = inputs.all_args;
   lo.merge = inputs.merge || inputs.merge_offset_us.has_value();
   lo.merge_offset_us = inputs.merge_offset_us;
+  lo.capture = inputs.capture;
   Session s;
   s.inputs = inputs;
   ASSIGN_OR_RETURN(s.profile, LoadProfile(inputs.paths, lo));  // expands directories (skips non-traces there)

@@ -30,6 +30,7 @@ struct InputOptions {
   bool all_args = false;    // keep every arg of every op (SQL, exports), not only those analysed
   bool merge = false;       // --merge: host side from the first input, GPU work from the others (io/merge.h)
   std::optional<double> merge_offset_us;
+  std::string capture;  // --capture FILE|DIR (io/graph_capture.h)
 };
 
 // (bytes done, bytes total) over all files, from reader threads.

@@ -11,6 +11,7 @@
 
 #include "base/file_loader.h"
 #include "io/ascend_files.h"
+#include "io/graph_capture.h"
 #include "io/merge.h"
 #include "io/readers.h"
 
@@ -245,6 +246,22 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
     ASSIGN_OR_RETURN(RankProfile merged, MergeHostAndDevice(std::move(profile.ranks), mo, &profile.notes));
     profile.ranks.clear();
     profile.ranks.push_back(std::move(merged));
+  }
+  if (!options.capture.empty()) {
+    ASSIGN_OR_RETURN(std::vector<CaptureEntry> entries, FindCaptures(options.capture));
+    std::vector<RankProfile> captures;
+    for (const CaptureEntry& e : entries) {
+      LoadOptions co;
+      co.threads = 1;
+      co.max_decoded_bytes = options.max_decoded_bytes;
+      co.all_args = true;  // the launch calls' `kernel` arg
+      auto loaded = LoadProfile({e.path}, co);
+      if (!loaded.ok()) return Status(loaded.status().code(), fmt::format("--capture: {}", loaded.status().message()));
+      captures.push_back(std::move(loaded->ranks.front()));
+    }
+    std::vector<const RankProfile*> ptrs;
+    for (const RankProfile& c : captures) ptrs.push_back(&c);
+    for (RankProfile& r : profile.ranks) RETURN_IF_ERROR(ApplyGraphCaptures(r, entries, ptrs, nullptr, &profile.notes));
   }
 
   // Ranks: distributedInfo.rank where recorded; files without one take the

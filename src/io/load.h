@@ -25,6 +25,9 @@ struct LoadOptions {
   // GPU work from the others; merge_offset_us: their clock + it = the host's.
   bool merge = false;
   std::optional<double> merge_offset_us;
+  // --capture FILE|DIR (io/graph_capture.h): attribute graph-replayed
+  // kernels to the ops recorded at capture.
+  std::string capture;
 };
 
 // Expands directories into their trace files (*.json, *.json.gz, *.gz, *.zst,

@@ -35,6 +35,10 @@ enum class OpKind : uint8_t {
   kTraceSpan,          // cat Trace ("PyTorch Profiler (0)")
   kInstant,            // ph i/I
   kOtherGpu,           // other categories on a GPU track (mtia_ccp_events, ...)
+  // A cpu_op recorded while a CUDA/HIP graph was captured, copied into a
+  // replay trace (--capture, io/graph_capture.h): it launched the replayed
+  // kernels but took no host time in this trace.
+  kCapturedOp,
   kOther,
   kCount
 };
@@ -283,6 +287,11 @@ struct RankProfile {
   std::vector<std::string> sidecars;
   std::vector<std::string> sidecar_warnings;
   ArgTable args;
+  // --capture (io/graph_capture.h): per op, for a GPU op replayed by a graph
+  // launch, the copy of the launch call recorded at capture that stands for
+  // it (its parents: the captured ops); -1 or empty: none. Read through
+  // AttributionLaunch.
+  std::vector<int32_t> captured_launch;
   TraceMetadata meta;
   ImportStats stats;
   // Event counts by phase letter and by category string, for `info`.
@@ -290,6 +299,14 @@ struct RankProfile {
   std::vector<uint64_t> cat_counts;  // indexed by StringId of the category
 
   int64_t rank_or(int64_t fallback) const { return meta.rank >= 0 ? meta.rank : fallback; }
+  // The launch call whose enclosing ops a GPU op is attributed to: the
+  // captured call standing for it (--capture), else its launch (-1 none).
+  int32_t AttributionLaunch(size_t gpu_op) const {
+    if (gpu_op < captured_launch.size() && captured_launch[gpu_op] >= 0) return captured_launch[gpu_op];
+    return ops.launch[gpu_op];
+  }
+  // A cpu_op of this trace or one copied from a capture trace.
+  bool IsFrameworkOp(size_t op) const { return ops.kind[op] == OpKind::kCpuOp || ops.kind[op] == OpKind::kCapturedOp; }
   std::string_view str(StringId id) const { return strings.Get(id); }
   const Track& track_of(size_t op) const { return tracks[ops.track[op]]; }
 };
