@@ -409,7 +409,7 @@ Status ApplyGraphCaptures(RankProfile& p, const std::vector<CaptureEntry>& entri
     o.name.push_back(S(c, co.name[s]));
     o.cat.push_back(S(c, co.cat[s]));
     const OpKind src_kind = co.kind[s];
-    o.kind.push_back(src_kind == OpKind::kCpuOp             ? OpKind::kCapturedOp
+    o.kind.push_back(src_kind == OpKind::kCpuOp            ? OpKind::kCapturedOp
                      : src_kind == OpKind::kPythonFunction ? OpKind::kPythonFunction
                                                            : OpKind::kOther);
     o.track.push_back(a.track);
