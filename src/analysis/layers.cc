@@ -10,25 +10,12 @@
 #include <set>
 #include <unordered_map>
 
+#include "analysis/attribution.h"
 #include "analysis/stats.h"
 #include "analysis/steps.h"
 
 namespace mlprof {
 namespace {
-
-constexpr std::string_view kModulePrefix = "nn.Module: ";
-
-// "nn.Module: Qwen2DecoderLayer_3" -> "Qwen2DecoderLayer"; "" for other names.
-std::string_view ModuleClass(std::string_view name) {
-  if (name.substr(0, kModulePrefix.size()) != kModulePrefix) return {};
-  std::string_view c = name.substr(kModulePrefix.size());
-  const size_t us = c.rfind('_');
-  if (us != std::string_view::npos && us + 1 < c.size() &&
-      std::all_of(c.begin() + static_cast<std::ptrdiff_t>(us) + 1, c.end(),
-                  [](char ch) { return ch >= '0' && ch <= '9'; }))
-    c = c.substr(0, us);
-  return c;
-}
 
 // The least share of its phase's GPU time a repeating kernel sequence must
 // cover to be reported.
@@ -36,9 +23,13 @@ constexpr double kMinBlockPct = 10;
 
 // The innermost cpu_op above a GPU op's launch, else the GPU op's own name.
 std::string_view LaunchingOpName(const RankProfile& p, uint32_t op) {
-  for (int32_t q = p.ops.launch[op] >= 0 ? static_cast<int32_t>(p.ops.launch[op]) : -1; q >= 0; q = p.ops.parent[q])
-    if (p.ops.kind[q] == OpKind::kCpuOp) return p.str(p.ops.name[q]);
-  return p.str(p.ops.name[op]);
+  std::string_view found = p.str(p.ops.name[op]);
+  ForEachLaunchAncestor(p, op, [&](size_t q) {
+    if (!p.IsFrameworkOp(q)) return true;
+    found = p.str(p.ops.name[q]);
+    return false;
+  });
+  return found;
 }
 
 // The repeating kernel sequence of one phase over the measured steps:
@@ -273,17 +264,17 @@ LayerReport ComputeLayers(const ProfileView& view, int warmup) {
       measured += d;
       int ph = g.cls == KernelClass::kCommunication ? 3 : 0;
       chain.clear();
-      for (int32_t q = p.ops.launch[g.op] >= 0 ? static_cast<int32_t>(p.ops.launch[g.op]) : -1; q >= 0;
-           q = p.ops.parent[q]) {
+      ForEachLaunchAncestor(p, g.op, [&](size_t q) {
         const std::string_view name = p.str(p.ops.name[q]);
         if (p.ops.kind[q] == OpKind::kPythonFunction) {
-          if (!ModuleClass(name).empty()) chain.push_back(q);
+          if (!ModuleClass(name).empty()) chain.push_back(static_cast<int32_t>(q));
         } else if (ph != 3 && IsBackwardOpName(name)) {
           ph = 1;
         } else if (ph == 0 && name.substr(0, 10) == "Optimizer.") {
           ph = 2;
         }
-      }
+        return true;
+      });
       phase[by_step ? static_cast<size_t>(s - first) : 0][static_cast<size_t>(ph)] += d;
       if (ph < 2)
         seqs[static_cast<size_t>(ph)][by_step ? static_cast<size_t>(s - first) : 0].push_back(
@@ -371,17 +362,16 @@ LayerReport ComputeLayers(const ProfileView& view, int warmup) {
         if (by_step && (s < first || s >= end)) continue;
         std::string_view inner;  // the module class seen just before reaching the block
         bool in_block = false;
-        for (int32_t q = p.ops.launch[g.op] >= 0 ? static_cast<int32_t>(p.ops.launch[g.op]) : -1; q >= 0;
-             q = p.ops.parent[q]) {
-          if (p.ops.kind[q] != OpKind::kPythonFunction) continue;
-          const std::string_view cls = ModuleClass(p.str(p.ops.name[q]));
-          if (cls.empty()) continue;
+        ForEachLaunchAncestor(p, g.op, [&](size_t q) {
+          const std::string_view cls = ModuleFrameClass(p, q);
+          if (cls.empty()) return true;
           if (cls == block->module) {
             in_block = true;
-            break;
+            return false;
           }
           inner = cls;
-        }
+          return true;
+        });
         if (!in_block) continue;
         const Ps d = g.end - g.ts;
         parts[inner.empty() ? std::string("(own ops)") : std::string(inner)] += d;

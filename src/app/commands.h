@@ -74,6 +74,9 @@ StatusOr<Report> CriticalPathReport(const Session& s, const CriticalPathOptions&
 // Counters over time (analysis/counters.h, analysis/launches.h): queue
 // length, memory bandwidth, CUPTI range-profiler counters.
 Report Counters(const Session& s, const TableOptions& o);
+// PyTorch traces: GPU time up the nn.Module tree and per class, per user
+// annotation, and who launches each kernel (analysis/modules.h).
+Report Modules(const Session& s, const TableOptions& o);
 // What to fix first: the rules' findings with their savings (analysis/diagnose.h).
 struct DiagnoseOptions {
   double min_share_pct = 5;  // a finding must save at least this % of the step

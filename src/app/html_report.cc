@@ -10,6 +10,7 @@
 #include <set>
 
 #include "analysis/engines.h"
+#include "analysis/serving.h"
 #include "app/commands.h"
 #include "report/html.h"
 #include "report/tables.h"
@@ -336,6 +337,35 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
       "(`mlprof counters`; the queue and bandwidth series are counter tracks in the Perfetto export).");
   AddTables(csec, counters, shown);
   if (!csec.tables.empty()) h.sections.push_back(std::move(csec));
+
+  // --- modules and annotations (only where the trace has module frames or annotations) ---
+  TableOptions modo;
+  modo.top = 20;
+  const Report mods = Modules(s, modo);
+  const Table* tree = Find(mods, "module_tree");
+  const Table* anns = Find(mods, "annotations");
+  if ((tree && !tree->rows.empty()) || (anns && !anns->rows.empty())) {
+    HtmlSection sec{"modules", "Modules and annotations", {}, {}, {}};
+    sec.text.push_back(
+        "GPU time up the nn.Module tree and per class, per user annotation, and which ops and modules launch each "
+        "kernel (`mlprof modules`).");
+    AddTables(sec, mods, shown);
+    if (!sec.tables.empty()) h.sections.push_back(std::move(sec));
+  }
+
+  // --- serving steps (vLLM, SGLang) ----------------------------------------------------------
+  const ServingReport serving = ComputeServingSteps(s.view, {});
+  if (!serving.steps.empty()) {
+    HtmlSection sec{"serving", "Serving steps", {}, {}, {}};
+    sec.text.push_back(
+        "The serving engine's steps: batch, host time to issue each, GPU time, latency, tokens/s; the steady state "
+        "per kind of step (`mlprof steps`).");
+    Report sr;
+    sr.tables.push_back(ServingSummaryTable(serving));
+    sr.tables.push_back(ServingStepTable(serving));
+    AddTables(sec, sr, shown);
+    if (!sec.tables.empty()) h.sections.push_back(std::move(sec));
+  }
   return h;
 }
 

@@ -14,6 +14,7 @@
 #include "analysis/launches.h"
 #include "analysis/layers.h"
 #include "analysis/memory.h"
+#include "analysis/modules.h"
 #include "analysis/ops.h"
 #include "analysis/overview.h"
 #include "analysis/roofline.h"
@@ -399,6 +400,30 @@ Report Counters(const Session& s, const TableOptions& o) {
     r.tables.back().notes.push_back(
         "No CUPTI range-profiler counters (cuda_profiler_range events): record them with torch.profiler's "
         "_ExperimentalConfig(profiler_metrics=[...], profiler_measure_per_kernel=True).");
+  return r;
+}
+
+Report Modules(const Session& s, const TableOptions& o) {
+  Report r = WithImportWarnings(s);
+  const ModuleReport m = ComputeModules(s.view);
+  size_t hidden = 0;
+  r.tables.push_back(ModuleTreeTable(m, o.top, &hidden));
+  NoteHiddenRows(r.tables.back(), hidden);
+  if (!m.any_module)
+    r.tables.back().notes.push_back(
+        "No nn.Module frames in these inputs: record with torch.profiler's with_stack=True (and with_modules=True) to "
+        "have the module tree.");
+  hidden = 0;
+  r.tables.push_back(ModuleClassTable(m, o.top, &hidden));
+  NoteHiddenRows(r.tables.back(), hidden);
+  hidden = 0;
+  r.tables.push_back(AnnotationTable(m, o.top, &hidden));
+  NoteHiddenRows(r.tables.back(), hidden);
+  if (m.annotations.empty())
+    r.tables.back().notes.push_back("No user annotations (record_function, gpu_user_annotation) in these inputs.");
+  hidden = 0;
+  r.tables.push_back(KernelLaunchersTable(m, o.top, &hidden));
+  NoteHiddenRows(r.tables.back(), hidden);
   return r;
 }
 

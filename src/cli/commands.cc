@@ -36,6 +36,10 @@ const std::vector<cli::CommandInfo> kCommands = {
      cli::MakeCriticalPathCommand},
     {"counters", "counters over time: launch queue length, memory bandwidth per copy kind, CUPTI hardware counters",
      cli::MakeCountersCommand},
+    {"modules",
+     "PyTorch traces: GPU time up the nn.Module tree (per instance and class), per user annotation, and which ops "
+     "and modules launch each kernel",
+     cli::MakeModulesCommand},
     {"scopes", "XLA profiles: device time by JAX named scope (tree)", cli::MakeScopesCommand},
     {"hlo", "HLO modules (text, HloProto, XPlane): categories, cost, collectives/sharding; --op explains one",
      cli::MakeHloCommand},

@@ -14,6 +14,7 @@
 #include "analysis/launches.h"
 #include "analysis/layers.h"
 #include "analysis/memory.h"
+#include "analysis/modules.h"
 #include "analysis/ops.h"
 #include "analysis/overview.h"
 #include "analysis/serving.h"
@@ -62,6 +63,11 @@ Table LaunchSummaryTable(const std::vector<RankLaunchStats>& s);
 Table StepTable(const StepReport& s);
 Table StepSummaryTable(const StepReport& s);
 Table ServingStepTable(const ServingReport& s);
+// --top rows each (0: all); `hidden` counts those left out.
+Table ModuleTreeTable(const ModuleReport& m, int top, size_t* hidden);
+Table ModuleClassTable(const ModuleReport& m, int top, size_t* hidden);
+Table AnnotationTable(const ModuleReport& m, int top, size_t* hidden);
+Table KernelLaunchersTable(const ModuleReport& m, int top, size_t* hidden);
 Table ServingSummaryTable(const ServingReport& s);
 // The TensorBoard plugin's Overview: step time by role, the mean step, and
 // the GPU summary.
