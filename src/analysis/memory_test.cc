@@ -12,6 +12,8 @@
 namespace mlprof {
 namespace {
 
+using testing::ProfileFromJson;
+
 // A device with 1000 bytes allocated before the trace. Step 1 runs 0-100 us.
 // aten::linear (10-40) > aten::empty (12-14) allocates A: 300 bytes at 13;
 // aten::relu (50-60) allocates B: 200 at 55; at 70 A is freed; at 80, under

@@ -6,10 +6,12 @@
 
 #include <filesystem>
 
+#include "analysis/gemm_tiles.h"
 #include "analysis/ops.h"
 #include "analysis/xla.h"
 #include "app/chip.h"
 #include "app/commands.h"
+#include "report/columns.h"
 #include "report/hw_tables.h"
 #include "report/tables.h"
 
@@ -79,6 +81,16 @@ StatusOr<RooflineOutput> Roofline(const Session& s, const RooflineOptions& o) {
         "nothing to put on a roofline: no XLA ops and no GPU kernels in these inputs (`mlprof roofline` reads "
         "JAX/XLA profiles and PyTorch GPU traces)");
   if (!framework_ops.empty()) {
+    // GEMMs' shape against the tile their kernel computes.
+    std::vector<GemmTileRow> tiles = ComputeGemmTiles(s.view);
+    std::erase_if(tiles, [&](const GemmTileRow& t) { return s.inputs.rank >= 0 && t.rank != s.inputs.rank; });
+    size_t hidden = 0;
+    r.tables.push_back(GemmTilesTable(tiles, o.top, &hidden));
+    NoteHiddenRows(r.tables.back(), hidden);
+    if (tiles.empty())
+      r.tables.back().notes.push_back(
+          "No GEMM op (with shapes) launched a kernel whose name gives its tile (Tensile MT<m>x<n>x<k>, cuBLAS "
+          "tilesize<m>x<n>x<k>, CUTLASS <m>x<n>_<k>x<stages>).");
     for (std::string& w : UncostedWarnings(s.view)) r.warnings.push_back(std::move(w));
     r.tables.front().notes.push_back(
         "PyTorch traces: FLOPs and bytes come from input shapes and scalar arguments (GEMM, convolution, "

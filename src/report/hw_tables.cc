@@ -309,6 +309,51 @@ Table RooflineCategoryTable(int64_t rank, const RooflineResult& r) {
   return t;
 }
 
+Table GemmTilesTable(const std::vector<GemmTileRow>& rows, int top, size_t* hidden) {
+  Table t("gemm_tiles", "GEMM shape against the kernel's tile: padding and wave quantisation");
+  auto ratio = [](const char* name, const char* description) {
+    return Measure(name, Unit::kRatio, description).Decimals(3);
+  };
+  t.Add(RankKey())
+      .Add(Key("op", Unit::kText, "the GEMM op").Symbol())
+      .Add(Key("input_dims", Unit::kText, "its Input Dims"))
+      .Add(Key("kernel", Unit::kText, "the kernel it launched"))
+      .Add(Measure("count", Unit::kCount, "launches"))
+      .Add(Measure("gpu", Unit::kTime, "their GPU time").Us())
+      .Add(Measure("m", Unit::kCount, "output rows (the op's M)"))
+      .Add(Measure("n", Unit::kCount, "output columns (N)"))
+      .Add(Measure("k", Unit::kCount, "inner dimension (K)"))
+      .Add(Measure("tile", Unit::kText, "the kernel's tile, M x N (swapped when it runs along N x M), from its name"))
+      .Add(Measure("tiles", Unit::kCount, "tiles to cover the output: batch x ceil(M/tm) x ceil(N/tn)"))
+      .Add(Measure("ctas", Unit::kCount, "the grid where it is the tiles x a split-K factor, else the tiles"))
+      .Add(ratio("tile_eff", "M x N / the tiles' area: the share that is not padding"))
+      .Add(Measure("sms", Unit::kCount, "SMs / CUs (deviceProperties)"))
+      .Add(Measure("waves", Unit::kCount, "ceil(ctas / SMs)"))
+      .Add(ratio("wave_eff", "ctas / (waves x SMs): how full the waves are"))
+      .Add(ratio("shape_eff", "tile_eff x wave_eff"))
+      .Add(Measure("grid", Unit::kText, "yes: the kernel's grid is this many tiles (or a split-K multiple)"));
+  auto opt = [](double v) { return v >= 0 ? Cell::Real(v) : Cell::Null(); };
+  size_t shown = 0;
+  for (const GemmTileRow& r : rows) {
+    if (top > 0 && shown >= static_cast<size_t>(top)) {
+      ++*hidden;
+      continue;
+    }
+    ++shown;
+    const std::string tile =
+        r.swapped ? fmt::format("{}x{} (N x M)", r.tile.m, r.tile.n) : fmt::format("{}x{}", r.tile.m, r.tile.n);
+    t.rows.push_back({Cell::Int(r.rank), Cell::Text(r.op), Cell::Text(r.input_dims), Cell::Text(r.kernel),
+                      Cell::Int(r.count), Cell::Int(r.gpu), Cell::Int(r.m), Cell::Int(r.n), Cell::Int(r.k),
+                      Cell::Text(tile), Cell::Int(r.tiles), Cell::Int(r.ctas), Cell::Real(r.tile_eff),
+                      r.sms > 0 ? Cell::Int(r.sms) : Cell::Null(), r.waves > 0 ? Cell::Int(r.waves) : Cell::Null(),
+                      opt(r.wave_eff), opt(r.shape_eff), Cell::Text(r.grid_confirms ? "yes" : "")});
+  }
+  t.notes.push_back(
+      "Tiles from kernel names: Tensile/hipBLASLt MT<m>x<n>x<k>, cuBLAS tilesize<m>x<n>x<k>, CUTLASS "
+      "<m>x<n>_<k>x<stages>. One tile per SM at a time; persistent kernels and split-K schedule otherwise.");
+  return t;
+}
+
 Table RooflineOpsTable(int64_t rank, const RooflineResult& r, int top) {
   Table t("roofline_ops", "Roofline per op (per execution), heaviest first");
   t.Add(RankKey())

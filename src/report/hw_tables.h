@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "analysis/gemm_tiles.h"
 #include "analysis/mfu.h"
 #include "analysis/roofline.h"
 #include "hw/chip.h"
@@ -25,6 +26,9 @@ Table RooflineCategoryTable(int64_t rank, const RooflineResult& r);
 // `mlprof hlo --chip`: each module's expected time from its HLO alone.
 Table HloExpectedTable(const std::vector<HloExpected>& modules, const hw::Chip& chip, hw::DType dtype);
 Table RooflineOpsTable(int64_t rank, const RooflineResult& r, int top);
+// GEMMs against their kernels' tiles (analysis/gemm_tiles.h); --top rows
+// (0: all), `hidden` counts the rest.
+Table GemmTilesTable(const std::vector<GemmTileRow>& rows, int top, size_t* hidden);
 // A self-contained SVG: log-log axes (FLOP/byte, TFLOP/s), the roofline
 // (HBM slope and compute ceiling, ridge marked), one circle per op with
 // known FLOPs and bytes, its area proportional to its time. Names are
