@@ -724,7 +724,6 @@ std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view inpu
   return c;
 }
 
-namespace {
 // c10d dtype names ("Float", "BFloat16"...) as the comm args write them.
 int CommDtypeBytes(std::string_view d) {
   if (d == "Float" || d == "Int") return 4;
@@ -734,14 +733,11 @@ int CommDtypeBytes(std::string_view d) {
   return 0;
 }
 
-}  // namespace
-
-std::optional<OpCost> CollectiveOpCost(std::string_view comm) {
-  std::vector<std::string> parts;
+bool ParseCommArgs(std::string_view comm, CommArgs* c) {
   // The text mixes strings and numbers; read the two strings and the three
   // numbers between them.
   ListScan l{comm};
-  if (!l.Open()) return std::nullopt;
+  if (!l.Open()) return false;
   auto str = [&](std::string* out) {
     l.Skip();
     if (l.i >= comm.size() || comm[l.i] != '"') return false;
@@ -770,9 +766,15 @@ std::optional<OpCost> CollectiveOpCost(std::string_view comm) {
     l.Comma();
     return true;
   };
-  std::string name, dtype;
-  int64_t in = 0, out = 0, group = 0;
-  if (!str(&name) || !num(&in) || !num(&out) || !num(&group) || !str(&dtype) || !l.Close()) return std::nullopt;
+  return str(&c->name) && num(&c->in) && num(&c->out) && num(&c->group) && str(&c->dtype) && l.Close();
+}
+
+std::optional<OpCost> CollectiveOpCost(std::string_view comm) {
+  CommArgs a;
+  if (!ParseCommArgs(comm, &a)) return std::nullopt;
+  const std::string& name = a.name;
+  const std::string& dtype = a.dtype;
+  const int64_t in = a.in, out = a.out, group = a.group;
   const int bpe = CommDtypeBytes(dtype);
   const std::optional<CollectiveKind> kind = CollectiveFromC10dName(name);
   const double factor = kind ? RingWireFactor(*kind, group) : -1;

@@ -53,6 +53,15 @@ std::optional<OpCost> FrameworkOpCost(std::string_view op, std::string_view inpu
 // bytes = what each rank sends over its link in a ring (RingWireFactor x
 // the collective's buffer). nullopt for unknown collectives or dtypes.
 std::optional<OpCost> CollectiveOpCost(std::string_view comm);
+// The `comm` column's fields; false when the text is not that list.
+struct CommArgs {
+  std::string name, dtype;
+  int64_t in = 0, out = 0, group = 0;
+};
+bool ParseCommArgs(std::string_view comm, CommArgs* c);
+// Bytes per element of a c10d dtype name ("Float" 4, "BFloat16" 2, "Long"
+// 8, "Byte" 1, ...); 0 if unknown.
+int CommDtypeBytes(std::string_view dtype);
 // A convolution (forward or backward) with shapes but no stride, padding or
 // dilation recorded (torch 1.13 writes "", traces without Concrete Inputs
 // have none): FrameworkOpCost gives it no cost, since its geometry is

@@ -77,6 +77,8 @@ Report Counters(const Session& s, const TableOptions& o);
 // PyTorch traces: GPU time up the nn.Module tree and per class, per user
 // annotation, and who launches each kernel (analysis/modules.h).
 Report Modules(const Session& s, const TableOptions& o);
+// Collectives matched across ranks (analysis/collectives.h).
+Report Collectives(const Session& s, const TableOptions& o, int gpus_per_node);
 // What to fix first: the rules' findings with their savings (analysis/diagnose.h).
 struct DiagnoseOptions {
   double min_share_pct = 5;  // a finding must save at least this % of the step

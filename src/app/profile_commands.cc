@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/collectives.h"
 #include "analysis/diagnose.h"
 #include "analysis/engines.h"
 #include "analysis/gpu_time.h"
@@ -400,6 +401,40 @@ Report Counters(const Session& s, const TableOptions& o) {
     r.tables.back().notes.push_back(
         "No CUPTI range-profiler counters (cuda_profiler_range events): record them with torch.profiler's "
         "_ExperimentalConfig(profiler_metrics=[...], profiler_measure_per_kernel=True).");
+  return r;
+}
+
+Report Collectives(const Session& s, const TableOptions& o, int gpus_per_node) {
+  Report r = WithImportWarnings(s);
+  CollectiveOptions co;
+  co.gpus_per_node = gpus_per_node;
+  const CollectiveReport c = ComputeCollectives(s.view, co);
+  size_t hidden = 0;
+  r.tables.push_back(CollectiveSummaryTable(c, o.top, &hidden));
+  NoteHiddenRows(r.tables.back(), hidden);
+  if (c.kernels == 0)
+    r.tables.back().notes.push_back("No collective kernels (nccl, rccl, cross_device_reduce) in these inputs.");
+  if (c.kernels_without_args > 0)
+    r.tables.back().notes.push_back(fmt::format(
+        "{} of {} collective kernels carry no collective args (nor does an op above them): no name, size or group; "
+        "matched by call order",
+        c.kernels_without_args, c.kernels));
+  if (c.mismatched > 0)
+    r.tables.back().notes.push_back(fmt::format(
+        "{} instances whose ranks disagree on the collective, its size or dtype: a rank may have skipped or added "
+        "one, which shifts the call-order matching",
+        c.mismatched));
+  r.tables.back().notes.push_back(fmt::format("GPUs per node: {} (--gpus-per-node).", c.gpus_per_node));
+  hidden = 0;
+  r.tables.push_back(LastArrivalTable(c, o.top, &hidden));
+  NoteHiddenRows(r.tables.back(), hidden);
+  hidden = 0;
+  r.tables.push_back(CollectiveInstanceTable(c, o.top, &hidden));
+  NoteHiddenRows(r.tables.back(), hidden);
+  hidden = 0;
+  r.tables.push_back(CollectiveLongTable(c, o.top, &hidden));
+  NoteHiddenRows(r.tables.back(), hidden);
+  if (!c.alltoall.empty()) r.tables.push_back(AllToAllTable(c));
   return r;
 }
 

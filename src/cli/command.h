@@ -114,6 +114,7 @@ std::unique_ptr<Command> MakeStepsCommand();
 std::unique_ptr<Command> MakeLaunchesCommand();
 std::unique_ptr<Command> MakeCountersCommand();
 std::unique_ptr<Command> MakeModulesCommand();
+std::unique_ptr<Command> MakeCollectivesCommand();
 std::unique_ptr<Command> MakeCriticalPathCommand();
 std::unique_ptr<Command> MakeScopesCommand();
 std::unique_ptr<Command> MakeHloCommand();

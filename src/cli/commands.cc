@@ -36,6 +36,10 @@ const std::vector<cli::CommandInfo> kCommands = {
      cli::MakeCriticalPathCommand},
     {"counters", "counters over time: launch queue length, memory bandwidth per copy kind, CUPTI hardware counters",
      cli::MakeCountersCommand},
+    {"collectives",
+     "collectives matched across ranks: arrival skew, who arrives last, communication time, algorithm and bus "
+     "bandwidth per process group",
+     cli::MakeCollectivesCommand},
     {"modules",
      "PyTorch traces: GPU time up the nn.Module tree (per instance and class), per user annotation, and which ops "
      "and modules launch each kernel",

@@ -603,6 +603,26 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
         continue;
       }
     }
+    // The collective's process group and splits (mlprof collectives):
+    // kept as args, as written ("[0, 1]" strings or arrays).
+    if (k[0] == 'P' || k[0] == 'I' || k[0] == 'O') {
+      static constexpr const char* kCommKeys[] = {"Process Group Name", "Process Group Ranks", "In split size",
+                                                  "Out split size"};
+      const char* comm_key = nullptr;
+      for (const char* w : kCommKeys)
+        if (key == w) comm_key = w;
+      if (comm_key != nullptr) {
+        std::string_view s;
+        const std::string_view tok = val.raw_json_token();
+        if (!tok.empty() && tok[0] == '[') {
+          if (auto err = ReadArrayText(val, &st.scratch)) return err;
+          st.kept_args.push_back(ArgValue::String(st.Intern(comm_key), st.Intern(st.scratch)));
+        } else if (ReadString(val, &s) == simdjson::SUCCESS) {
+          st.kept_args.push_back(ArgValue::String(st.Intern(comm_key), st.Intern(s)));
+        }
+        continue;
+      }
+    }
     // The collective's description (record_param_comms, NCCL kernels).
     if (k[0] == 'C' || k[0] == 'I' || k[0] == 'O' || k[0] == 'G' || k[0] == 'd') {
       std::string_view s;

@@ -3,6 +3,7 @@
 // decimals, as HTA prints them.
 #pragma once
 
+#include "analysis/collectives.h"
 #include "analysis/counters.h"
 #include "analysis/diagnose.h"
 #include "analysis/engines.h"
@@ -63,6 +64,11 @@ Table LaunchSummaryTable(const std::vector<RankLaunchStats>& s);
 Table StepTable(const StepReport& s);
 Table StepSummaryTable(const StepReport& s);
 Table ServingStepTable(const ServingReport& s);
+Table CollectiveSummaryTable(const CollectiveReport& c, int top, size_t* hidden);
+Table LastArrivalTable(const CollectiveReport& c, int top, size_t* hidden);
+Table CollectiveInstanceTable(const CollectiveReport& c, int top, size_t* hidden);
+Table CollectiveLongTable(const CollectiveReport& c, int top, size_t* hidden);
+Table AllToAllTable(const CollectiveReport& c);
 // --top rows each (0: all); `hidden` counts those left out.
 Table ModuleTreeTable(const ModuleReport& m, int top, size_t* hidden);
 Table ModuleClassTable(const ModuleReport& m, int top, size_t* hidden);
