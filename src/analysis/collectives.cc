@@ -112,8 +112,13 @@ CollectiveReport ComputeCollectives(const ProfileView& view, const CollectiveOpt
       return {};
     };
     if (!have_origin || p.origin_abs_ps < origin) origin = p.origin_abs_ps, have_origin = true;
+    // Decided once per kernel name.
+    std::vector<int8_t> collective_name(p.strings.size(), -1);
     for (const GpuOpRef& g : rv.gpu) {
-      if (o.kind[g.op] != OpKind::kKernel || !IsCollectiveKernel(p.str(o.name[g.op]))) continue;
+      if (o.kind[g.op] != OpKind::kKernel) continue;
+      int8_t& is = collective_name[o.name[g.op]];
+      if (is < 0) is = IsCollectiveKernel(p.str(o.name[g.op])) ? 1 : 0;
+      if (!is) continue;
       ++rep.kernels;
       Rec r;
       r.rank = rv.rank;

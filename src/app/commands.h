@@ -67,7 +67,8 @@ struct CriticalPathOptions : TableOptions {
   int64_t first = 0, last = 0;  // ... instances [first, last]
   bool whole = false;           // the whole trace
   bool zero_weight_launch_edges = false;
-  std::string overlay;  // write HTA's overlay here
+  std::string overlay;   // write HTA's overlay here
+  std::string perfetto;  // write the Perfetto export with the path marked here
   std::vector<std::string> speedups;
 };
 StatusOr<Report> CriticalPathReport(const Session& s, const CriticalPathOptions& o);

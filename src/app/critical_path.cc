@@ -5,12 +5,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "analysis/kernel_class.h"
 #include "app/commands.h"
 #include "export/hta_overlay.h"
+#include "export/perfetto.h"
 #include "report/columns.h"
 
 namespace mlprof::app {
@@ -358,6 +362,50 @@ StatusOr<Report> CriticalPathReport(const Session& s, const CriticalPathOptions&
         "The graph keeps its edges; the chosen edges' time is divided by the factor (launch=0 / gap=0 remove launch "
         "delays / kernel gaps) and the longest path is found again.");
     r.tables.push_back(std::move(tw));
+  }
+
+  // --- the Perfetto export with the path marked ------------------------------------------------
+  if (!o.perfetto.empty()) {
+    PerfettoMarks marks;
+    marks.critical.resize(s.profile.ranks.size());
+    marks.flows.resize(s.profile.ranks.size());
+    size_t marked = 0, flows = 0;
+    for (const Window& w : windows) {
+      size_t ri = 0;
+      while (ri < s.profile.ranks.size() && &s.profile.ranks[ri] != w.p) ++ri;
+      if (ri == s.profile.ranks.size()) continue;
+      std::vector<uint8_t>& crit = marks.critical[ri];
+      if (crit.empty()) crit.assign(w.p->ops.size(), 0);
+      for (uint32_t op : w.cp.critical_ops)
+        if (!crit[op]) crit[op] = 1, ++marked;
+      for (uint32_t e : w.cp.path_edges) {
+        const CpEdge& edge = w.cp.edges[e];
+        // As HTA's overlay: dependency, launch and sync edges (operator
+        // edges lie within an op, kernel-kernel ones along a stream).
+        if (edge.type != CpEdgeType::kDependency && edge.type != CpEdgeType::kLaunchDelay &&
+            edge.type != CpEdgeType::kSync)
+          continue;
+        const uint32_t a = w.cp.nodes[edge.from].op, b = w.cp.nodes[edge.to].op;
+        if (a == b) continue;
+        marks.flows[ri].push_back({a, b});
+        ++flows;
+      }
+    }
+    std::FILE* f = std::fopen(o.perfetto.c_str(), "wb");
+    if (!f)
+      return InvalidArgument(fmt::format("--perfetto {}: cannot be written: {}", o.perfetto, std::strerror(errno)));
+    auto w = WritePerfetto(s.profile, f, o.perfetto, &marks);
+    const bool closed = std::fclose(f) == 0;
+    if (!w.ok()) return w.status();
+    if (!closed) return DataLoss(fmt::format("--perfetto {}: write failed", o.perfetto));
+    Table tp("perfetto", "Perfetto trace written (the path's ops marked critical = 1, flows along the path)");
+    tp.Add(Key("file", Unit::kText, "written"))
+        .Add(Count("marked", "ops given the arg critical = 1"))
+        .Add(Count("flows", "flows for the path's dependency, launch and sync edges"))
+        .Add(Measure("bytes", Unit::kBytes, "written"));
+    tp.rows.push_back({Cell::Text(o.perfetto), Cell::Int(static_cast<int64_t>(marked)),
+                       Cell::Int(static_cast<int64_t>(flows)), Cell::Int(static_cast<int64_t>(w->bytes))});
+    r.tables.push_back(std::move(tp));
   }
 
   // --- HTA's overlay ------------------------------------------------------------------------

@@ -29,6 +29,9 @@ class CriticalPathCommand : public ProfileCommand {
     app->add_option("--overlay", o_.overlay,
                     "write the input trace with the path overlaid as HTA does (args.critical, critical_path flows); "
                     ".gz compresses");
+    app->add_option("--perfetto", o_.perfetto,
+                    "write the Perfetto trace (as `mlprof export --perfetto`) with the path's ops marked critical = 1 "
+                    "and flows for the path's dependency, launch and sync edges (as HTA's overlay)");
     app->add_option("--speedup", o_.speedups,
                     "what-if, repeatable: class=computation|communication|memory:F, name~TEXT:F, cpu:F, launch:F, "
                     "gap:F (F times faster), launch=0, gap=0");

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/counters.h"
@@ -59,16 +60,18 @@ enum Ann : uint32_t {
   kSource,
   kFlops,
   kBytesAccessed,
+  kCritical,
   kAnnCount
 };
 constexpr const char* kAnnNames[kAnnCount] = {
     "category",     "correlation", "external_id",   "input_dims", "input_types", "concrete_inputs", "grid",
     "block",        "bytes",       "blocks_per_sm", "occupancy",  "step",        "hlo_op",          "hlo_module",
-    "hlo_category", "long_name",   "scope",         "source",     "flops",       "bytes_accessed"};
+    "hlo_category", "long_name",   "scope",         "source",     "flops",       "bytes_accessed",  "critical"};
 
 class Exporter {
  public:
-  Exporter(const Profile& p, std::FILE* out, const std::string& path) : p_(p), out_(out), path_(path) {
+  Exporter(const Profile& p, std::FILE* out, const std::string& path, const PerfettoMarks* marks)
+      : p_(p), out_(out), path_(path), marks_(marks) {
     buf_.reserve(kFlushBytes + (1 << 16));
   }
 
@@ -222,6 +225,7 @@ class Exporter {
     if (o.blocks_per_sm_of(i) >= 0) ann_double(kBlocksPerSm, o.blocks_per_sm_of(i));
     if (o.occupancy_of(i) >= 0) ann_double(kOccupancy, o.occupancy_of(i));
     if (o.step[i] >= 0) ann_int(kStep, r.steps[static_cast<size_t>(o.step[i])].number);
+    if (critical_ && i < critical_->size() && (*critical_)[i]) ann_int(kCritical, 1);
     if (o.xla[i] >= 0) {
       const XlaOp& x = r.xla_ops[static_cast<size_t>(o.xla[i])];
       ann_str(kHloOp, x.hlo_op);
@@ -270,6 +274,10 @@ class Exporter {
       if (l >= 0 && IsGpuOp(o.kind[i]) && flow_out[static_cast<size_t>(l)] &&
           first_target_[static_cast<size_t>(l)] == i)
         w.Fixed64(f::kTerminatingFlowIds, FlowId(rank, static_cast<uint32_t>(l)));
+      if (auto it = mark_out_.find(i); it != mark_out_.end())
+        for (uint64_t id : it->second) w.Fixed64(f::kFlowIds, id), ++stats_.flows;
+      if (auto it = mark_in_.find(i); it != mark_in_.end())
+        for (uint64_t id : it->second) w.Fixed64(f::kTerminatingFlowIds, id);
     }
     EmitPacket(Ns(r, type == kSliceEnd ? o.end(i) : o.ts[i]), seq_id);
   }
@@ -295,6 +303,23 @@ class Exporter {
     Descriptor(proc_uuid, 0, fmt::format("rank {} ({})", r.rank_or(static_cast<int64_t>(rank)), r.path), pid, -1, true,
                false);
 
+    // Marks from the caller (the critical path): ids apart from the launch
+    // flows' (bit 63 set).
+    critical_ = nullptr;
+    mark_out_.clear();
+    mark_in_.clear();
+    if (marks_ != nullptr) {
+      if (rank < marks_->critical.size() && !marks_->critical[rank].empty()) critical_ = &marks_->critical[rank];
+      if (rank < marks_->flows.size()) {
+        uint64_t k = 0;
+        for (const auto& [from, to] : marks_->flows[rank]) {
+          if (from >= o.size() || to >= o.size()) continue;
+          const uint64_t id = (uint64_t{1} << 63) | (static_cast<uint64_t>(rank + 1) << 40) | k++;
+          mark_out_[from].push_back(id);
+          mark_in_[to].push_back(id);
+        }
+      }
+    }
     // Flows: each launch with GPU work; the first GPU op it launched ends it.
     std::vector<uint8_t> flow_out(o.size(), 0);
     first_target_.assign(o.size(), UINT32_MAX);
@@ -495,12 +520,17 @@ class Exporter {
   std::map<StringId, uint64_t> cat_iid_;
   bool ann_interned_[kAnnCount] = {};
   std::vector<uint32_t> first_target_;
+  const PerfettoMarks* marks_ = nullptr;
+  // This rank's marks: critical ops, and the flows each op starts and ends.
+  const std::vector<uint8_t>* critical_ = nullptr;
+  std::unordered_map<uint32_t, std::vector<uint64_t>> mark_out_, mark_in_;
 };
 
 }  // namespace
 
-StatusOr<PerfettoStats> WritePerfetto(const Profile& p, std::FILE* out, const std::string& path) {
-  Exporter e(p, out, path);
+StatusOr<PerfettoStats> WritePerfetto(const Profile& p, std::FILE* out, const std::string& path,
+                                      const PerfettoMarks* marks) {
+  Exporter e(p, out, path, marks);
   return e.Run();
 }
 

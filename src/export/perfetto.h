@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 #include "model/profile.h"
@@ -36,7 +38,17 @@ struct PerfettoStats {
   uint64_t counters = 0;  // counter values
 };
 
+// What a caller may overlay on the export (`mlprof critical-path
+// --perfetto`), per rank in Profile order: ops marked with the arg
+// critical = 1, and flows from one op's slice to another's (the critical
+// path's edges between different ops).
+struct PerfettoMarks {
+  std::vector<std::vector<uint8_t>> critical;                     // [rank][op], empty: none
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> flows;  // [rank]: (from op, to op)
+};
+
 // Writes `p` to `out` (binary). Errors are write errors, naming `path`.
-StatusOr<PerfettoStats> WritePerfetto(const Profile& p, std::FILE* out, const std::string& path);
+StatusOr<PerfettoStats> WritePerfetto(const Profile& p, std::FILE* out, const std::string& path,
+                                      const PerfettoMarks* marks = nullptr);
 
 }  // namespace mlprof

@@ -35,6 +35,8 @@ struct ReadBack {
   // Debug annotations named in place (the trace's other args): name -> values
   // as text ("i:5", "d:19.5", "s:abc").
   std::map<std::string, std::vector<std::string>> named_args;
+  // Debug annotations with interned names: name -> values as text.
+  std::map<std::string, std::vector<std::string>> interned_args;
   bool nested = true, ordered = true, interned = true;
   std::string error;
 };
@@ -45,9 +47,10 @@ bool Sub(proto::Wire& w, std::string_view* s) { return w.Bytes(s); }
 ReadBack ReadPerfetto(const std::string& bytes) {
   ReadBack rb;
   proto::Wire top(bytes.data(), bytes);
-  std::map<uint64_t, uint64_t> last_ts;                       // per sequence
-  std::map<uint64_t, std::map<uint64_t, std::string>> names;  // per sequence: iid -> name
-  std::map<uint64_t, int> depth;                              // per track
+  std::map<uint64_t, uint64_t> last_ts;                           // per sequence
+  std::map<uint64_t, std::map<uint64_t, std::string>> names;      // per sequence: iid -> name
+  std::map<uint64_t, std::map<uint64_t, std::string>> ann_names;  // per sequence: debug annotation names
+  std::map<uint64_t, int> depth;                                  // per track
   while (!top.done()) {
     uint32_t field = 0, type = 0;
     std::string_view packet;
@@ -113,7 +116,7 @@ ReadBack ReadPerfetto(const std::string& bytes) {
       if (thread) rb.thread_tracks.insert(uuid);
     }
     if (event.empty()) continue;
-    if (flags & 1) names[seq].clear();
+    if (flags & 1) names[seq].clear(), ann_names[seq].clear();
     if (last_ts.count(seq) && ts < last_ts[seq]) rb.ordered = false;
     last_ts[seq] = ts;
     // Interned names of this packet.
@@ -122,7 +125,7 @@ ReadBack ReadPerfetto(const std::string& bytes) {
       in.Tag(&field, &type);
       std::string_view s;
       Sub(in, &s);
-      if (field != 2) continue;  // event_names
+      if (field != 2 && field != 3) continue;  // event_names, debug_annotation_names
       proto::Wire e(bytes.data(), s);
       uint64_t iid = 0;
       std::string name;
@@ -133,7 +136,7 @@ ReadBack ReadPerfetto(const std::string& bytes) {
         std::string_view es;
         if (et == proto::kLen) Sub(e, &es), name = std::string(es);
       }
-      names[seq][iid] = name;
+      (field == 2 ? names : ann_names)[seq][iid] = name;
     }
     proto::Wire e(bytes.data(), event);
     uint64_t etype = 0, track = 0, name_iid = 0;
@@ -152,6 +155,7 @@ ReadBack ReadPerfetto(const std::string& bytes) {
       if (field == 4 && type == proto::kLen) {  // a DebugAnnotation
         proto::Wire a(bytes.data(), s);
         std::string name, value;
+        uint64_t name_iid_of_ann = 0;
         while (!a.done()) {
           uint32_t af = 0, at = 0;
           a.Tag(&af, &at);
@@ -167,10 +171,13 @@ ReadBack ReadPerfetto(const std::string& bytes) {
             if (af == 5) value = fmt::format("d:{}", d);
           }
           if (af == 10) name = std::string(as);
+          if (af == 1 && at == proto::kVarint) name_iid_of_ann = av;
           if (af == 4) value = fmt::format("i:{}", static_cast<int64_t>(av));
           if (af == 6) value = "s:" + std::string(as);
         }
         if (!name.empty()) rb.named_args[name].push_back(value);
+        if (name_iid_of_ann && ann_names[seq].count(name_iid_of_ann))
+          rb.interned_args[ann_names[seq][name_iid_of_ann]].push_back(value);
       }
       if (field == 9) etype = v;
       if (field == 11) track = v;
@@ -350,6 +357,41 @@ TEST(Perfetto, OtherArgsBecomeNamedAnnotations) {
   auto lean = LoadProfile({std::string(MLPROF_SOURCE_DIR) + "/tests/data/sql/vendor_args.json"}, {});
   ASSERT_TRUE(lean.ok());
   EXPECT_TRUE(ReadPerfetto(Export(*lean, &st)).named_args.empty());
+}
+
+// Marks (mlprof critical-path --perfetto): the ops given critical = 1 and
+// the flows between ops, apart from the launch flows.
+TEST(Perfetto, MarksBecomeCriticalArgsAndFlows) {
+  auto p = LoadProfile({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank/rank-0.json.gz"}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const RankProfile& r = p->ranks[0];
+  PerfettoMarks marks;
+  marks.critical.assign(1, std::vector<uint8_t>(r.ops.size(), 0));
+  marks.critical[0][0] = marks.critical[0][5] = marks.critical[0][9] = 1;
+  marks.flows.resize(1);
+  marks.flows[0] = {{0, 5}, {5, 9}};
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  auto w = WritePerfetto(*p, f, "tmp", &marks);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  std::string bytes(static_cast<size_t>(std::ftell(f)), '\0');
+  std::rewind(f);
+  ASSERT_EQ(std::fread(bytes.data(), 1, bytes.size(), f), bytes.size());
+  std::fclose(f);
+  const ReadBack rb = ReadPerfetto(bytes);
+  ASSERT_TRUE(rb.error.empty()) << rb.error;
+  ASSERT_TRUE(rb.interned_args.count("critical"));
+  EXPECT_EQ(rb.interned_args.at("critical").size(), 3u);
+  size_t marked_out = 0, marked_in = 0;
+  for (uint64_t id : rb.flow_out) marked_out += id >> 63;
+  for (uint64_t id : rb.flow_in) marked_in += id >> 63;
+  EXPECT_EQ(marked_out, 2u);
+  EXPECT_EQ(marked_in, 2u);
+  // Without marks: none.
+  PerfettoStats st;
+  const ReadBack plain = ReadPerfetto(Export(*p, &st));
+  EXPECT_FALSE(plain.interned_args.count("critical"));
+  for (uint64_t id : plain.flow_out) EXPECT_EQ(id >> 63, 0u);
 }
 
 }  // namespace
