@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/critical_path.h"
 #include "analysis/gpu_time.h"
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
@@ -293,6 +294,53 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     }
     basis[rv.rank] = b;
   }
+  // The critical path's what-if (analysis/critical_path.h): how much a
+  // rank's path shortens with some of its edges weighing nothing, the
+  // median over its last steady windows (at most kCpWindows); computed once
+  // per rank, when a rule asks.
+  constexpr size_t kCpWindows = 3;
+  struct CpSaving {
+    Ps saving = 0, length = 0;
+    size_t windows = 0;
+  };
+  std::map<int64_t, std::vector<CriticalPath>> cp_cache;
+  auto cp_what_if = [&](const RankView& rv, auto removed) -> std::optional<CpSaving> {
+    auto it = cp_cache.find(rv.rank);
+    if (it == cp_cache.end()) {
+      std::vector<CpOptions> windows = DefaultCpWindows(*rv.profile);
+      if (windows.size() > kCpWindows) windows.erase(windows.begin(), windows.end() - kCpWindows);
+      std::vector<CriticalPath> paths;
+      for (CpResult& r : ComputeCriticalPaths(*rv.profile, rv.rank, windows))
+        if (r.error.empty() && r.path.length > 0) paths.push_back(std::move(r.path));
+      it = cp_cache.emplace(rv.rank, std::move(paths)).first;
+    }
+    if (it->second.empty()) return std::nullopt;
+    std::vector<double> savings, lengths;
+    for (const CriticalPath& cp : it->second) {
+      std::vector<double> scale(cp.edges.size(), 1.0);
+      for (size_t e = 0; e < cp.edges.size(); ++e)
+        if (removed(cp.edges[e])) scale[e] = 0;
+      const CpWhatIf wi = RecomputeCriticalPath(*rv.profile, cp, scale);
+      savings.push_back(static_cast<double>(std::max<Ps>(0, cp.length - wi.length)));
+      lengths.push_back(static_cast<double>(cp.length));
+    }
+    CpSaving s;
+    s.saving = static_cast<Ps>(std::llround(Median(savings)));
+    s.length = static_cast<Ps>(std::llround(Median(lengths)));
+    s.windows = it->second.size();
+    return s;
+  };
+  // The path bounds a saving only when it explains the step: at least 90 %
+  // of it (HTA's graph misses dependencies it cannot see, and then the path
+  // is shorter than the step).
+  auto cp_explains = [](const CpSaving& s, Ps step) {
+    return static_cast<double>(s.length) >= 0.9 * static_cast<double>(step);
+  };
+  auto cp_words = [](const CpSaving& s, std::string_view what) {
+    return fmt::format("the critical path (HTA's graph; median of {} step{}, {} long) shortens by {} with {}",
+                       s.windows, s.windows == 1 ? "" : "s", Ms(s.length), Ms(s.saving), what);
+  };
+
   // A finding counts when it saves enough of the step.
   auto worth = [&](Ps saving, Ps step) {
     return saving >= o.min_saving && static_cast<double>(saving) >= o.min_share * static_cast<double>(step);
@@ -307,7 +355,13 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     if (comm.empty()) continue;
     const Ps comm_in = LengthWithin(comm, b.w0, b.w1);
     const Ps exposed = LengthWithin(Subtract(comm, comp), b.w0, b.w1);
-    const Ps per_step = b.PerStep(exposed);
+    Ps per_step = b.PerStep(exposed);
+    if (!worth(per_step, b.step)) continue;
+    // What the critical path says: communication kernels taking no time.
+    const RankProfile& rp = *rv.profile;
+    const auto cp = cp_what_if(rv, [&](const CpEdge& e) { return BoundOf(rp, e) == CpBound::kGpuCommunication; });
+    const Ps exposed_per_step = per_step;
+    if (cp && cp_explains(*cp, b.step)) per_step = std::min(per_step, cp->saving);
     if (!worth(per_step, b.step)) continue;
     // Exposed time per collective kind (send/recv between pipeline stages
     // shows as a bubble here).
@@ -336,7 +390,13 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     f.saving = per_step;
     f.step = b.step;
     f.formula = fmt::format("exposed = communication {} - overlapped {}; {} = {} per step, if all of it overlapped",
-                            Ms(comm_in), Ms(comm_in - exposed), b.Per(exposed), Ms(per_step));
+                            Ms(comm_in), Ms(comm_in - exposed), b.Per(exposed), Ms(exposed_per_step));
+    if (cp && cp_explains(*cp, b.step))
+      f.formula +=
+          fmt::format("; {}: saving = the smaller, {}", cp_words(*cp, "communication taking no time"), Ms(per_step));
+    else if (cp)
+      f.formula += fmt::format("; {}, but the path is under 90 % of the step: not used",
+                               cp_words(*cp, "communication taking no time"));
     f.confidence = Confidence::kMedium;  // an upper bound: full overlap is rarely reached
     out.push_back(std::move(f));
   }
@@ -535,7 +595,17 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     const double share = static_cast<double>(shorter) / static_cast<double>(counted);
     if (share < o.short_kernel_share) continue;
     const Ps cap = gaps[ls.rank].host_all - gaps[ls.rank].after_sync;
-    const Ps per_step = b.PerStep(std::min(excess, cap));
+    Ps per_step = b.PerStep(std::min(excess, cap));
+    if (!worth(per_step, b.step)) continue;
+    // What the critical path says: launch calls, launch delays and the gaps
+    // between kernels (which launches leave) taking no time.
+    const RankProfile& rp = *rv->profile;
+    const auto cp = cp_what_if(*rv, [&](const CpEdge& e) {
+      return e.type == CpEdgeType::kLaunchDelay || e.type == CpEdgeType::kKernelKernel ||
+             (e.type == CpEdgeType::kOperator && e.op >= 0 && IsLaunchOp(rp.ops.kind[static_cast<size_t>(e.op)]));
+    });
+    const Ps estimate = per_step;
+    if (cp && cp_explains(*cp, b.step)) per_step = std::min(per_step, cp->saving);
     if (!worth(per_step, b.step)) continue;
     Finding f;
     f.rule = Rule::launch_overhead;
@@ -548,7 +618,13 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     f.formula = fmt::format(
         "min(launch time beyond the kernels {}, GPU idle waiting for launches, not after a sync {}): {} = {} per step, "
         "if launches cost nothing",
-        Ms(excess), Ms(cap), b.Per(std::min(excess, cap)), Ms(per_step));
+        Ms(excess), Ms(cap), b.Per(std::min(excess, cap)), Ms(estimate));
+    if (cp && cp_explains(*cp, b.step))
+      f.formula += fmt::format("; {}: saving = the smaller, {}",
+                               cp_words(*cp, "launch calls, delays and kernel gaps taking no time"), Ms(per_step));
+    else if (cp)
+      f.formula += fmt::format("; {}, but the path is under 90 % of the step: not used",
+                               cp_words(*cp, "launch calls, delays and kernel gaps taking no time"));
     f.confidence = Confidence::kLow;  // how much a graph or fusion saves depends on the code
     out.push_back(std::move(f));
   }

@@ -142,8 +142,14 @@ std::vector<std::pair<uint32_t, size_t>> PairKernels(const RankProfile& p, const
   };
   std::vector<std::pair<uint32_t, size_t>> out;
   if (replayed.size() == w.calls.size()) {
+    // A call that names no kernel (CUPTI writes no `kernel` arg on CUDA
+    // launch calls; roctracer does) pairs with any kernel in its place.
+    auto agrees = [&](uint32_t g, const Window::Call& call) {
+      if (call.kind == NodeKind::kKernel && call.kernel == 0) return kind_of(g) == NodeKind::kKernel;
+      return key_of_replayed(g) == key_of_call(call);
+    };
     bool all = true;
-    for (size_t i = 0; i < replayed.size() && all; ++i) all = key_of_replayed(replayed[i]) == key_of_call(w.calls[i]);
+    for (size_t i = 0; i < replayed.size() && all; ++i) all = agrees(replayed[i], w.calls[i]);
     if (all) {
       for (size_t i = 0; i < replayed.size(); ++i) out.push_back({replayed[i], i});
       return out;

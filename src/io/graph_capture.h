@@ -22,8 +22,10 @@
 //  * the launch's replayed GPU ops (by correlation, in time order) pair with
 //    the window's launch calls in order when the counts are equal and each
 //    kernel's name equals the call's `kernel` (copies with Memcpy calls,
-//    fills with Memset calls); else by the k-th occurrence of each name when
-//    the per-name counts agree; else the launch is left as it is (counted).
+//    fills with Memset calls; a call with no `kernel` arg, as CUPTI writes
+//    them on CUDA, with any kernel); else by the k-th occurrence of each
+//    name when the per-name counts agree; else the launch is left as it is
+//    (counted).
 // Matched, the window's ops that enclose the calls (cpu_ops, python
 // functions such as nn.Module frames) are copied into the replay: one copy
 // per graph launch, on a track "graph replay: ops recorded at capture" of the
