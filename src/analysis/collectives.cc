@@ -26,8 +26,12 @@ bool ContainsNoCase(std::string_view s, std::string_view part) {
 }
 
 // A collective kernel (TraceLens's filter).
+// Plus PyTorch's symmetric-memory all-reduces (multimem_all_reduce_kernel,
+// one_shot_all_reduce, two_shot_all_reduce), which TraceLens does not count.
 bool IsCollectiveKernel(std::string_view name) {
-  return ContainsNoCase(name, "nccl") || ContainsNoCase(name, "rccl") || ContainsNoCase(name, "cross_device_reduce");
+  return ContainsNoCase(name, "nccl") || ContainsNoCase(name, "rccl") || ContainsNoCase(name, "cross_device_reduce") ||
+         ContainsNoCase(name, "multimem_all_reduce") || ContainsNoCase(name, "one_shot_all_reduce") ||
+         ContainsNoCase(name, "two_shot_all_reduce");
 }
 
 // The kind from a c10d name; all_to_allv is an all-to-all that is not
@@ -48,7 +52,8 @@ bool ImplicitSync(std::string_view name) {
 // (ncclKernel_AllReduce_..., ncclDevKernel_AllGather_..., SendRecv), "" if
 // none. TraceLens takes only cross_device_reduce (allreduce).
 std::string NameFromKernel(std::string_view k) {
-  if (ContainsNoCase(k, "cross_device_reduce") || ContainsNoCase(k, "allreduce")) return "allreduce";
+  if (ContainsNoCase(k, "cross_device_reduce") || ContainsNoCase(k, "allreduce") || ContainsNoCase(k, "all_reduce"))
+    return "allreduce";
   if (ContainsNoCase(k, "allgather")) return "allgather";
   if (ContainsNoCase(k, "reducescatter")) return "reduce_scatter";
   if (ContainsNoCase(k, "alltoall")) return "all_to_all";
@@ -93,6 +98,8 @@ CollectiveReport ComputeCollectives(const ProfileView& view, const CollectiveOpt
   rep.gpus_per_node = opt.gpus_per_node > 0 ? opt.gpus_per_node : 8;
   if (opt.gpus_per_node <= 0 && !view.ranks.empty() && !view.ranks[0].profile->meta.devices.empty())
     rep.gpus_per_node = static_cast<int>(view.ranks[0].profile->meta.devices.size());
+  for (const RankView& rv : view.ranks) rep.world_size = std::max(rep.world_size, rv.profile->meta.world_size);
+  rep.ranks = static_cast<int64_t>(view.ranks.size());
   std::vector<Rec> recs;
   Ps128 origin = 0;
   bool have_origin = false;

@@ -92,6 +92,7 @@ struct CollectiveReport {
   std::vector<CollectiveLongRow> long_rows;
   std::vector<AllToAllCell> alltoall;
   int gpus_per_node = 8;
+  int64_t ranks = 0, world_size = -1;  // ranks in the inputs; the job's (distributedInfo), -1 unknown
   int64_t kernels = 0, kernels_without_args = 0;
   int64_t mismatched = 0;  // instances whose ranks disagree on name, size or dtype
 };

@@ -47,8 +47,10 @@ std::optional<GemmTile> ParseGemmTile(std::string_view name) {
     t.form = "cublas";
     return t;
   }
-  // CUTLASS: "cutlass_..._<m>x<n>_<k>x<stages>_".
-  if (name.find("cutlass") != std::string_view::npos) {
+  // CUTLASS: "cutlass_..._<m>x<n>_<k>x<stages>_"; cuBLAS's nvjet kernels
+  // (Blackwell, Hopper): "nvjet_tst_64x64_64x16_...", the same form.
+  const bool nvjet = name.find("nvjet") != std::string_view::npos;
+  if (name.find("cutlass") != std::string_view::npos || nvjet) {
     for (size_t p = name.find('_'); p != std::string_view::npos; p = name.find('_', p + 1)) {
       int64_t m = 0, n = 0, k = 0, stages = 0;
       size_t i = p + 1;
@@ -57,7 +59,7 @@ std::optional<GemmTile> ParseGemmTile(std::string_view name) {
       size_t q = name.find('_', i);
       if (q == std::string_view::npos || !Dims(name, q + 1, k, stages, nullptr)) continue;
       t.m = m, t.n = n, t.k = k;
-      t.form = "cutlass";
+      t.form = nvjet ? "nvjet" : "cutlass";
       return t;
     }
   }

@@ -5,6 +5,7 @@
 //   cuBLAS (sm80, sm90)  "sm90_xmma_gemm_..._tilesize128x128x64_..."
 //   CUTLASS              "cutlass_80_tensorop_s1688gemm_256x64_16x4_nn_align4"
 //                        (<m>x<n>_<k>x<stages>)
+//   cuBLAS nvjet         "nvjet_tst_64x64_64x16_2x1_v_bz_TNT" (the same form)
 // For a GEMM op whose shapes give M, N, K (analysis/op_cost.h) and a kernel
 // with a tile:
 //   tiles          = batch x ceil(M / tm) x ceil(N / tn) in the orientation

@@ -28,6 +28,12 @@ TEST(GemmTiles, TileFromKernelNames) {
   EXPECT_EQ(t->m, 256);
   EXPECT_EQ(t->n, 64);
   EXPECT_EQ(t->k, 16);
+  t = ParseGemmTile("nvjet_tst_64x64_64x16_2x1_v_bz_TNT");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->form, "nvjet");
+  EXPECT_EQ(t->m, 64);
+  EXPECT_EQ(t->n, 64);
+  EXPECT_EQ(t->k, 64);
   // No tile: elementwise kernels, Triton names, a lone "MT" elsewhere.
   EXPECT_FALSE(ParseGemmTile("void at::native::vectorized_elementwise_kernel<4, ...>"));
   EXPECT_FALSE(ParseGemmTile("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1"));

@@ -280,8 +280,16 @@ LayerReport ComputeLayers(const ProfileView& view, int warmup) {
         seqs[static_cast<size_t>(ph)][by_step ? static_cast<size_t>(s - first) : 0].push_back(
             static_cast<uint32_t>(gi));
       for (size_t c = 0; c < chain.size(); ++c) {
+        // A class inside itself (a GraphModule in a GraphModule, as
+        // --capture copies nest under the replay's): the outermost frame
+        // only, so the instances' times do not count the same kernel twice.
+        const std::string_view cls = ModuleClass(p.str(p.ops.name[chain[c]]));
+        bool outer_same = false;
+        for (size_t up = c + 1; up < chain.size() && !outer_same; ++up)
+          outer_same = ModuleClass(p.str(p.ops.name[chain[up]])) == cls;
+        if (outer_same) continue;
         instance[chain[c]] += d;
-        if (c > 0) non_leaf.insert(ModuleClass(p.str(p.ops.name[chain[c]])));
+        if (c > 0) non_leaf.insert(cls);
       }
     }
     PhaseRow pr;

@@ -110,15 +110,10 @@ ModuleReport ComputeModules(const ProfileView& view) {
           if (up != cls) class_pairs[{std::string(cls), std::string(up)}] += d;
         }
       }
-      // Host annotations (innermost first in anns), each name once.
-      std::set<std::string_view> seen_ann;
-      for (size_t i = 0; i < anns.size(); ++i) {
-        if (!seen_ann.insert(anns[i]).second) continue;
-        auto& a = ann_gpu[anns[i]];
-        a.first++;
-        a.second += d;
-        if (i + 1 < anns.size() && anns[i + 1] != anns[i]) ann_pairs[{anns[i], anns[i + 1]}] += d;
-      }
+      // The enclosing annotation on the launching thread (innermost first
+      // in anns), for each annotation's parent.
+      for (size_t i = 0; i + 1 < anns.size(); ++i)
+        if (anns[i + 1] != anns[i]) ann_pairs[{anns[i], anns[i + 1]}] += d;
       Kern& kr = kernels[std::string(p.str(o.name[g.op]))];
       kr.count++;
       kr.gpu += d;
@@ -159,6 +154,27 @@ ModuleReport ComputeModules(const ProfileView& view) {
       }
     };
     walk({});
+    // What no module holds (backward kernels: the autograd thread runs
+    // outside the module frames; ops called outside the model).
+    if (!nodes.empty()) {
+      Ps in_modules = 0;
+      int64_t ops_in = 0, ops_all = 0;
+      for (const auto& [path, n] : nodes)
+        if (path.size() == 1) in_modules += n.gpu, ops_in += n.gpu_ops;
+      for (const GpuOpRef& g : rv.gpu) {
+        const OpKind k = o.kind[g.op];
+        ops_all += k == OpKind::kKernel || k == OpKind::kMemcpy || k == OpKind::kMemset;
+      }
+      if (total > in_modules) {
+        ModuleNodeRow r;
+        r.rank = rv.rank;
+        r.path = r.instance = r.cls = "(no module)";
+        r.gpu_ops = ops_all - ops_in;
+        r.gpu = r.self = total - in_modules;
+        r.pct = Pct(r.gpu, total);
+        rep.tree.push_back(std::move(r));
+      }
+    }
     std::vector<ModuleClassRow> cls_rows;
     for (const auto& [name, c] : classes) {
       ModuleClassRow r;
@@ -208,6 +224,71 @@ ModuleReport ComputeModules(const ProfileView& view) {
           if (e > s) in.first++, in.second += e - s;
         }
       }
+    }
+    // Host annotations by time: a GPU op belongs to every annotation range
+    // of its launching process that holds its launch call's start, on any
+    // thread (backward kernels are launched by the autograd thread while the
+    // main thread sits in its "backward" range), once per name. A sweep per
+    // process over range starts, ends and launches.
+    {
+      std::map<std::string, int> ann_id;
+      std::vector<std::string> ann_names;
+      struct Ev {
+        int64_t pid;
+        Ps ts;
+        int order;  // 0 end, 1 start, 2 launch (an end at t excludes t, a start includes it)
+        int name;   // start / end: annotation id; launch: index into gpu_refs
+      };
+      std::vector<Ev> evs;
+      for (size_t i = 0; i < o.size(); ++i) {
+        if (o.kind[i] != OpKind::kUserAnnotation || !rv.keep[i] || o.dur[i] <= 0) continue;
+        auto [it, fresh] = ann_id.emplace(AnnotationName(p.str(o.name[i])), static_cast<int>(ann_names.size()));
+        if (fresh) ann_names.push_back(it->first);
+        const int64_t pid = p.tracks[o.track[i]].pid;
+        evs.push_back({pid, o.ts[i], 1, it->second});
+        evs.push_back({pid, o.end(i), 0, it->second});
+      }
+      std::vector<const GpuOpRef*> gpu_refs;
+      if (!ann_names.empty())
+        for (const GpuOpRef& g : rv.gpu) {
+          const OpKind k = o.kind[g.op];
+          if ((k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) || o.launch[g.op] < 0) continue;
+          const auto l = static_cast<size_t>(o.launch[g.op]);
+          evs.push_back({p.tracks[o.track[l]].pid, o.ts[l], 2, static_cast<int>(gpu_refs.size())});
+          gpu_refs.push_back(&g);
+        }
+      std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
+        return std::tie(a.pid, a.ts, a.order, a.name) < std::tie(b.pid, b.ts, b.order, b.name);
+      });
+      std::vector<int> count(ann_names.size(), 0), active;
+      std::vector<size_t> pos(ann_names.size(), 0);
+      std::vector<std::pair<int64_t, Ps>> acc(ann_names.size(), {0, 0});
+      int64_t cur_pid = INT64_MIN;
+      for (const Ev& e : evs) {
+        if (e.pid != cur_pid) {
+          for (int a : active) count[static_cast<size_t>(a)] = 0;
+          active.clear();
+          cur_pid = e.pid;
+        }
+        if (e.order == 1) {
+          if (count[static_cast<size_t>(e.name)]++ == 0) {
+            pos[static_cast<size_t>(e.name)] = active.size();
+            active.push_back(e.name);
+          }
+        } else if (e.order == 0) {
+          if (count[static_cast<size_t>(e.name)] > 0 && --count[static_cast<size_t>(e.name)] == 0) {
+            const size_t at = pos[static_cast<size_t>(e.name)];
+            active[at] = active.back();
+            pos[static_cast<size_t>(active[at])] = at;
+            active.pop_back();
+          }
+        } else {
+          const GpuOpRef& g = *gpu_refs[static_cast<size_t>(e.name)];
+          for (int a : active) acc[static_cast<size_t>(a)].first++, acc[static_cast<size_t>(a)].second += g.end - g.ts;
+        }
+      }
+      for (size_t a = 0; a < ann_names.size(); ++a)
+        if (acc[a].first > 0) ann_gpu[ann_names[a]] = acc[a];
     }
     std::vector<AnnotationRow> ann_rows;
     for (const auto& [name, h] : host_ranges) {

@@ -63,7 +63,10 @@ TEST(Modules, HandWorkedTree) {
   Profile p = testing::ProfileFromJson(kModTrace);
   const ModuleReport m = ComputeModules(BuildProfileView(p, {}));
   ASSERT_TRUE(m.any_module);
-  ASSERT_EQ(m.tree.size(), 5u);
+  ASSERT_EQ(m.tree.size(), 6u);  // and (no module): the copy's 1 us
+  EXPECT_EQ(m.tree[5].path, "(no module)");
+  EXPECT_EQ(m.tree[5].gpu, 1 * kModUs);
+  EXPECT_EQ(m.tree[5].gpu_ops, 1);
   struct Want {
     const char* path;
     int depth;
@@ -135,6 +138,24 @@ TEST(Modules, NoModuleFrames) {
   EXPECT_EQ(m.kernels[0].top_module, "(no module)");
 }
 
+// A range on the main thread holds the kernels another thread (autograd)
+// launches while it is open: "backward" [0,50) on thread 1; launches at 10
+// and 60 on thread 2: the first kernel (7 us) is the range's, the second not.
+TEST(Modules, AnnotationsHoldOtherThreadsLaunches) {
+  Profile p = testing::ProfileFromJson(R"J({"traceEvents":[
+ {"ph":"X","cat":"user_annotation","name":"backward","pid":1,"tid":1,"ts":0,"dur":50},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":10,"dur":2,"args":{"correlation":1}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":60,"dur":2,"args":{"correlation":2}},
+ {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20,"dur":7,"args":{"stream":7,"correlation":1}},
+ {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":70,"dur":3,"args":{"stream":7,"correlation":2}}
+]})J");
+  const ModuleReport m = ComputeModules(BuildProfileView(p, {}));
+  ASSERT_EQ(m.annotations.size(), 1u);
+  EXPECT_EQ(m.annotations[0].name, "backward");
+  EXPECT_EQ(m.annotations[0].gpu_ops, 1);
+  EXPECT_EQ(m.annotations[0].gpu, 7 * kModUs);
+}
+
 // TraceLens's ops_summary.csv for its three inference sets (replay merged
 // with the capture): its parent_module (the launching op's nearest
 // nn.Module) summed over total_direct_kernel_time_sum equals mlprof's GPU
@@ -158,8 +179,14 @@ TEST(ModulesCorpus, InnermostModuleEqualsTraceLensParentModule) {
     std::map<std::string, double> got;
     double total = 0, in_modules = 0;
     for (const KernelLauncherRow& k : m.kernels) total += PsToUs(k.gpu);
-    for (const ModuleNodeRow& n : m.tree) got[n.cls] += PsToUs(n.self), in_modules += PsToUs(n.self);
+    for (const ModuleNodeRow& n : m.tree)
+      if (n.cls != "(no module)") got[n.cls] += PsToUs(n.self), in_modules += PsToUs(n.self);
     got["NA"] = total - in_modules;
+    // The tree's own (no module) row says the same.
+    for (const ModuleNodeRow& n : m.tree)
+      if (n.cls == "(no module)") {
+        EXPECT_NEAR(PsToUs(n.gpu), got["NA"], 1e-6);
+      }
     const std::string text = testing::ReadFile(csv_path);
     CsvReader csv(text, csv_path);
     ASSERT_TRUE(csv.ReadHeader().ok());

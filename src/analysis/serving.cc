@@ -7,6 +7,18 @@
 
 namespace mlprof {
 
+namespace {
+
+// A host call that waits for the device: stream / device / event syncs and
+// synchronous copies.
+bool Blocking(std::string_view n) {
+  return n.find("Synchronize") != std::string_view::npos || n == "cudaMemcpy" || n == "hipMemcpy" ||
+         n == "hipMemcpyWithStream" || n == "cudaMemcpy2D" || n.starts_with("cuMemcpyDtoH") ||
+         n.starts_with("cuMemcpyHtoD") || n == "cuCtxSynchronize";
+}
+
+}  // namespace
+
 ServingReport ComputeServingSteps(const ProfileView& view, const StepOptions& opt) {
   ServingReport rep;
   for (const RankView& rv : view.ranks) {
@@ -20,6 +32,29 @@ ServingReport ComputeServingSteps(const ProfileView& view, const StepOptions& op
       any = any || info[s].has_value();
     }
     if (!any) continue;
+    // SGLang traces can hold vLLM-style ranges (the steps then) and its own
+    // step[...]: the engine is SGLang's.
+    bool sglang = false;
+    for (size_t id = 0; id < p.strings.size() && !sglang; ++id) {
+      const std::string_view n = p.strings.Get(static_cast<StringId>(id));
+      if (n.starts_with("step[")) {
+        auto s = ParseServingStep(n);
+        sglang = s && s->engine == ServingEngine::kSglang;
+      }
+    }
+    // Blocking calls per step: on the step range's thread, inside it, not
+    // inside another blocking call.
+    std::vector<Ps> blocked(p.steps.size(), 0);
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      if (!IsLaunchOp(p.ops.kind[i]) || p.ops.step[i] < 0 || !Blocking(p.str(p.ops.name[i]))) continue;
+      const int32_t parent = p.ops.parent[i];
+      if (parent >= 0 && IsLaunchOp(p.ops.kind[static_cast<size_t>(parent)]) &&
+          Blocking(p.str(p.ops.name[static_cast<size_t>(parent)])))
+        continue;
+      const Step& st = p.steps[static_cast<size_t>(p.ops.step[i])];
+      if (st.op < 0 || p.ops.track[i] != p.ops.track[static_cast<size_t>(st.op)]) continue;
+      blocked[static_cast<size_t>(p.ops.step[i])] += std::min(p.ops.end(i), st.ts + st.dur) - p.ops.ts[i];
+    }
     // The step's GPU ops: those launched inside its range (op.step).
     struct Span {
       std::vector<Interval> iv;
@@ -41,7 +76,7 @@ ServingReport ComputeServingSteps(const ProfileView& view, const StepOptions& op
       r.rank = rv.rank;
       r.number = st.number;
       if (info[s]) {
-        r.engine = std::string(ServingEngineName(info[s]->engine));
+        r.engine = std::string(ServingEngineName(sglang ? ServingEngine::kSglang : info[s]->engine));
         r.kind = std::string(ServingStepKindName(info[s]->kind));
         r.requests = info[s]->requests;
         r.tokens = info[s]->tokens;
@@ -63,7 +98,8 @@ ServingReport ComputeServingSteps(const ProfileView& view, const StepOptions& op
       r.gpu_ops = gpu[s].n;
       r.latency = end - st.ts;
       if (s + 1 < p.steps.size()) r.gap = std::max<Ps>(0, p.steps[s + 1].ts - end);
-      r.host_bound = r.host > r.gpu_busy;
+      r.blocked = std::max<Ps>(0, blocked[s]);
+      r.host_bound = r.host - r.blocked > r.gpu_busy;
       r.warmup = static_cast<int>(s) < warmup;
       r.last = rv.filtered && s + 1 == p.steps.size();
       rep.steps.push_back(std::move(r));

@@ -26,11 +26,12 @@ struct ServingStepRow {
   int64_t requests = -1, tokens = -1, prefill_tokens = -1, decode_tokens = -1, kv_tokens = -1;
   int64_t output_tokens = -1;  // one per decode request (-1 unknown)
   Ps host = 0;                 // the step range on the host
+  Ps blocked = 0;              // of it, in blocking calls (syncs, synchronous copies) on its thread
   Ps gpu_busy = 0, gpu_span = 0;
   Ps latency = 0;  // range start to max(range end, last GPU end)
   Ps gap = -1;     // to the next step's start after this step's latency ends (-1: last step)
   int64_t gpu_ops = 0;
-  bool host_bound = false;  // host > gpu_busy: the GPU waits for the host to issue the step
+  bool host_bound = false;  // host - blocked > gpu_busy: the GPU waits for the host to issue the step
   bool warmup = false, last = false;
 };
 

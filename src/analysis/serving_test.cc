@@ -71,7 +71,9 @@ TEST(ServingStepName, Sglang) {
 //   latency = max(host end, last kernel end) - host start: 40, 20, 30, 15
 //   gap to the next start: 50-40=10, 100-70=30, 200-130=70, none
 //   GPU busy 30, 10, 20, 10; span 30, 12, 20, 10
-//   step 1 is host-bound (12 > 10); steps 0 and 2 are not (20 < 30, 5 < 20).
+//   step 1 is host-bound (12 > 10); steps 0 and 2 are not (20 < 30, 5 < 20);
+//   step 3 waits 4 us in cudaDeviceSynchronize [204,208): blocked 4, so
+//   10 - 4 < 10, not host-bound.
 // Steady decode (steps 1, 2): median latency 25, p90 20 + 0.9 x 10 = 29,
 // median host (12+5)/2 = 8.5, busy 15, gap (30+70)/2 = 50; tokens 2+2 over
 // 20+30 us = 80,000 tokens/s, output tokens the same (one per request).
@@ -85,6 +87,7 @@ const char* kServingTrace = R"J({"traceEvents":[
  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":101,"dur":2,"args":{"correlation":4}},
  {"ph":"X","cat":"user_annotation","name":"execute_5_context_1(sq3sk3sqsq9sqsk9)_generation_2(sq2sk104sqsq2sqsk104)","pid":1,"tid":1,"ts":200,"dur":10},
  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":201,"dur":2,"args":{"correlation":5}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":204,"dur":4},
  {"ph":"X","cat":"kernel","name":"k0","pid":0,"tid":7,"ts":10,"dur":30,"args":{"stream":7,"correlation":1}},
  {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":58,"dur":5,"args":{"stream":7,"correlation":2}},
  {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":65,"dur":5,"args":{"stream":7,"correlation":3}},
@@ -112,6 +115,8 @@ TEST(ServingSteps, HandWorkedTrace) {
     EXPECT_EQ(r.steps[i].warmup, i == 0);
     EXPECT_EQ(r.steps[i].last, i == 3);
   }
+  EXPECT_EQ(r.steps[3].blocked, 4 * kServUs);
+  EXPECT_EQ(r.steps[1].blocked, 0);
   EXPECT_EQ(r.steps[3].requests, 3);
   EXPECT_EQ(r.steps[3].tokens, 5);
   EXPECT_EQ(r.steps[3].kv_tokens, 107);

@@ -425,6 +425,11 @@ Report Collectives(const Session& s, const TableOptions& o, int gpus_per_node) {
         "one, which shifts the call-order matching",
         c.mismatched));
   r.tables.back().notes.push_back(fmt::format("GPUs per node: {} (--gpus-per-node).", c.gpus_per_node));
+  if (c.world_size > c.ranks && c.kernels > 0)
+    r.tables.back().notes.push_back(fmt::format(
+        "These inputs hold {} of the job's {} ranks (distributedInfo.world_size): arrivals, skews and the last rank "
+        "are among these only.",
+        c.ranks, c.world_size));
   hidden = 0;
   r.tables.push_back(LastArrivalTable(c, o.top, &hidden));
   NoteHiddenRows(r.tables.back(), hidden);
@@ -448,6 +453,10 @@ Report Modules(const Session& s, const TableOptions& o) {
     r.tables.back().notes.push_back(
         "No nn.Module frames in these inputs: record with torch.profiler's with_stack=True (and with_modules=True) to "
         "have the module tree.");
+  else
+    r.tables.back().notes.push_back(
+        "(no module): GPU time launched outside every module frame: the backward pass (the autograd thread runs "
+        "outside the frames), the optimizer, ops called outside the model.");
   hidden = 0;
   r.tables.push_back(ModuleClassTable(m, o.top, &hidden));
   NoteHiddenRows(r.tables.back(), hidden);

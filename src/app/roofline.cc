@@ -90,7 +90,7 @@ StatusOr<RooflineOutput> Roofline(const Session& s, const RooflineOptions& o) {
     if (tiles.empty())
       r.tables.back().notes.push_back(
           "No GEMM op (with shapes) launched a kernel whose name gives its tile (Tensile MT<m>x<n>x<k>, cuBLAS "
-          "tilesize<m>x<n>x<k>, CUTLASS <m>x<n>_<k>x<stages>).");
+          "tilesize<m>x<n>x<k>, CUTLASS and nvjet <m>x<n>_<k>x<stages>; Triton names are not read).");
     for (std::string& w : UncostedWarnings(s.view)) r.warnings.push_back(std::move(w));
     r.tables.front().notes.push_back(
         "PyTorch traces: FLOPs and bytes come from input shapes and scalar arguments (GEMM, convolution, "

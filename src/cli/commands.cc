@@ -51,7 +51,9 @@ const std::vector<cli::CommandInfo> kCommands = {
     {"chips", "the chip database: peak FLOP/s per dtype, HBM, ridge point, interconnect, sources",
      cli::MakeChipsCommand},
     {"mfu", "model FLOPs utilisation from throughput and model size (a calculator)", cli::MakeMfuCommand},
-    {"roofline", "XLA profiles: each op and category against the chip's roofline; --svg draws it",
+    {"roofline",
+     "each op and category against the chip's roofline (XLA profiles, PyTorch GPU traces), GEMM tile efficiency; "
+     "--svg draws it",
      cli::MakeRooflineCommand},
     {"engines", "how busy each engine was: GPU streams, device lines, launching threads; bytes and bandwidth",
      cli::MakeEnginesCommand},

@@ -98,7 +98,10 @@ void ProfileCommand::AddOptions(CLI::App* app) {
           "OFFSET_US"));
   app->add_option("--capture", in_.capture,
                   "the trace recorded while the CUDA/HIP graphs were captured (FILE, or DIR with TraceLens's "
-                  "execution_details.json): graph-replayed kernels go to the ops and modules recorded there");
+                  "execution_details.json): graph-replayed kernels go to the ops and modules recorded there")
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.empty() ? std::string("expected a file or directory") : std::string(); },
+          "FILE|DIR"));
   AddWidthOption(app, out_.width);
   app->add_flag("--stats", stats_, "print mlprof's own timing to stderr");
   app->add_flag("-q,--quiet", out_.quiet, "do not print import warnings");

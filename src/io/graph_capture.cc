@@ -30,22 +30,22 @@ StatusOr<std::vector<CaptureEntry>> ReadExecutionDetails(const fs::path& json_pa
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (auto err = parser.parse(text).get(root))
-    return InvalidArgument(fmt::format("{}: not JSON ({}); expected TraceLens's list of {{file, batch_size, mode}}",
-                                       where, simdjson::error_message(err)));
+    return DataLoss(fmt::format("{}: not JSON ({}); expected TraceLens's list of {{file, batch_size, mode}}", where,
+                                simdjson::error_message(err)));
   simdjson::dom::array list;
   if (root.get_array().get(list) != simdjson::SUCCESS)
-    return InvalidArgument(fmt::format("{}: expected a JSON list of {{file, batch_size, mode}}", where));
+    return DataLoss(fmt::format("{}: expected a JSON list of {{file, batch_size, mode}}", where));
   std::vector<CaptureEntry> out;
   size_t index = 0;
   for (simdjson::dom::element item : list) {
     std::string_view file, mode;
     int64_t bs = 0;
     if (item["file"].get_string().get(file) != simdjson::SUCCESS || file.empty())
-      return InvalidArgument(fmt::format("{}: entry {}: expected a \"file\" string", where, index));
+      return DataLoss(fmt::format("{}: entry {}: expected a \"file\" string", where, index));
     if (item["batch_size"].get_int64().get(bs) != simdjson::SUCCESS || bs < 0)
-      return InvalidArgument(fmt::format("{}: entry {}: expected a non-negative integer \"batch_size\"", where, index));
+      return DataLoss(fmt::format("{}: entry {}: expected a non-negative integer \"batch_size\"", where, index));
     if (item["mode"].get_string().get(mode) != simdjson::SUCCESS || (mode != "FULL" && mode != "PIECEWISE"))
-      return InvalidArgument(fmt::format("{}: entry {}: expected \"mode\" FULL or PIECEWISE", where, index));
+      return DataLoss(fmt::format("{}: entry {}: expected \"mode\" FULL or PIECEWISE", where, index));
     const fs::path p = dir / std::string(file);
     std::error_code ec;
     if (!fs::is_regular_file(p, ec))
@@ -53,7 +53,7 @@ StatusOr<std::vector<CaptureEntry>> ReadExecutionDetails(const fs::path& json_pa
     out.push_back({p.string(), bs, std::string(mode)});
     ++index;
   }
-  if (out.empty()) return InvalidArgument(fmt::format("{}: lists no capture traces", where));
+  if (out.empty()) return DataLoss(fmt::format("{}: lists no capture traces", where));
   return out;
 }
 

@@ -317,3 +317,49 @@ TEST(GraphCaptureCorpus, OpsEqualTraceLensReports) {
 
 }  // namespace
 }  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+// The H100 capture and replay of tests/data/h100 (CUDA: CUPTI writes no
+// `kernel` arg on the captured launch calls, so kernels pair by position and
+// kind). Checked against the kernels' own names, which come from the replay
+// while the ops come from the capture: every GEMM kernel lands on
+// aten::addmm, every layer-norm kernel on aten::native_layer_norm, the
+// attention kernel on the SDPA op, the gather on aten::embedding (the op or
+// one enclosing it).
+TEST(GraphCapture, CudaPairFromH100) {
+  const std::string dir = std::string(MLPROF_SOURCE_DIR) + "/tests/data/h100/";
+  LoadOptions lo;
+  lo.capture = dir + "cuda_graph_capture.json.gz";
+  auto loaded = LoadProfile({dir + "cuda_graph_replay.json.gz"}, lo);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const RankProfile& r = loaded->ranks[0];
+  ASSERT_FALSE(r.captured_launch.empty());
+  int checked = 0, attributed = 0;
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    if (r.ops.kind[i] != OpKind::kKernel || i >= r.captured_launch.size() || r.captured_launch[i] < 0) continue;
+    ++attributed;
+    const int32_t op = r.ops.parent[static_cast<size_t>(r.captured_launch[i])];
+    ASSERT_GE(op, 0);
+    const std::string_view k = r.str(r.ops.name[i]), o = r.str(r.ops.name[static_cast<size_t>(op)]);
+    auto has = [&](std::string_view s) { return k.find(s) != std::string_view::npos; };
+    const char* want = has("gemm") || has("splitKreduce") ? "aten::addmm"
+                       : has("layer_norm")                ? "aten::native_layer_norm"
+                       : has("fmha")                      ? "aten::_scaled_dot_product_efficient_attention"
+                       : has("gather")                    ? "aten::embedding"
+                                                          : nullptr;
+    if (!want) continue;
+    ++checked;
+    // The op or one enclosing it (aten::embedding runs aten::index_select, ...).
+    bool found = false;
+    for (int32_t q = op; q >= 0 && !found; q = r.ops.parent[static_cast<size_t>(q)])
+      found = r.str(r.ops.name[static_cast<size_t>(q)]) == want;
+    EXPECT_TRUE(found) << k << " under " << o;
+  }
+  EXPECT_EQ(attributed, 104);  // 4 replays of the 26-node graph
+  EXPECT_GE(checked, 60);
+}
+
+}  // namespace
+}  // namespace mlprof

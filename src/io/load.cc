@@ -261,7 +261,26 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
     }
     std::vector<const RankProfile*> ptrs;
     for (const RankProfile& c : captures) ptrs.push_back(&c);
-    for (RankProfile& r : profile.ranks) RETURN_IF_ERROR(ApplyGraphCaptures(r, entries, ptrs, nullptr, &profile.notes));
+    int64_t launches = 0, matched = 0;
+    for (RankProfile& r : profile.ranks) {
+      CaptureMergeStats st;
+      RETURN_IF_ERROR(ApplyGraphCaptures(r, entries, ptrs, &st, &profile.notes));
+      launches += st.graph_launches, matched += st.matched;
+    }
+    // --capture asked for attribution: nothing attributed is an error, not a
+    // warning among others.
+    if (launches == 0)
+      return DataLoss(
+          fmt::format("--capture {}: the inputs have no graph launches (cudaGraphLaunch, hipGraphLaunch) to "
+                      "attribute",
+                      options.capture));
+    if (matched == 0) {
+      std::string why;
+      for (const std::string& n : profile.notes)
+        if (n.starts_with("--capture:")) why += "\n  " + n.substr(11);
+      return DataLoss(fmt::format("--capture {}: none of the {} graph launches matched a graph captured there:{}",
+                                  options.capture, launches, why));
+    }
   }
 
   // Ranks: distributedInfo.rank where recorded; files without one take the

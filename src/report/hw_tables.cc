@@ -349,8 +349,9 @@ Table GemmTilesTable(const std::vector<GemmTileRow>& rows, int top, size_t* hidd
                       opt(r.wave_eff), opt(r.shape_eff), Cell::Text(r.grid_confirms ? "yes" : "")});
   }
   t.notes.push_back(
-      "Tiles from kernel names: Tensile/hipBLASLt MT<m>x<n>x<k>, cuBLAS tilesize<m>x<n>x<k>, CUTLASS "
-      "<m>x<n>_<k>x<stages>. One tile per SM at a time; persistent kernels and split-K schedule otherwise.");
+      "Tiles from kernel names: Tensile/hipBLASLt MT<m>x<n>x<k>, cuBLAS tilesize<m>x<n>x<k>, CUTLASS and cuBLAS "
+      "nvjet <m>x<n>_<k>x<stages>. One CTA per SM at a time; persistent kernels (grid = the SM count: grid blank) "
+      "and stream-K schedule otherwise.");
   return t;
 }
 

@@ -744,9 +744,12 @@ Table StepSummaryTable(const StepReport& s) {
       .Add(TimeUs("median_gpu_span", "median GPU span"))
       .Add(TimeUs("median_gpu_busy", "median GPU busy time"))
       .Add(TimeUs("median_compute", "median COMPUTATION time"));
-  for (const auto& r : s.summary)
-    t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.steps), Cell::Int(r.steady_steps), UsCell(r.median_wall_us),
-                      UsCell(r.median_gpu_span_us), UsCell(r.median_busy_us), UsCell(r.median_compute_us)});
+  for (const auto& r : s.summary) {
+    // No steady step (all warm-up): no median.
+    auto med = [&](double us) { return r.steady_steps > 0 ? UsCell(us) : Cell::Null(); };
+    t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.steps), Cell::Int(r.steady_steps), med(r.median_wall_us),
+                      med(r.median_gpu_span_us), med(r.median_busy_us), med(r.median_compute_us)});
+  }
   if (std::any_of(s.steps.begin(), s.steps.end(), [](const StepBreakdown& b) { return b.last; }))
     t.notes.push_back(
         "The last step is left out of the medians, as HTA does: profiling often stops inside it (--all-steps keeps "
@@ -925,9 +928,9 @@ Table CollectiveSummaryTable(const CollectiveReport& c, int top, size_t* hidden)
             Cell::Text(r.span)};
   });
   t.notes.push_back(
-      "Matched by process group and call order in it; a rank's collective kernels: names with nccl, rccl or "
-      "cross_device_reduce. Implicitly synchronising kinds only (all-reduce, all-gather, reduce-scatter, "
-      "all-to-all).");
+      "Matched by process group and call order in it; a rank's collective kernels: names with nccl, rccl, "
+      "cross_device_reduce or a symmetric-memory all-reduce. Implicitly synchronising kinds only (all-reduce, "
+      "all-gather, reduce-scatter, all-to-all).");
   return t;
 }
 
@@ -956,18 +959,30 @@ Table CollectiveInstanceTable(const CollectiveReport& c, int top, size_t* hidden
       .Add(Measure("bytes", Unit::kBytes, "the message").Show("mb", 1e6, 3))
       .Add(Measure("first_arrival", Unit::kTime, "first kernel start, from the earliest trace origin").Ms())
       .Add(TimeUs("comm", "the shortest kernel"))
-      .Add(TimeUs("skew_start", "last arrival - first arrival"))
+      .Add(TimeUs("skew_start", "last arrival - first arrival (implicitly synchronising kinds, 2+ ranks)"))
       .Add(TimeUs("skew_end", "last end - first end"))
       .Add(TimeUs("mean_wait", "mean over ranks of (last arrival - its arrival)"))
       .Add(Count("last_rank", "the rank that arrived last"))
       .Add(GbS("algo_bw", "bytes / comm"))
       .Add(GbS("bus_bw", "algo bw x the collective's factor"));
   LimitedRows(t, c.instances, top, hidden, [](const CollectiveInstance& r) -> std::vector<Cell> {
-    return {Cell::Text(r.group),   Cell::Int(r.index), Cell::Text(r.name),
-            Cell::Text(r.kind),    Cell::Int(r.ranks), r.bytes >= 0 ? Cell::Int(r.bytes) : Cell::Null(),
-            Time(r.first_arrival), Time(r.comm),       Time(r.skew_start),
-            Time(r.skew_end),      Time(r.mean_wait),  Cell::Int(r.last_rank),
-            KnownRate(r.algo_bw),  KnownRate(r.bus_bw)};
+    // Arrival skew only where every rank waits for the others, and with two
+    // ranks or more to compare.
+    const bool sync = r.implicit_sync && r.ranks > 1;
+    return {Cell::Text(r.group),
+            Cell::Int(r.index),
+            Cell::Text(r.name),
+            Cell::Text(r.kind),
+            Cell::Int(r.ranks),
+            r.bytes >= 0 ? Cell::Int(r.bytes) : Cell::Null(),
+            Time(r.first_arrival),
+            Time(r.comm),
+            sync ? Time(r.skew_start) : Cell::Null(),
+            sync ? Time(r.skew_end) : Cell::Null(),
+            sync ? Time(r.mean_wait) : Cell::Null(),
+            sync ? Cell::Int(r.last_rank) : Cell::Null(),
+            KnownRate(r.algo_bw),
+            KnownRate(r.bus_bw)};
   });
   return t;
 }
@@ -1036,24 +1051,25 @@ Table ServingStepTable(const ServingReport& s) {
       .Add(Count("prefill_tokens", "query tokens of the requests in prefill"))
       .Add(Count("decode_tokens", "query tokens of the requests in decode"))
       .Add(Count("kv_tokens", "context (key) tokens over all requests: the KV cache the step reads (vLLM)"))
-      .Add(TimeUs("host", "the step's range on the host: the time to issue it"))
+      .Add(TimeUs("host", "the step's range on the host"))
+      .Add(TimeUs("blocked", "of it, in calls that wait for the device (syncs, synchronous copies) on its thread"))
       .Add(TimeUs("gpu_busy", "time any GPU op launched in the step runs"))
       .Add(TimeUs("gpu_span", "last end - first start of those GPU ops"))
       .Add(TimeUs("latency", "range start to the later of its end and its last GPU op's end"))
       .Add(TimeUs("gap", "from this step's latency end to the next step's start"))
       .Add(Measure("tokens_per_s", Unit::kRatio, "tokens / latency").Decimals(1))
-      .Add(Text("bound", "host: host > gpu_busy (the GPU waits for the step to be issued); else gpu"))
+      .Add(Text("bound", "host: host - blocked > gpu_busy (issuing the step takes longer than its GPU work); else gpu"))
       .Add(Text("warmup", "'yes' for a warm-up step, left out of the steady state"))
       .Add(Text("last", "'yes' for the last step, left out of the steady state (--all-steps keeps it)"));
   for (const ServingStepRow& r : s.steps)
-    t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.number), Cell::Text(r.engine), Cell::Text(r.kind), num(r.requests),
-                      num(r.tokens), num(r.prefill_tokens), num(r.decode_tokens), num(r.kv_tokens), Time(r.host),
-                      Time(r.gpu_busy), Time(r.gpu_span), Time(r.latency), r.gap >= 0 ? Time(r.gap) : Cell::Null(),
-                      r.tokens >= 0 && r.latency > 0
-                          ? Cell::Real(static_cast<double>(r.tokens) / (PsToUs(r.latency) * 1e-6))
-                          : Cell::Null(),
-                      Cell::Text(r.host_bound ? "host" : "gpu"), Cell::Text(r.warmup ? "yes" : ""),
-                      Cell::Text(r.last ? "yes" : "")});
+    t.rows.push_back(
+        {Cell::Int(r.rank), Cell::Int(r.number), Cell::Text(r.engine), Cell::Text(r.kind), num(r.requests),
+         num(r.tokens), num(r.prefill_tokens), num(r.decode_tokens), num(r.kv_tokens), Time(r.host), Time(r.blocked),
+         Time(r.gpu_busy), Time(r.gpu_span), Time(r.latency), r.gap >= 0 ? Time(r.gap) : Cell::Null(),
+         r.tokens >= 0 && r.latency > 0 ? Cell::Real(static_cast<double>(r.tokens) / (PsToUs(r.latency) * 1e-6))
+                                        : Cell::Null(),
+         Cell::Text(r.host_bound ? "host" : "gpu"), Cell::Text(r.warmup ? "yes" : ""),
+         Cell::Text(r.last ? "yes" : "")});
   return t;
 }
 
@@ -1075,7 +1091,7 @@ Table ServingSummaryTable(const ServingReport& s) {
       .Add(Measure("output_tokens_per_s", Unit::kRatio,
                    "tokens produced (one per decode request; a prefill's first token is not counted) / latency")
                .Decimals(1))
-      .Add(Count("host_bound_steps", "steady steps whose host time exceeds their GPU busy time"));
+      .Add(Count("host_bound_steps", "steady steps whose host time less blocking calls exceeds their GPU busy time"));
   for (const ServingKindSummary& k : s.summary) {
     const bool any = k.steady_steps > 0;
     auto us = [&](double v) { return any && v >= 0 ? UsCell(v) : Cell::Null(); };
