@@ -269,6 +269,7 @@ CollectiveReport ComputeCollectives(const ProfileView& view, const CollectiveOpt
         l.rank = r.rank;
         l.instances++;
         l.wait += static_cast<Ps>(max_ts - r.ts);
+        if (r.end > max_ts) l.after += static_cast<Ps>(r.end - max_ts);
         if (&r == last_rec) {
           l.last++;
           l.held += static_cast<Ps>(wait_sum);

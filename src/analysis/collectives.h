@@ -65,6 +65,7 @@ struct LastArrivalRow {
   int64_t last = 0;       // it arrived last
   Ps wait = 0;            // its own waits summed
   Ps held = 0;            // when last: the others' waits for it summed
+  Ps after = 0;           // its kernel's time after the last arrival (end - last start), summed
 };
 
 struct CollectiveLongRow {  // TraceLens's nccl_summary_long / coll_analysis

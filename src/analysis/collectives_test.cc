@@ -41,7 +41,8 @@ std::string RankTrace(int rank, const std::vector<std::tuple<const char*, const 
 //     comm 10, no skew; last: a tie, the lower rank r0; bytes 3000 x 2 = 6000
 //     (the output); algo 6e8 B/s, bus x 2/3
 // Last arrivals in group 0: each rank once; waits 30 (r0), 20 (r1), 10 (r2);
-// held: r0 0 (the tie), r1 30, r2 30.
+// held: r0 0 (the tie), r1 30, r2 30; time after the last arrival (its end -
+// the last start) 50, 55, 57.
 Profile ThreeRanks() {
   Profile p;
   const char* ar = "allreduce";
@@ -105,7 +106,8 @@ TEST(Collectives, HandWorkedThreeRanks) {
   EXPECT_EQ(s.span, "intra_node");  // 8 GPUs per node by default
   // Last arrivals.
   ASSERT_EQ(c.last_arrival.size(), 3u);
-  const Ps wait[] = {30, 20, 10}, held[] = {0, 30, 30};
+  // After the last arrival: r0 30 + 10 + 10, r1 30 + 15 + 10, r2 35 + 10 + 12.
+  const Ps wait[] = {30, 20, 10}, held[] = {0, 30, 30}, after[] = {50, 55, 57};
   for (size_t r = 0; r < 3; ++r) {
     SCOPED_TRACE(r);
     EXPECT_EQ(c.last_arrival[r].rank, static_cast<int64_t>(r));
@@ -113,6 +115,7 @@ TEST(Collectives, HandWorkedThreeRanks) {
     EXPECT_EQ(c.last_arrival[r].last, 1);
     EXPECT_EQ(c.last_arrival[r].wait, wait[r] * kCollUs);
     EXPECT_EQ(c.last_arrival[r].held, held[r] * kCollUs);
+    EXPECT_EQ(c.last_arrival[r].after, after[r] * kCollUs);
   }
   // Long table: rank 0's all-reduces 50 and 20 us: sum 70, mean 35, sample std 15 x sqrt(2).
   bool found = false;

@@ -263,6 +263,7 @@ ModuleReport ComputeModules(const ProfileView& view) {
       std::vector<int> count(ann_names.size(), 0), active;
       std::vector<size_t> pos(ann_names.size(), 0);
       std::vector<std::pair<int64_t, Ps>> acc(ann_names.size(), {0, 0});
+      std::map<std::pair<int, int32_t>, std::pair<int64_t, Ps>> by_step;  // (annotation, step index)
       int64_t cur_pid = INT64_MIN;
       for (const Ev& e : evs) {
         if (e.pid != cur_pid) {
@@ -284,11 +285,37 @@ ModuleReport ComputeModules(const ProfileView& view) {
           }
         } else {
           const GpuOpRef& g = *gpu_refs[static_cast<size_t>(e.name)];
-          for (int a : active) acc[static_cast<size_t>(a)].first++, acc[static_cast<size_t>(a)].second += g.end - g.ts;
+          const int32_t step = o.step[g.op];
+          for (int a : active) {
+            acc[static_cast<size_t>(a)].first++, acc[static_cast<size_t>(a)].second += g.end - g.ts;
+            if (step >= 0) {
+              auto& bs = by_step[{a, step}];
+              bs.first++, bs.second += g.end - g.ts;
+            }
+          }
         }
       }
       for (size_t a = 0; a < ann_names.size(); ++a)
         if (acc[a].first > 0) ann_gpu[ann_names[a]] = acc[a];
+      // Per step, heaviest annotation first (the step markers themselves
+      // left out: each holds its own step).
+      std::vector<int> order;
+      for (size_t a = 0; a < ann_names.size(); ++a)
+        if (acc[a].first > 0 && ann_names[a] != "ProfilerStep*") order.push_back(static_cast<int>(a));
+      std::sort(order.begin(), order.end(), [&](int x, int y) {
+        return acc[static_cast<size_t>(x)].second != acc[static_cast<size_t>(y)].second
+                   ? acc[static_cast<size_t>(x)].second > acc[static_cast<size_t>(y)].second
+                   : ann_names[static_cast<size_t>(x)] < ann_names[static_cast<size_t>(y)];
+      });
+      for (int a : order)
+        for (auto it = by_step.lower_bound({a, INT32_MIN}); it != by_step.end() && it->first.first == a; ++it) {
+          const Step& st = p.steps[static_cast<size_t>(it->first.second)];
+          if (st.op >= 0 &&
+              AnnotationName(p.str(o.name[static_cast<size_t>(st.op)])) == ann_names[static_cast<size_t>(a)])
+            continue;  // a serving step's own range
+          rep.annotation_steps.push_back(
+              {rv.rank, ann_names[static_cast<size_t>(a)], st.number, it->second.first, it->second.second});
+        }
     }
     std::vector<AnnotationRow> ann_rows;
     for (const auto& [name, h] : host_ranges) {

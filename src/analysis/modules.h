@@ -57,6 +57,14 @@ struct AnnotationRow {
   std::string parent;  // the enclosing annotation most of its GPU time is under ("" none)
 };
 
+struct AnnotationStepRow {  // a host annotation's GPU time in one step
+  int64_t rank = 0;
+  std::string name;
+  int64_t step = -1;  // the step's number (ProfilerStep#N, or the serving step's position)
+  int64_t gpu_ops = 0;
+  Ps gpu = 0;
+};
+
 struct KernelLauncherRow {
   int64_t rank = 0;
   std::string kernel;
@@ -75,6 +83,7 @@ struct ModuleReport {
   std::vector<ModuleNodeRow> tree;      // depth-first, heaviest child first
   std::vector<ModuleClassRow> classes;  // heaviest first
   std::vector<AnnotationRow> annotations;
+  std::vector<AnnotationStepRow> annotation_steps;  // by rank, annotation (heaviest first), step
   std::vector<KernelLauncherRow> kernels;
   bool any_module = false;
 };

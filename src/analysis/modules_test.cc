@@ -154,6 +154,36 @@ TEST(Modules, AnnotationsHoldOtherThreadsLaunches) {
   EXPECT_EQ(m.annotations[0].name, "backward");
   EXPECT_EQ(m.annotations[0].gpu_ops, 1);
   EXPECT_EQ(m.annotations[0].gpu, 7 * kModUs);
+  EXPECT_TRUE(m.annotation_steps.empty());  // no steps
+}
+
+// Per step: "fwd" in ProfilerStep#4 [0,100) holds k1 (5 us), in #5
+// [100,200) holds k2 (8 us); "opt" only in #5 (2 us).
+TEST(Modules, AnnotationsPerStep) {
+  Profile p = testing::ProfileFromJson(R"J({"traceEvents":[
+ {"ph":"X","cat":"user_annotation","name":"ProfilerStep#4","pid":1,"tid":1,"ts":0,"dur":100},
+ {"ph":"X","cat":"user_annotation","name":"fwd","pid":1,"tid":1,"ts":10,"dur":20},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":12,"dur":2,"args":{"correlation":1}},
+ {"ph":"X","cat":"user_annotation","name":"ProfilerStep#5","pid":1,"tid":1,"ts":100,"dur":100},
+ {"ph":"X","cat":"user_annotation","name":"fwd","pid":1,"tid":1,"ts":110,"dur":20},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":112,"dur":2,"args":{"correlation":2}},
+ {"ph":"X","cat":"user_annotation","name":"opt","pid":1,"tid":1,"ts":150,"dur":20},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":152,"dur":2,"args":{"correlation":3}},
+ {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20,"dur":5,"args":{"stream":7,"correlation":1}},
+ {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":120,"dur":8,"args":{"stream":7,"correlation":2}},
+ {"ph":"X","cat":"kernel","name":"k3","pid":0,"tid":7,"ts":160,"dur":2,"args":{"stream":7,"correlation":3}}
+]})J");
+  AnalysisOptions all;
+  all.drop_last_step = false;
+  const ModuleReport m = ComputeModules(BuildProfileView(p, all));
+  ASSERT_EQ(m.annotation_steps.size(), 3u);
+  EXPECT_EQ(m.annotation_steps[0].name, "fwd");
+  EXPECT_EQ(m.annotation_steps[0].step, 4);
+  EXPECT_EQ(m.annotation_steps[0].gpu, 5 * kModUs);
+  EXPECT_EQ(m.annotation_steps[1].step, 5);
+  EXPECT_EQ(m.annotation_steps[1].gpu, 8 * kModUs);
+  EXPECT_EQ(m.annotation_steps[2].name, "opt");
+  EXPECT_EQ(m.annotation_steps[2].gpu, 2 * kModUs);
 }
 
 // TraceLens's ops_summary.csv for its three inference sets (replay merged

@@ -465,6 +465,11 @@ Report Modules(const Session& s, const TableOptions& o) {
   NoteHiddenRows(r.tables.back(), hidden);
   if (m.annotations.empty())
     r.tables.back().notes.push_back("No user annotations (record_function, gpu_user_annotation) in these inputs.");
+  if (!m.annotation_steps.empty()) {
+    hidden = 0;
+    r.tables.push_back(AnnotationStepTable(m, o.top, &hidden));
+    NoteHiddenRows(r.tables.back(), hidden);
+  }
   hidden = 0;
   r.tables.push_back(KernelLaunchersTable(m, o.top, &hidden));
   NoteHiddenRows(r.tables.back(), hidden);

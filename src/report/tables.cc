@@ -842,6 +842,25 @@ Table AnnotationTable(const ModuleReport& m, int top, size_t* hidden) {
   return t;
 }
 
+Table AnnotationStepTable(const ModuleReport& m, int top, size_t* hidden) {
+  Table t("annotations_by_step", "GPU time per host annotation and step (us)");
+  t.Add(RankKey())
+      .Add(Key("annotation", Unit::kText, "the range's name").Symbol())
+      .Add(Key("step", Unit::kId, "the step (ProfilerStep#N's N, or the serving step's position)"))
+      .Add(Count("gpu_ops", "GPU ops launched inside the annotation in this step"))
+      .Add(TimeUs("gpu", "their GPU time"));
+  size_t shown = 0;
+  for (const AnnotationStepRow& r : m.annotation_steps) {
+    if (top > 0 && shown >= static_cast<size_t>(top)) {
+      ++*hidden;
+      continue;
+    }
+    ++shown;
+    t.rows.push_back({Cell::Int(r.rank), Cell::Text(r.name), Cell::Int(r.step), Cell::Int(r.gpu_ops), Time(r.gpu)});
+  }
+  return t;
+}
+
 Table KernelLaunchersTable(const ModuleReport& m, int top, size_t* hidden) {
   Table t("kernel_launchers", "Who launches each kernel: ops and modules (us)");
   t.Add(RankKey())
@@ -941,10 +960,11 @@ Table LastArrivalTable(const CollectiveReport& c, int top, size_t* hidden) {
       .Add(Count("instances", "implicitly synchronising instances it took part in"))
       .Add(Count("last", "of them, it arrived last (latest kernel start; ties: the lower rank)"))
       .Add(TimeUs("wait", "its own waits for the last arrival, summed"))
-      .Add(TimeUs("held", "when it was last: the other ranks' waits for it, summed"));
+      .Add(TimeUs("held", "when it was last: the other ranks' waits for it, summed"))
+      .Add(TimeUs("after_last", "its kernels' time after the last arrival (the transfer once all are there), summed"));
   LimitedRows(t, c.last_arrival, top, hidden, [](const LastArrivalRow& r) -> std::vector<Cell> {
-    return {Cell::Text(r.group), Cell::Int(r.rank), Cell::Int(r.instances),
-            Cell::Int(r.last),   Time(r.wait),      Time(r.held)};
+    return {Cell::Text(r.group), Cell::Int(r.rank), Cell::Int(r.instances), Cell::Int(r.last),
+            Time(r.wait),        Time(r.held),      Time(r.after)};
   });
   return t;
 }

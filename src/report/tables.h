@@ -74,6 +74,7 @@ Table ModuleTreeTable(const ModuleReport& m, int top, size_t* hidden);
 Table ModuleClassTable(const ModuleReport& m, int top, size_t* hidden);
 Table AnnotationTable(const ModuleReport& m, int top, size_t* hidden);
 Table KernelLaunchersTable(const ModuleReport& m, int top, size_t* hidden);
+Table AnnotationStepTable(const ModuleReport& m, int top, size_t* hidden);
 Table ServingSummaryTable(const ServingReport& s);
 // The TensorBoard plugin's Overview: step time by role, the mean step, and
 // the GPU summary.
