@@ -273,5 +273,21 @@ printf '[[-1, 1, 100, 0]' >rawcut.json
 check "raw memory timeline cut short exits 2" run 2 "$BIN" memory rawcut.json
 check "raw memory timeline cut short: names the file" has "rawcut.json:" err
 
+# --capture: a missing path, a broken or wrong execution_details.json, a capture with no captured graph.
+printf '%s' '{"traceEvents":[{"ph":"X","cat":"cuda_runtime","name":"cudaGraphLaunch","pid":1,"tid":1,"ts":0,"dur":2,"args":{"correlation":5}},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":3,"dur":1,"args":{"stream":7,"correlation":5}}]}' >replay.json
+check "--capture missing path exits 2" run 2 "$BIN" ops replay.json --capture no_such_capture
+check "--capture missing path: named" has "--capture no_such_capture: no such file or directory" err
+mkdir -p capdir
+printf '[{"file": "a.json", "batch_size": 8' >capdir/execution_details.json
+check "--capture broken execution_details.json exits 2" run 2 "$BIN" ops replay.json --capture capdir
+check "--capture broken execution_details.json: named" has "capdir/execution_details.json: not JSON" err
+printf '[{"file": "a.json", "batch_size": 8, "mode": "EAGER"}]' >capdir/execution_details.json
+check "--capture wrong mode exits 2" run 2 "$BIN" ops replay.json --capture capdir
+check "--capture wrong mode: what was expected" has 'entry 0: expected "mode" FULL or PIECEWISE' err
+check "--capture without a captured graph exits 2" run 2 "$BIN" ops replay.json --capture replay.json
+check "--capture without a captured graph: why" has "holds no captured graph" err
+check "--capture empty path exits 1" run 1 "$BIN" ops replay.json --capture ""
+check "collectives --gpus-per-node 0 exits 1" run 1 "$BIN" collectives replay.json --gpus-per-node 0
+
 echo "bad input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
