@@ -193,3 +193,36 @@ TEST(CollectivesCorpus, LongTableEqualsTraceLens) {
 
 }  // namespace
 }  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+// all_to_allv between two ranks, Float: rank 0 sends [1, 3] elements to
+// ranks [0, 1], rank 1 sends [2, 2]: bytes 0->0 4, 0->1 12, 1->0 8, 1->1 8.
+// Not implicitly synchronising (TraceLens): no summary row.
+TEST(Collectives, AllToAllBytesFromSplits) {
+  Profile p;
+  const char* splits[] = {"[1, 3]", "[2, 2]"};
+  for (int r = 0; r < 2; ++r) {
+    Profile one = testing::ProfileFromJson(
+        std::string(R"({"distributedInfo":{"rank":)") + std::to_string(r) +
+        R"(},"traceEvents":[{"ph":"X","cat":"kernel","name":"ncclDevKernel_SendRecv","pid":0,"tid":7,"ts":10,"dur":5,)"
+        R"("args":{"stream":7,"correlation":1,"Collective name":"all_to_allv","dtype":"Float","In msg nelems":4,)"
+        R"("Out msg nelems":4,"Group size":2,"Process Group Name":"3","Process Group Ranks":"[0, 1]","In split size":")" +
+        splits[r] + R"("}}]})");
+    p.ranks.push_back(std::move(one.ranks[0]));
+  }
+  const CollectiveReport c = ComputeCollectives(BuildProfileView(p, {}), {});
+  ASSERT_EQ(c.alltoall.size(), 4u);
+  const int64_t want[2][2] = {{4, 12}, {8, 8}};
+  for (const AllToAllCell& a : c.alltoall) {
+    EXPECT_EQ(a.group, "3");
+    EXPECT_EQ(a.bytes, want[a.src][a.dst]) << a.src << "->" << a.dst;
+  }
+  EXPECT_TRUE(c.summary.empty());
+  ASSERT_EQ(c.instances.size(), 1u);
+  EXPECT_FALSE(c.instances[0].implicit_sync);
+}
+
+}  // namespace
+}  // namespace mlprof
