@@ -139,7 +139,8 @@ std::vector<GemmTileRow> ComputeGemmTiles(const ProfileView& view) {
       const double e0 = TileEfficiency(r.m, r.n, r.tile.m, r.tile.n), e1 = TileEfficiency(r.m, r.n, r.tile.n, r.tile.m);
       // The grid confirms an orientation when it is that many tiles (or a
       // multiple: split-K) and not the other's.
-      auto fits = [&](int64_t t) { return a.grid > 0 && t > 0 && a.grid % t == 0 && a.grid / t <= 64; };
+      const int64_t grid = a.grid;  // (clang: a structured binding cannot be captured)
+      auto fits = [grid](int64_t t) { return grid > 0 && t > 0 && grid % t == 0 && grid / t <= 64; };
       if (fits(t0) != fits(t1)) {
         r.swapped = fits(t1);
         r.grid_confirms = true;
@@ -153,7 +154,7 @@ std::vector<GemmTileRow> ComputeGemmTiles(const ProfileView& view) {
         if (d.id == a.device && d.num_sms > 0) r.sms = d.num_sms;
       if (r.sms < 0 && p.meta.devices.size() == 1 && p.meta.devices[0].num_sms > 0) r.sms = p.meta.devices[0].num_sms;
       // CTAs: the grid where it is the tiles times a split-K factor, else the tiles.
-      r.ctas = r.grid_confirms ? a.grid : r.tiles;
+      r.ctas = r.grid_confirms ? grid : r.tiles;
       if (r.sms > 0) {
         r.waves = (r.ctas + r.sms - 1) / r.sms;
         r.wave_eff = static_cast<double>(r.ctas) / static_cast<double>(r.waves * r.sms);

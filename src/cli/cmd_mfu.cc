@@ -19,6 +19,9 @@ class MfuCommand : public Command {
         ->capture_default_str();
     app->add_option("paths", in_.paths,
                     "profiles (optional): step time, device count, chip and op FLOPs (HFU) come from them");
+    app->add_option("--capture", in_.capture,
+                    "with profiles of CUDA/HIP graph replays: the capture trace (FILE, or DIR with TraceLens's "
+                    "execution_details.json), so the replayed kernels' ops count in HFU");
     app->add_option("--devices", in.devices, "devices (chips; cores with --per-core)")->check(NumberAtLeastZero(true));
     app->add_flag("--per-core", in.per_core, "devices are cores (TPU TensorCores): peak per core");
     app->add_option("--peak-tflops", o_.peak_tflops, "peak TFLOP/s per device (instead of the chip's)")
