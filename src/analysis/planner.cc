@@ -613,9 +613,18 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
             if (f.ep && ep != f.ep) continue;
             if (m.moe() && m.experts % ep != 0) continue;
             if (fsdp % ep != 0 && ep % fsdp != 0) continue;
-            for (int64_t vpp : {1, 2, 4, 8}) {
+            // Virtual stages (at least one layer each): 2, 4 and 8, and
+            // every degree that divides the layers per stage (rounded up:
+            // first and last stages may hold a layer less), as Megatron
+            // recipes use 3, 5 and 12 as often as 2, 4 and 8; --vpp pins any.
+            std::vector<int64_t> vpps = {1};
+            if (pp > 1) {
+              const int64_t per_stage = (m.layers + pp - 1) / pp;
+              for (int64_t v = 2; v <= m.layers / pp; ++v)
+                if (per_stage % v == 0 || v == 2 || v == 4 || v == 8 || v == f.vpp) vpps.push_back(v);
+            }
+            for (int64_t vpp : vpps) {
               if (f.vpp && vpp != f.vpp) continue;
-              if (vpp > 1 && (pp == 1 || m.layers < pp * vpp)) continue;  // at least one layer per virtual stage
               ++out.layouts;
               for (int64_t mb : Divisors(per_replica)) {
                 if (f.mb && mb != f.mb) continue;

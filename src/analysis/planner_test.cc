@@ -644,3 +644,34 @@ TEST(Planner, CalibratedDefaultsReproduceTheirPoints) {
 
 }  // namespace
 }  // namespace mlprof::plan
+
+namespace mlprof::plan {
+namespace {
+
+// --vpp pins any virtual-pipeline degree with a layer per virtual stage:
+// Llama 3 70B's 80 layers over PP 4 are 20 per stage, so V 5 (4 layers per
+// virtual stage) is offered and can be pinned; V 40 (half a layer) cannot.
+TEST(Planner, VppAnyDivisorOfTheStage) {
+  const hw::ChipDb& db = hw::ChipDb::BuiltIn();
+  Cluster c = MakeCluster(*db.Find("h100-sxm"), 64, 8, {});
+  TrainSpec t;
+  t.global_batch = 512, t.seq = 8192;
+  PlanFilter f;
+  f.pp = 4, f.vpp = 5;
+  f.include_dominated = true;
+  PlanSearch s = SearchPlans(Preset("llama3-70b"), c, t, {}, f);
+  ASSERT_FALSE(s.plans.empty());
+  for (const Plan& p : s.plans) EXPECT_EQ(p.vpp, 5);
+  // Searched too, without the pin.
+  PlanFilter free_v;
+  free_v.pp = 4;
+  free_v.include_dominated = true;
+  bool five = false;
+  for (const Plan& p : SearchPlans(Preset("llama3-70b"), c, t, {}, free_v).plans) five = five || p.vpp == 5;
+  EXPECT_TRUE(five);
+  f.vpp = 40;
+  EXPECT_TRUE(SearchPlans(Preset("llama3-70b"), c, t, {}, f).plans.empty());
+}
+
+}  // namespace
+}  // namespace mlprof::plan
