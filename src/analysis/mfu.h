@@ -119,7 +119,9 @@ struct ProfileFigures {
   // How the step time was found: the mean execution of the busiest XLA
   // module (its name, executions per device), or the slowest rank's median
   // steady-state ProfilerStep.
-  enum class StepSource : uint8_t { kNone, kXlaModule, kProfilerStep } step_source = StepSource::kNone;
+  // kServingStep: vLLM / SGLang steps (analysis/serving.h), whose host range
+  // ends before their GPU work: the median latency, not the range.
+  enum class StepSource : uint8_t { kNone, kXlaModule, kProfilerStep, kServingStep } step_source = StepSource::kNone;
   std::string module;      // kXlaModule
   int64_t executions = 0;  // kXlaModule: per device
   int64_t ranks = 0;       // kProfilerStep: ranks with steps

@@ -338,4 +338,30 @@ TEST(Mfu, StepTimeDevicesAndHardwareFlopsFromAnXSpace) {
 }
 
 }  // namespace
+// Serving steps: the step time is the latency (range start to the last GPU
+// op's end), not the host range. Four decode steps (us): [0,10) with its
+// kernel to 30, [100,110) to 125, [200,210) to 240, [300,310) to 320:
+// latencies 30, 25, 40, 20; the first is warm-up, the last left out: the
+// median of 25 and 40 is 32.5 us.
+TEST(MfuProfile, ServingStepsTakeTheLatency) {
+  std::string ev;
+  const int ends[] = {30, 125, 240, 320};
+  for (int k = 0; k < 4; ++k) {
+    const int t = 100 * k;
+    ev +=
+        (k ? "," : "") +
+        std::string(
+            R"J({"ph":"X","cat":"user_annotation","name":"execute_2_context_0(sq0sk0sqsq0sqsk0)_generation_2(sq2sk20sqsq2sqsk20)","pid":1,"tid":1,"ts":)J") +
+        std::to_string(t) +
+        R"(,"dur":10},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+        std::to_string(t + 1) + R"(,"dur":2,"args":{"correlation":)" + std::to_string(k + 1) +
+        R"(}},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(t + 5) + R"(,"dur":)" +
+        std::to_string(ends[k] - t - 5) + R"(,"args":{"stream":7,"correlation":)" + std::to_string(k + 1) + "}}";
+  }
+  const Profile p = testing::ProfileFromJson(R"({"traceEvents":[)" + ev + "]}");
+  const ProfileFigures f = MeasureProfile(p, BuildProfileView(p, {}));
+  EXPECT_EQ(f.step_source, ProfileFigures::StepSource::kServingStep);
+  EXPECT_DOUBLE_EQ(f.step_seconds, 32.5e-6);
+}
+
 }  // namespace mlprof

@@ -19,6 +19,11 @@ std::string StepSourceText(const ProfileFigures& f) {
                          static_cast<int64_t>(f.devices));
     case ProfileFigures::StepSource::kProfilerStep:
       return fmt::format("slowest rank's median steady-state ProfilerStep wall time, {} ranks", f.ranks);
+    case ProfileFigures::StepSource::kServingStep:
+      return fmt::format(
+          "slowest rank's median steady-state serving-step latency (range start to its last GPU op's "
+          "end), {} ranks",
+          f.ranks);
     case ProfileFigures::StepSource::kNone:
       break;
   }
