@@ -83,11 +83,6 @@ std::pair<Ps, Ps> Span(const RankView& rv) {
   return first <= last ? std::pair<Ps, Ps>{first, last} : std::pair<Ps, Ps>{0, 0};
 }
 
-bool IsSyncCall(std::string_view name) {
-  return name.find("Synchronize") != std::string_view::npos || name == "cudaMemcpy" || name == "hipMemcpy" ||
-         name == "cudaMemcpy2D" || name == "cudaMemset" || name == "hipMemset" || name == "hipMemcpyWithStream";
-}
-
 // A communication kernel's collective: from the op that launched it (its
 // record_param_comms description: NCCL runs an all-to-all or all-gather as
 // ncclKernel_SendRecv_*), else from its name (ncclKernel_AllReduce_RING_LL_

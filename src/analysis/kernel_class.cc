@@ -46,4 +46,9 @@ KernelClass KernelClassCache::Get(StringId name) {
   return static_cast<KernelClass>(cache_[name]);
 }
 
+bool IsSyncCall(std::string_view name) {
+  return name.find("Synchronize") != std::string_view::npos || name == "cudaMemcpy" || name == "hipMemcpy" ||
+         name == "cudaMemcpy2D" || name == "cudaMemset" || name == "hipMemset" || name == "hipMemcpyWithStream";
+}
+
 }  // namespace mlprof

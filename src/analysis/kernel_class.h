@@ -24,6 +24,11 @@ const char* KernelClassName(KernelClass c);  // "COMPUTATION", ...
 
 KernelClass ClassifyKernelName(std::string_view name);
 
+// A host runtime call that waits for the device: stream / device / event
+// syncs and synchronous copies and fills (diagnose's sync stalls, serving
+// steps' blocked time).
+bool IsSyncCall(std::string_view name);
+
 // Class of every string id of a rank (computed lazily, cached by the caller).
 class KernelClassCache {
  public:

@@ -3,21 +3,10 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/kernel_class.h"
 #include "analysis/stats.h"
 
 namespace mlprof {
-
-namespace {
-
-// A host call that waits for the device: stream / device / event syncs and
-// synchronous copies.
-bool Blocking(std::string_view n) {
-  return n.find("Synchronize") != std::string_view::npos || n == "cudaMemcpy" || n == "hipMemcpy" ||
-         n == "hipMemcpyWithStream" || n == "cudaMemcpy2D" || n.starts_with("cuMemcpyDtoH") ||
-         n.starts_with("cuMemcpyHtoD") || n == "cuCtxSynchronize";
-}
-
-}  // namespace
 
 ServingReport ComputeServingSteps(const ProfileView& view, const StepOptions& opt) {
   ServingReport rep;
@@ -46,10 +35,10 @@ ServingReport ComputeServingSteps(const ProfileView& view, const StepOptions& op
     // inside another blocking call.
     std::vector<Ps> blocked(p.steps.size(), 0);
     for (size_t i = 0; i < p.ops.size(); ++i) {
-      if (!IsLaunchOp(p.ops.kind[i]) || p.ops.step[i] < 0 || !Blocking(p.str(p.ops.name[i]))) continue;
+      if (!IsLaunchOp(p.ops.kind[i]) || p.ops.step[i] < 0 || !IsSyncCall(p.str(p.ops.name[i]))) continue;
       const int32_t parent = p.ops.parent[i];
       if (parent >= 0 && IsLaunchOp(p.ops.kind[static_cast<size_t>(parent)]) &&
-          Blocking(p.str(p.ops.name[static_cast<size_t>(parent)])))
+          IsSyncCall(p.str(p.ops.name[static_cast<size_t>(parent)])))
         continue;
       const Step& st = p.steps[static_cast<size_t>(p.ops.step[i])];
       if (st.op < 0 || p.ops.track[i] != p.ops.track[static_cast<size_t>(st.op)]) continue;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "base/time.h"
 #include "report/table.h"
@@ -39,6 +40,21 @@ inline Cell PctCell(double part, double whole) {
 }
 // A figure that may be unknown (negative or NaN): null then.
 inline Cell Known(double v) { return std::isnan(v) || v < 0 ? Cell::Null() : Cell::Real(v); }
+
+// Appends fill(row) for the first `top` rows (0: all), counting the rest in
+// `hidden`.
+template <class Row, class Fill>
+void LimitedRows(Table& t, const std::vector<Row>& rows, int top, size_t* hidden, Fill fill) {
+  size_t shown = 0;
+  for (const Row& r : rows) {
+    if (top > 0 && shown >= static_cast<size_t>(top)) {
+      ++*hidden;
+      continue;
+    }
+    ++shown;
+    t.rows.push_back(fill(r));
+  }
+}
 
 // Says under a table that `hidden` rows were left out by --top (nothing when
 // none were).

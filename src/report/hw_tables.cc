@@ -333,21 +333,28 @@ Table GemmTilesTable(const std::vector<GemmTileRow>& rows, int top, size_t* hidd
       .Add(ratio("shape_eff", "tile_eff x wave_eff"))
       .Add(Measure("grid", Unit::kText, "yes: the kernel's grid is this many tiles (or a split-K multiple)"));
   auto opt = [](double v) { return v >= 0 ? Cell::Real(v) : Cell::Null(); };
-  size_t shown = 0;
-  for (const GemmTileRow& r : rows) {
-    if (top > 0 && shown >= static_cast<size_t>(top)) {
-      ++*hidden;
-      continue;
-    }
-    ++shown;
+  LimitedRows(t, rows, top, hidden, [&](const GemmTileRow& r) -> std::vector<Cell> {
     const std::string tile =
         r.swapped ? fmt::format("{}x{} (N x M)", r.tile.m, r.tile.n) : fmt::format("{}x{}", r.tile.m, r.tile.n);
-    t.rows.push_back({Cell::Int(r.rank), Cell::Text(r.op), Cell::Text(r.input_dims), Cell::Text(r.kernel),
-                      Cell::Int(r.count), Cell::Int(r.gpu), Cell::Int(r.m), Cell::Int(r.n), Cell::Int(r.k),
-                      Cell::Text(tile), Cell::Int(r.tiles), Cell::Int(r.ctas), Cell::Real(r.tile_eff),
-                      r.sms > 0 ? Cell::Int(r.sms) : Cell::Null(), r.waves > 0 ? Cell::Int(r.waves) : Cell::Null(),
-                      opt(r.wave_eff), opt(r.shape_eff), Cell::Text(r.grid_confirms ? "yes" : "")});
-  }
+    return {Cell::Int(r.rank),
+            Cell::Text(r.op),
+            Cell::Text(r.input_dims),
+            Cell::Text(r.kernel),
+            Cell::Int(r.count),
+            Cell::Int(r.gpu),
+            Cell::Int(r.m),
+            Cell::Int(r.n),
+            Cell::Int(r.k),
+            Cell::Text(tile),
+            Cell::Int(r.tiles),
+            Cell::Int(r.ctas),
+            Cell::Real(r.tile_eff),
+            r.sms > 0 ? Cell::Int(r.sms) : Cell::Null(),
+            r.waves > 0 ? Cell::Int(r.waves) : Cell::Null(),
+            opt(r.wave_eff),
+            opt(r.shape_eff),
+            Cell::Text(r.grid_confirms ? "yes" : "")};
+  });
   t.notes.push_back(
       "Tiles from kernel names: Tensile/hipBLASLt MT<m>x<n>x<k>, cuBLAS tilesize<m>x<n>x<k>, CUTLASS and cuBLAS "
       "nvjet <m>x<n>_<k>x<stages>. One CTA per SM at a time; persistent kernels (grid = the SM count: grid blank) "

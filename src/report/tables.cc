@@ -781,16 +781,10 @@ Table ModuleTreeTable(const ModuleReport& m, int top, size_t* hidden) {
       .Add(TimeUs("gpu", "their GPU time (inclusive)"))
       .Add(TimeUs("self", "of it, launched with no module inside this one"))
       .Add(Pct("pct", "of the rank's GPU time"));
-  size_t shown = 0;
-  for (const ModuleNodeRow& r : m.tree) {
-    if (top > 0 && shown >= static_cast<size_t>(top)) {
-      ++*hidden;
-      continue;
-    }
-    ++shown;
-    t.rows.push_back({Cell::Int(r.rank), Cell::Text(r.path), Cell::Text(r.cls), Cell::Int(r.depth), Cell::Int(r.calls),
-                      Cell::Int(r.gpu_ops), Time(r.gpu), Time(r.self), Cell::Real(r.pct)});
-  }
+  LimitedRows(t, m.tree, top, hidden, [](const ModuleNodeRow& r) -> std::vector<Cell> {
+    return {Cell::Int(r.rank),    Cell::Text(r.path), Cell::Text(r.cls), Cell::Int(r.depth), Cell::Int(r.calls),
+            Cell::Int(r.gpu_ops), Time(r.gpu),        Time(r.self),      Cell::Real(r.pct)};
+  });
   return t;
 }
 
@@ -804,17 +798,16 @@ Table ModuleClassTable(const ModuleReport& m, int top, size_t* hidden) {
       .Add(Pct("pct", "of the rank's GPU time"))
       .Add(Text("parent", "the enclosing class it spends the most time under"))
       .Add(Pct("pct_of_parent", "its GPU time under `parent` / the parent class's GPU time", 1));
-  size_t shown = 0;
-  for (const ModuleClassRow& r : m.classes) {
-    if (top > 0 && shown >= static_cast<size_t>(top)) {
-      ++*hidden;
-      continue;
-    }
-    ++shown;
-    t.rows.push_back({Cell::Int(r.rank), Cell::Text(r.cls), Cell::Int(r.instances), Cell::Int(r.calls), Time(r.gpu),
-                      Cell::Real(r.pct), Cell::Text(r.parent),
-                      r.pct_of_parent >= 0 ? Cell::Real(r.pct_of_parent) : Cell::Null()});
-  }
+  LimitedRows(t, m.classes, top, hidden, [](const ModuleClassRow& r) -> std::vector<Cell> {
+    return {Cell::Int(r.rank),
+            Cell::Text(r.cls),
+            Cell::Int(r.instances),
+            Cell::Int(r.calls),
+            Time(r.gpu),
+            Cell::Real(r.pct),
+            Cell::Text(r.parent),
+            r.pct_of_parent >= 0 ? Cell::Real(r.pct_of_parent) : Cell::Null()};
+  });
   return t;
 }
 
@@ -829,16 +822,10 @@ Table AnnotationTable(const ModuleReport& m, int top, size_t* hidden) {
       .Add(TimeUs("gpu", "their GPU time (a GPU op counted once however deeply the name nests)"))
       .Add(Pct("pct", "of the rank's GPU time"))
       .Add(Text("parent", "host: the enclosing annotation most of its GPU time is under"));
-  size_t shown = 0;
-  for (const AnnotationRow& r : m.annotations) {
-    if (top > 0 && shown >= static_cast<size_t>(top)) {
-      ++*hidden;
-      continue;
-    }
-    ++shown;
-    t.rows.push_back({Cell::Int(r.rank), Cell::Text(r.name), Cell::Text(r.where), Cell::Int(r.calls), Time(r.span),
-                      Cell::Int(r.gpu_ops), Time(r.gpu), Cell::Real(r.pct), Cell::Text(r.parent)});
-  }
+  LimitedRows(t, m.annotations, top, hidden, [](const AnnotationRow& r) -> std::vector<Cell> {
+    return {Cell::Int(r.rank),    Cell::Text(r.name), Cell::Text(r.where), Cell::Int(r.calls),  Time(r.span),
+            Cell::Int(r.gpu_ops), Time(r.gpu),        Cell::Real(r.pct),   Cell::Text(r.parent)};
+  });
   return t;
 }
 
@@ -849,15 +836,9 @@ Table AnnotationStepTable(const ModuleReport& m, int top, size_t* hidden) {
       .Add(Key("step", Unit::kId, "the step (ProfilerStep#N's N, or the serving step's position)"))
       .Add(Count("gpu_ops", "GPU ops launched inside the annotation in this step"))
       .Add(TimeUs("gpu", "their GPU time"));
-  size_t shown = 0;
-  for (const AnnotationStepRow& r : m.annotation_steps) {
-    if (top > 0 && shown >= static_cast<size_t>(top)) {
-      ++*hidden;
-      continue;
-    }
-    ++shown;
-    t.rows.push_back({Cell::Int(r.rank), Cell::Text(r.name), Cell::Int(r.step), Cell::Int(r.gpu_ops), Time(r.gpu)});
-  }
+  LimitedRows(t, m.annotation_steps, top, hidden, [](const AnnotationStepRow& r) -> std::vector<Cell> {
+    return {Cell::Int(r.rank), Cell::Text(r.name), Cell::Int(r.step), Cell::Int(r.gpu_ops), Time(r.gpu)};
+  });
   return t;
 }
 
@@ -874,17 +855,11 @@ Table KernelLaunchersTable(const ModuleReport& m, int top, size_t* hidden) {
       .Add(Text("top_module", "the innermost module class with the most of its time"))
       .Add(Pct("top_module_pct", "its share", 1))
       .Add(Count("modules", "distinct innermost module classes ((no module) counts)"));
-  size_t shown = 0;
-  for (const KernelLauncherRow& r : m.kernels) {
-    if (top > 0 && shown >= static_cast<size_t>(top)) {
-      ++*hidden;
-      continue;
-    }
-    ++shown;
-    t.rows.push_back({Cell::Int(r.rank), Cell::Text(r.kernel), Cell::Int(r.count), Time(r.gpu), Cell::Real(r.pct),
-                      Cell::Text(r.top_op), Cell::Real(r.top_op_pct), Cell::Int(r.ops), Cell::Text(r.top_module),
-                      Cell::Real(r.top_module_pct), Cell::Int(r.modules)});
-  }
+  LimitedRows(t, m.kernels, top, hidden, [](const KernelLauncherRow& r) -> std::vector<Cell> {
+    return {Cell::Int(r.rank),        Cell::Text(r.kernel),         Cell::Int(r.count),       Time(r.gpu),
+            Cell::Real(r.pct),        Cell::Text(r.top_op),         Cell::Real(r.top_op_pct), Cell::Int(r.ops),
+            Cell::Text(r.top_module), Cell::Real(r.top_module_pct), Cell::Int(r.modules)};
+  });
   return t;
 }
 
@@ -893,18 +868,6 @@ Column GbS(const char* name, const char* description) {
   return Measure(name, Unit::kByteRate, description).Show(std::string(name) + "_gb_s", 1e9, 3);
 }
 Cell KnownRate(double v) { return v >= 0 ? Cell::Real(v) : Cell::Null(); }
-template <class Row, class Fill>
-void LimitedRows(Table& t, const std::vector<Row>& rows, int top, size_t* hidden, Fill fill) {
-  size_t shown = 0;
-  for (const Row& r : rows) {
-    if (top > 0 && shown >= static_cast<size_t>(top)) {
-      ++*hidden;
-      continue;
-    }
-    ++shown;
-    t.rows.push_back(fill(r));
-  }
-}
 }  // namespace
 
 Table CollectiveSummaryTable(const CollectiveReport& c, int top, size_t* hidden) {
