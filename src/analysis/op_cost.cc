@@ -661,6 +661,14 @@ bool HasCostModel(std::string_view op) {
          op == "aten::_log_softmax_backward_data" || op == "aten::embedding" || op == "aten::embedding_dense_backward";
 }
 
+OpCategory CategoryOfCostableOp(std::string_view op) {
+  for (const AttnOp& a : kAttnOps)
+    if (a.name == op) return OpCategory::kAttention;
+  if (In(kGemmOps, op) || op == "aten::convolution" || op == "aten::_convolution" || op == "aten::convolution_backward")
+    return OpCategory::kMatmul;
+  return OpCategory::kOther;
+}
+
 bool ConvStrideUnknown(std::string_view op, std::string_view input_dims, std::string_view concrete_inputs) {
   size_t first = 0;
   if (op == "aten::convolution" || op == "aten::_convolution")

@@ -69,6 +69,9 @@ int CommDtypeBytes(std::string_view dtype);
 bool ConvStrideUnknown(std::string_view op, std::string_view input_dims, std::string_view concrete_inputs);
 // True if FrameworkOpCost has a model for ops of this name.
 bool HasCostModel(std::string_view op);
+// Matmul (GEMMs, convolutions) or attention for the ops FrameworkOpCost
+// models as such, whether or not their shapes were recorded; else kOther.
+OpCategory CategoryOfCostableOp(std::string_view op);
 // The op category of a cost kind (the one vocabulary, base/op_category.h).
 OpCategory CostCategory(std::string_view kind);
 

@@ -399,7 +399,27 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double gemm = GemmEfficiency(k, c.chip).efficiency;
   const double rate = N * peak * gemm;
   pl->imbalance_flops = (k.moe_imbalance - 1) * d.expert_train_per_token * d.tokens;
-  pl->t_compute = (pl->model_flops + pl->remat_flops + pl->imbalance_flops) / rate * imbalance;
+  const double counted = pl->model_flops + pl->remat_flops + pl->imbalance_flops;
+  if (k.attention <= 0 && k.other_bytes <= 0) {
+    pl->t_compute = counted / rate * imbalance;
+  } else {
+    // Calibrated: the attention scores at their own efficiency on the FLOPs
+    // a causal kernel executes; the non-matmul ops' HBM traffic, which a
+    // recomputed forward repeats in part.
+    const bool remat_scores =
+        pl->remat == Remat::kSelective || pl->remat == Remat::kSaveOutProj || pl->remat == Remat::kFull;
+    const double scores = k.attention > 0 ? d.score_fwd_per_token * (remat_scores ? 4 : 3) * d.tokens : 0;
+    const double executed = t.causal_half ? scores : scores / 2;
+    const double t_matmul = (counted - scores) / rate;
+    const double t_scores = k.attention > 0 ? executed / (N * peak * k.attention) : 0;
+    const double t_other = k.other_bytes * d.tokens * static_cast<double>(m.layers) * h / N / c.chip.hbm_bytes_per_s *
+                           (1 + pl->remat_flops / pl->model_flops);
+    pl->t_compute = (t_matmul + t_scores + t_other) * imbalance;
+    if (why) {
+      why->t_matmul = t_matmul, why->t_scores = t_scores, why->t_other = t_other;
+      why->score_flops = scores, why->score_executed = executed;
+    }
+  }
   const double m_steps = ga;               // micro-batches per step per pipeline
   const double A = mb * seq / cp * h * 2;  // one micro-batch's activation, bytes, before TP
   if (why) why->peak = peak, why->gemm = gemm, why->stage_imbalance = imbalance, why->micro_batches = m_steps;
@@ -486,7 +506,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   // Optimizer: AdamW touches ~34 bytes per parameter it updates (HBM-bound).
   pl->t_opt = 34 * local / opt_shard / (c.chip.hbm_bytes_per_s * k.hbm);
   if (why) why->opt_params = local / opt_shard;
-  pl->t_step = pl->t_compute + pl->t_tp + pl->t_ep + pl->t_fsdp_dp + pl->t_cp + pl->t_pp + pl->t_opt;
+  pl->t_step = pl->t_compute + pl->t_tp + pl->t_ep + pl->t_fsdp_dp + pl->t_cp + pl->t_pp + pl->t_opt + k.step_overhead;
   pl->mfu = pl->model_flops / (pl->t_step * N * peak);
   using B = Bottleneck;
   const std::pair<double, B> terms[] = {{pl->t_compute, B::kCompute}, {pl->t_tp, B::kTp}, {pl->t_ep, B::kEp},

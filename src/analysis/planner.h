@@ -86,6 +86,11 @@ struct Knobs {
   double overlap = 0.90;        // fraction of FSDP/DP communication hidden under compute
   double hbm = 0.80;            // fraction of HBM bandwidth the optimizer step reaches
   double latency = 1e-6;  // α: seconds per step of a ring collective (a ring over n ranks takes n-1 steps per pass)
+  // Measured by `--calibrate` (0: not modelled apart, which the default
+  // GEMM efficiency was fitted with):
+  double attention = 0;      // fraction of peak the attention scores reach, on the FLOPs executed (the causal half)
+  double other_bytes = 0;    // HBM bytes per token, layer and hidden unit the non-matmul ops move (norms, casts...)
+  double step_overhead = 0;  // seconds per step the GPU waits for the host
 };
 
 // The GEMM efficiency a plan is computed with and where it comes from:
@@ -200,8 +205,12 @@ struct Explanation {
   double transient = 0;                  // one layer recomputed (remat)
   double logits = 0;                     // the last stage's logits
   // Compute.
-  double peak = 0;             // bf16 FLOP/s per chip
-  double gemm = 0;             // GEMM efficiency (GemmEfficiency)
+  double peak = 0;  // bf16 FLOP/s per chip
+  double gemm = 0;  // GEMM efficiency (GemmEfficiency)
+  // With Knobs::attention or Knobs::other_bytes: Comp's parts (before the
+  // stage imbalance); the score FLOPs counted in model + remat FLOPs and
+  // those executed (the causal half).
+  double t_matmul = 0, t_scores = 0, t_other = 0, score_flops = 0, score_executed = 0;
   double stage_imbalance = 1;  // the largest stage's layers x stages / layers
   double micro_batches = 0;    // per step per pipeline
   // TP: all-reduces per layer and micro-batch, of one micro-batch's

@@ -215,6 +215,10 @@ struct PlanOptions : TableOptions {
   double max_mem_gb = 0;
   int explain = 0;
   double latency_us = 1;
+  // --calibrate: profiles of a real run whose measured efficiencies replace
+  // the defaults; --this-run: also predict that run's own plan.
+  InputOptions calibrate;
+  bool this_run = false;
 };
 StatusOr<Report> Plan(PlanOptions o);
 

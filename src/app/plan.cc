@@ -1,9 +1,12 @@
 // `mlprof plan`: the parallelism planner over a model, a chip and a cluster.
 #include <fmt/format.h>
 
+#include "analysis/calibration.h"
+#include "analysis/collectives.h"
 #include "analysis/planner.h"
 #include "app/chip.h"
 #include "app/commands.h"
+#include "app/session.h"
 #include "report/plan_explain.h"
 #include "report/plan_tables.h"
 
@@ -84,11 +87,72 @@ Status RunProblemStatus(const plan::RunProblem& p, const plan::Cluster& c) {
   return Internal("unknown run problem");
 }
 
+// The profile's own plan: the pinned degrees, DP the rest of the chips,
+// the micro-batch pinned or the whole per-replica batch (one micro-batch a
+// step), the remat policy pinned or none.
+StatusOr<plan::Plan> RunPlan(const plan::ModelSpec& model, const plan::Cluster& c, const plan::TrainSpec& t,
+                             const plan::PlanFilter& f) {
+  plan::Plan p;
+  p.tp = f.tp ? f.tp : 1, p.pp = f.pp ? f.pp : 1, p.cp = f.cp ? f.cp : 1, p.ep = f.ep ? f.ep : 1;
+  p.fsdp = f.fsdp ? f.fsdp : 1, p.vpp = f.vpp ? f.vpp : 1;
+  const int64_t inner = p.tp * p.pp * p.cp * p.fsdp;
+  if (c.chips % inner != 0)
+    return InvalidArgument(
+        fmt::format("--this-run: TP x PP x CP x FSDP = {} does not divide the {} chips", inner, c.chips));
+  p.dp = f.dp ? f.dp : c.chips / inner;
+  const int64_t replicas = p.dp * p.fsdp;
+  if (t.global_batch % replicas != 0)
+    return InvalidArgument(
+        fmt::format("--this-run: --global-batch = {} is not divisible by DP x FSDP = {}", t.global_batch, replicas));
+  p.mb = f.mb ? f.mb : t.global_batch / replicas;
+  if ((t.global_batch / replicas) % p.mb != 0)
+    return InvalidArgument(fmt::format("--this-run: --mb = {} does not divide the {} sequences per replica", p.mb,
+                                       t.global_batch / replicas));
+  p.ga = t.global_batch / replicas / p.mb;
+  p.zero = f.zero >= 0 ? f.zero : 1;
+  if (!f.remat.empty()) plan::ParseRemat(f.remat, &p.remat);
+  plan::PlanFilter pinned = f;
+  pinned.tp = p.tp, pinned.pp = p.pp, pinned.cp = p.cp, pinned.ep = p.ep, pinned.fsdp = p.fsdp, pinned.dp = p.dp;
+  pinned.mb = p.mb, pinned.vpp = p.vpp;
+  if (std::optional<plan::RunProblem> problem = plan::CheckRun(model, c, t, pinned))
+    return RunProblemStatus(*problem, c);
+  return p;
+}
+
 }  // namespace
 
 StatusOr<Report> Plan(PlanOptions o) {
   ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles(o.chip_files));
-  ASSIGN_OR_RETURN(const hw::Chip* chip, FindChip(db, o.chip));
+  const bool calibrating = !o.calibrate.paths.empty();
+  if (o.this_run && !calibrating) return InvalidArgument("--this-run needs --calibrate PROFILE");
+  std::optional<Session> run;
+  RunMeasurement measured;
+  if (calibrating) {
+    ASSIGN_OR_RETURN(Session s, OpenSession(o.calibrate, nullptr));
+    CollectiveOptions co;
+    co.gpus_per_node = static_cast<int>(o.node);
+    const CollectiveReport coll = ComputeCollectives(s.view, co);
+    measured = MeasureRun(s.view, &coll);
+    if (measured.ranks == 0)
+      return InvalidArgument(fmt::format(
+          "--calibrate {}: no rank has a steady step (ProfilerStep#N after the warm-up) to measure; record at least "
+          "two steps",
+          o.calibrate.paths.front()));
+    if (o.chips == 0) o.chips = measured.world_size > 0 ? measured.world_size : measured.ranks;
+    run = std::move(s);
+  }
+  if (o.chips == 0) return InvalidArgument("--chips: required (or --calibrate a profile that records its world size)");
+  const hw::Chip* chip = nullptr;
+  if (!o.chip.empty() || !run) {
+    if (o.chip.empty()) return InvalidArgument("--chip: required (or --calibrate a profile that names its GPU)");
+    ASSIGN_OR_RETURN(chip, FindChip(db, o.chip));
+  } else {
+    DetectedChip detected = DetectChip(db, run->profile.AllDevices());
+    if (!detected.chip)
+      return InvalidArgument(fmt::format("--calibrate: cannot tell the chip from the profile ({}); pass --chip",
+                                         detected.seen.empty() ? "no device named" : detected.seen.front()));
+    chip = detected.chip;
+  }
   const bool is_file =
       o.model.find('/') != std::string::npos || (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".toml");
   ASSIGN_OR_RETURN(plan::ModelSpec model, is_file ? plan::LoadModelFile(o.model) : plan::BuiltInModel(o.model));
@@ -112,11 +176,33 @@ StatusOr<Report> Plan(PlanOptions o) {
     return InvalidArgument(fmt::format("--memory '{}': expected megatron, zero or maxtext", mem));
   o.filter.max_mem_bytes = o.max_mem_gb * 1e9;
   o.knobs.latency = o.latency_us * 1e-6;
+  std::optional<plan::Calibration> cal;
+  if (run) {
+    // With --this-run the pins describe the profile's run (and the search is
+    // free); else they only filter the search, and the run is taken as
+    // data-parallel over every chip, one micro-batch a step, no remat.
+    plan::PlanFilter described;
+    if (o.this_run) described = o.filter;
+    ASSIGN_OR_RETURN(plan::Plan own, RunPlan(model, cluster, t, described));
+    cal = plan::Calibrate(measured, model, cluster, t, o.knobs, own);
+    o.knobs = cal->knobs;
+    // The search is for the same job: the pins described this run.
+    if (o.this_run) {
+      plan::PlanFilter free;
+      free.max_mem_bytes = o.filter.max_mem_bytes, free.include_oom = o.filter.include_oom;
+      free.include_dominated = o.filter.include_dominated;
+      o.filter = free;
+    }
+  }
   if (std::optional<plan::RunProblem> problem = plan::CheckRun(model, cluster, t, o.filter))
     return RunProblemStatus(*problem, cluster);
   plan::PlanSearch search = plan::SearchPlans(model, cluster, t, o.knobs, o.filter);
   Report r;
-  r.tables.push_back(PlanSettingTable(model, cluster, t, o.knobs, o.filter, search));
+  r.tables.push_back(PlanSettingTable(model, cluster, t, o.knobs, o.filter, search, cal.has_value()));
+  if (cal) {
+    r.tables.push_back(CalibrationTable(measured, *cal, run->inputs.paths));
+    if (o.this_run) r.tables.push_back(ThisRunTable(measured, *cal, search.plans.empty() ? nullptr : &search.plans[0]));
+  }
   if (o.explain > 0) {
     if (static_cast<size_t>(o.explain) > search.plans.size())
       return InvalidArgument(fmt::format("--explain {}: there are {} plans", o.explain, search.plans.size()));

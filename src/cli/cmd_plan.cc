@@ -14,9 +14,19 @@ class PlanCommand : public Command {
                   "a built-in model (llama3-8b, llama3-70b, llama3-405b, llama2-70b, mixtral-8x7b, "
                   "mixtral-8x22b, deepseek-v3, gpt3-175b) or a .toml file (docs/PLANNER.md)")
         ->required();
-    p->add_option("--chip", o_.chip, "chip id (`mlprof chips` lists them)")->required();
+    p->add_option("--chip", o_.chip, "chip id (`mlprof chips` lists them; with --calibrate: the profile's GPU)");
     p->add_option("--chip-file", o_.chip_files, "add or replace chips from JSON files");
-    p->add_option("--chips", o_.chips, "number of chips")->required()->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+    p->add_option("--chips", o_.chips, "number of chips (with --calibrate: the profile's world size)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+    p->add_option("--calibrate", o_.calibrate.paths,
+                  "profiles of a real run (Kineto traces, one per rank, or a directory): measure matmul and "
+                  "attention efficiency, other compute, optimizer time, host overhead and collective bandwidth, "
+                  "and plan with them")
+        ->check(CLI::ExistingPath);
+    p->add_flag("--this-run", o_.this_run,
+                "with --calibrate: predict the profile's own plan (--tp, --pp, ... --mb, --remat describe it; DP is "
+                "the rest) against its measured step, then search the same job (without --this-run the run is taken "
+                "as DP over every chip, one micro-batch, no remat, and the flags filter the search)");
     p->add_option("--gpus-per-node", o_.node, "GPUs per NVLink domain (default 8; TPU: the slice)")
         ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
     p->add_option("--ici-axes", o_.ici_axes, "TPU torus axes, innermost first (16x16, 8x8x16)");

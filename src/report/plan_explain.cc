@@ -48,11 +48,32 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
   lines.push_back(fmt::format("Tot = W + G + O + FBuf + Act + Rsv ({:.0f} % of HBM) = {:.2f} GB of {:.2f} GB: {}",
                               t.reserve * 100, p.total / GB, c.chip.hbm_bytes / GB, p.fits ? "fits" : "does not fit"));
   // ---- time ----
-  lines.push_back(fmt::format(
-      "Comp = ({:.3f} + remat {:.3f} + busiest expert {:.3f}) PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) "
-      "x stage imbalance {:.3f} = {:.4f} s",
-      p.model_flops / 1e15, p.remat_flops / 1e15, p.imbalance_flops / 1e15, c.chips, e.peak / 1e12, e.gemm,
-      e.stage_imbalance, p.t_compute));
+  if (k.attention <= 0 && k.other_bytes <= 0) {
+    lines.push_back(fmt::format(
+        "Comp = ({:.3f} + remat {:.3f} + busiest expert {:.3f}) PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) "
+        "x stage imbalance {:.3f} = {:.4f} s",
+        p.model_flops / 1e15, p.remat_flops / 1e15, p.imbalance_flops / 1e15, c.chips, e.peak / 1e12, e.gemm,
+        e.stage_imbalance, p.t_compute));
+  } else {
+    lines.push_back(fmt::format(
+        "matmuls = ({:.3f} + remat {:.3f} + busiest expert {:.3f} - attention scores {:.3f}) PFLOP / ({} chips x "
+        "{:.0f} TFLOP/s x GEMM {:.2f}) = {:.4f} s",
+        p.model_flops / 1e15, p.remat_flops / 1e15, p.imbalance_flops / 1e15, e.score_flops / 1e15, c.chips,
+        e.peak / 1e12, e.gemm, e.t_matmul));
+    if (k.attention > 0)
+      lines.push_back(fmt::format(
+          "attention scores = {:.3f} PFLOP executed ({}) / ({} chips x {:.0f} TFLOP/s x attention {:.2f}) = {:.4f} s",
+          e.score_executed / 1e15, t.causal_half ? "the causal half, as counted" : "half the s x s counted: causal",
+          c.chips, e.peak / 1e12, k.attention, e.t_scores));
+    if (k.other_bytes > 0)
+      lines.push_back(fmt::format(
+          "other ops = {:.1f} B x {:.0f} tokens x {} layers x {} hidden / {} chips / {:.0f} GB/s x (1 + remat / model "
+          "FLOPs {:.3f}) = {:.4f} s",
+          k.other_bytes, static_cast<double>(t.global_batch) * static_cast<double>(t.seq), m.layers, m.hidden, c.chips,
+          c.chip.hbm_bytes_per_s / GB, p.model_flops > 0 ? p.remat_flops / p.model_flops : 0.0, e.t_other));
+    lines.push_back(fmt::format("Comp = (matmuls + attention scores + other ops) x stage imbalance {:.3f} = {:.4f} s",
+                                e.stage_imbalance, p.t_compute));
+  }
   if (p.tp > 1)
     lines.push_back(
         fmt::format("TP = {:.0f} layers x {:.0f} micro-batches x {:.0f} all-reduces x (2({}-1)/{} x {:.3f} GB / {:.0f} "
@@ -93,6 +114,8 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
         p.pp, p.vpp, e.micro_batches, e.bubble, p.vpp, p.pp, e.pp_bytes / GB, e.pp_bw / GB, us, e.t_p2p, p.t_pp));
   lines.push_back(fmt::format("Opt = 34 B x {:.3f} B parameters / {:.0f} GB/s x HBM {:.2f} = {:.4f} s",
                               e.opt_params / 1e9, c.chip.hbm_bytes_per_s / GB, k.hbm, p.t_opt));
+  if (k.step_overhead > 0)
+    lines.push_back(fmt::format("host overhead (GPU idle per step, measured) = {:.4f} s", k.step_overhead));
   lines.push_back(fmt::format(
       "Step = {:.4f} s; MFU = {:.3f} PFLOP / ({:.4f} s x {} x {:.0f} TFLOP/s) = {:.2f} %; bottleneck: {}", p.t_step,
       p.model_flops / 1e15, p.t_step, c.chips, e.peak / 1e12, p.mfu * 100, plan::BottleneckName(p.bottleneck)));

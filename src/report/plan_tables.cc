@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "report/columns.h"
 
 namespace mlprof {
@@ -23,7 +25,7 @@ std::string GemmSourceText(plan::GemmSource s, const std::string& chip) {
 }  // namespace
 
 Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const plan::TrainSpec& t, const plan::Knobs& k,
-                       const plan::PlanFilter& f, const plan::PlanSearch& s) {
+                       const plan::PlanFilter& f, const plan::PlanSearch& s, bool calibrated) {
   Table tb("plan_setting", "What was planned");
   tb.Add(Key("item", Unit::kText, "what is described")).Add(Measure("value", Unit::kText, "its value").Whole());
   auto row = [&](std::string a, std::string b) {
@@ -49,10 +51,19 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
                   t.reserve * 100,
                   f.zero < 0 ? "ZeRO-1, or ZeRO-2 where ZeRO-1 does not fit" : fmt::format("ZeRO-{}", f.zero)));
   const plan::GemmFigure gemm = plan::GemmEfficiency(k, c.chip);
-  row("efficiency", fmt::format("GEMM {:.2f} ({}), collectives {:.2f} (+ {:g} us per ring step), overlap {:.2f}, HBM "
-                                "{:.2f}, busiest expert x{:.2f}",
-                                gemm.efficiency, GemmSourceText(gemm.source, c.chip.id), k.collective, k.latency * 1e6,
-                                k.overlap, k.hbm, k.moe_imbalance));
+  std::string measured;
+  if (k.attention > 0) measured += fmt::format(", attention {:.2f}", k.attention);
+  if (k.other_bytes > 0)
+    measured += fmt::format(", other ops {:.1f} B per token, layer and hidden unit", k.other_bytes);
+  if (k.step_overhead > 0) measured += fmt::format(", host overhead {:.3f} ms per step", k.step_overhead * 1e3);
+  row("efficiency",
+      fmt::format("GEMM {:.2f} ({}), collectives {:.2f} (+ {:g} us per ring step), overlap {:.2f}, HBM "
+                  "{:.2f}, busiest expert x{:.2f}{}{}",
+                  gemm.efficiency,
+                  calibrated && gemm.source == plan::GemmSource::kGiven ? std::string("--calibrate")
+                                                                        : GemmSourceText(gemm.source, c.chip.id),
+                  k.collective, k.latency * 1e6, k.overlap, k.hbm, k.moe_imbalance, measured,
+                  calibrated ? " (--calibrate: the table below)" : ""));
   int64_t fit = 0;
   for (const auto& p : s.plans) fit += p.fits;
   row("search", fmt::format("{} layouts, {} plans evaluated: {} fit, {} do not fit; {} remat or ZeRO choices skipped "
@@ -148,6 +159,146 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
       "FBuf = FSDP gather buffers; Rsv = the reserve. Times are exposed (not hidden under compute). `--explain N` "
       "shows the arithmetic of row N.");
   if (plans.empty()) t.notes.push_back("No plan fits: try more chips, a smaller batch, or --all to see the closest.");
+  return t;
+}
+
+namespace {
+
+std::string PlanLabel(const plan::Plan& p) {
+  std::string s = fmt::format("TP{} PP{}", p.tp, p.pp);
+  if (p.vpp > 1) s += fmt::format(" V{}", p.vpp);
+  if (p.cp > 1) s += fmt::format(" CP{}", p.cp);
+  if (p.ep > 1) s += fmt::format(" EP{}", p.ep);
+  if (p.fsdp > 1) s += fmt::format(" FSDP{}", p.fsdp);
+  s += fmt::format(" DP{} ZeRO-{} MB{} GA{} {}", p.dp, p.zero, p.mb, p.ga, plan::RematName(p.remat));
+  return s;
+}
+
+}  // namespace
+
+Table CalibrationTable(const RunMeasurement& m, const plan::Calibration& c, const std::vector<std::string>& paths) {
+  std::string from;
+  for (const auto& p : paths) from += (from.empty() ? "" : ", ") + p;
+  Table t("plan_calibration",
+          fmt::format("Calibrated from {} ({} rank{}, {} steady step{} each{})", from, m.ranks, m.ranks == 1 ? "" : "s",
+                      m.steps, m.steps == 1 ? "" : "s", m.device.empty() ? "" : ", " + m.device));
+  t.Add(Key("figure", Unit::kText, "what the planner assumes"))
+      .Add(Measure("measured", Unit::kPerRow, "measured in the profile (blank: the profile does not show it)")
+               .Show("measured", 1, 3))
+      .Add(Measure("default", Unit::kPerRow, "the planner's figure without --calibrate").Show("default", 1, 3))
+      .Add(Measure("unit", Unit::kText, "the unit of measured and default"))
+      .Add(Measure("applied", Unit::kText, "whether the plans below use the measured figure"))
+      .Add(Measure("evidence", Unit::kText, "the measurement behind it, per step and rank").Whole());
+  using K = plan::CalibratedKnob;
+  auto num = [](double v) { return v >= 0 ? Cell::Real(v) : Cell::Null(); };
+  for (const plan::CalibratedFigure& f : c.figures) {
+    std::string name, unit = "fraction", evidence;
+    double measured = f.measured, before = f.before;
+    std::string applied = f.applied ? "yes" : "no";
+    switch (f.knob) {
+      case K::kGemm:
+        name = "matmul efficiency (of the bf16 peak)";
+        evidence =
+            fmt::format("{:.3f} TFLOP in {:.3f} ms over {} matmul calls", f.num / 1e12, m.gemm_s * 1e3, m.gemm_calls);
+        if (f.measured >= 0 && !f.applied) applied = "no: --gemm-eff given";
+        break;
+      case K::kAttention:
+        name = "attention efficiency (of the bf16 peak, FLOPs executed)";
+        evidence = fmt::format("{:.3f} TFLOP in {:.3f} ms over {} attention calls", f.num / 1e12, m.attention_s * 1e3,
+                               m.attention_calls);
+        break;
+      case K::kOtherBytes:
+        name = "other compute (norms, activations, casts, loss)";
+        unit = "B per token, layer, hidden unit";
+        evidence = fmt::format("{:.3f} ms of other compute kernels, as HBM traffic at the chip's bandwidth",
+                               m.other_compute_s * 1e3);
+        break;
+      case K::kOptimizerHbm:
+        name = "optimizer HBM efficiency (34 B per parameter)";
+        evidence = fmt::format("{:.3f} ms of kernels under Optimizer.*", m.optimizer_s * 1e3);
+        break;
+      case K::kStepOverhead:
+        name = "host overhead per step (GPU idle)";
+        unit = "ms";
+        if (measured >= 0) measured *= 1e3;
+        before *= 1e3;
+        evidence =
+            fmt::format("median steady step {:.3f} ms wall - {:.3f} ms GPU busy", m.step_s * 1e3, m.busy_s * 1e3);
+        break;
+      case K::kCollective:
+        if (f.kind.empty()) {
+          name = "collective efficiency (bus bandwidth / link)";
+          evidence = m.collectives.empty() ? "no collective of 1 MiB or more" : "the median of the kinds below";
+        } else {
+          name = fmt::format("  {} over {} ranks", f.kind, f.group);
+          applied = "-";
+          evidence = fmt::format("median bus bandwidth {:.1f} GB/s / link {:.1f} GB/s", f.num / 1e9, f.den / 1e9);
+        }
+        break;
+      case K::kModelCheck:
+        name = "matmul FLOPs per step and chip (default: the model's)";
+        unit = "TFLOP";
+        applied = "-";
+        if (measured >= 0) measured /= 1e12;
+        before /= 1e12;
+        evidence = f.den > 0 && f.num > 0 ? fmt::format("measured / model = {:.3f}{}", f.num / f.den,
+                                                        std::abs(f.num / f.den - 1) > 0.25
+                                                            ? ": the model file or the flags do not describe this run"
+                                                            : "")
+                                          : "";
+        if (m.gemm_uncosted_s > 0)
+          evidence += fmt::format("{}{:.3f} ms of matmuls have no recorded shapes (not measured)",
+                                  evidence.empty() ? "" : "; ", m.gemm_uncosted_s * 1e3);
+        break;
+      case K::kOverlap:
+        name = "communication hidden under compute";
+        evidence = fmt::format("{:.3f} ms of communication kernels, {:.3f} ms of it exposed", m.comm_s * 1e3,
+                               m.exposed_comm_s * 1e3);
+        if (f.measured >= 0 && !f.applied) applied = "no: the run has TP, PP, CP or EP communication too";
+        break;
+    }
+    if (f.measured < 0 && f.knob != K::kModelCheck) applied = "no: not in the profile";
+    if (f.applied && f.measured > 1 && f.knob != K::kStepOverhead && f.knob != K::kOtherBytes)
+      applied = "yes, capped at 1 (check the model and the flags)";
+    t.rows.push_back({Cell::Text(name), num(measured), Cell::Real(before), Cell::Text(unit), Cell::Text(applied),
+                      Cell::Text(evidence)});
+  }
+  for (const GemmSizeClass& g : m.gemm_sizes)
+    t.rows.push_back(
+        {Cell::Text(fmt::format("  matmuls of {:g}-{:g} GFLOP per call", g.lo / 1e9, g.hi / 1e9)),
+         num(g.seconds > 0 && c.peak > 0 ? g.flops / g.seconds / c.peak : -1), Cell::Null(), Cell::Text("fraction"),
+         Cell::Text("-"),
+         Cell::Text(fmt::format("{} calls, {:.3f} TFLOP in {:.3f} ms", g.calls, g.flops / 1e12, g.seconds * 1e3))});
+  t.notes.push_back(
+      "Per steady step (after the warm-up; the last step left out) and rank, the mean over ranks. Matmul and "
+      "attention FLOPs come from the ops' recorded shapes (mlprof roofline); other compute is every other compute "
+      "kernel but the optimizer's. Host overhead: the slowest rank's median step.");
+  if (m.attention_uncosted_s > 0)
+    t.notes.push_back(fmt::format("{:.3f} ms of attention per step has no recorded shapes (not measured).",
+                                  m.attention_uncosted_s * 1e3));
+  return t;
+}
+
+Table ThisRunTable(const RunMeasurement& m, const plan::Calibration& c, const plan::Plan* best) {
+  Table t("plan_this_run", "This run against the planner");
+  t.Add(Key("what", Unit::kText, "the plan and the knobs"))
+      .Add(Measure("step", Unit::kTime, "step time").Show("step_ms", 1e9, 3))
+      .Add(Measure("vs_measured_pct", Unit::kPercent, "against the measured step").Show("vs_measured_%", 1, 1))
+      .Add(Measure("plan", Unit::kText, "the plan").Whole());
+  auto pct = [&](double s) { return m.step_s > 0 ? Cell::Real(100 * (s - m.step_s) / m.step_s) : Cell::Null(); };
+  const std::string own = PlanLabel(c.run);
+  t.rows.push_back({Cell::Text("measured"), TimeCell(m.step_s * 1e12), Cell::Null(), Cell::Text(own)});
+  t.rows.push_back({Cell::Text("predicted, default knobs"), TimeCell(c.predicted_default * 1e12),
+                    pct(c.predicted_default), Cell::Text(own)});
+  t.rows.push_back(
+      {Cell::Text("predicted, calibrated"), TimeCell(c.run.t_step * 1e12), pct(c.run.t_step), Cell::Text(own)});
+  if (best)
+    t.rows.push_back({Cell::Text("best plan, calibrated"), TimeCell(best->t_step * 1e12), pct(best->t_step),
+                      Cell::Text(PlanLabel(*best))});
+  t.notes.push_back(fmt::format(
+      "Measured: the median steady step's wall time ({} step{}). The best plan is the first row of the plans below "
+      "(the same job: model, chips, batch and sequence), against the measured step.",
+      m.steps, m.steps == 1 ? "" : "s"));
   return t;
 }
 
