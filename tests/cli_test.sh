@@ -318,7 +318,7 @@ check "roofline unknown chip" run 1 "$BIN" roofline "$TMP/s.xplane.pb" --chip tp
 # The planner.
 check "plan" run 0 "$BIN" plan --model llama3-70b --chip h100-sxm --chips 64 --global-batch 64 --top 3 --format csv
 check "plan setting" has "Llama 3 70B (built-in): 70.554 B parameters, 70.554 B active" out
-check "plan columns" has "plan,tp,dp,pp,vpp,ep,fsdp,zero,cp,remat,micro_batch,micro_batches,weights_bytes,optimizer_bytes,grads_bytes,fsdp_buffers_bytes,activations_bytes,reserve_bytes,total_bytes,model_flops,remat_pct,compute_ps,tp_time_ps,ep_time_ps,fsdp_dp_time_ps,cp_time_ps,pp_time_ps,optimizer_time_ps,step_ps,mfu_pct,bottleneck" out
+check "plan columns" has "plan,tp,dp,pp,vpp,ep,fsdp,zero,cp,remat,micro_batch,micro_batches,weights_bytes,optimizer_bytes,grads_bytes,fsdp_buffers_bytes,activations_bytes,reserve_bytes,total_bytes,model_flops,remat_pct,compute_ps,tp_time_ps,ep_time_ps,fsdp_dp_time_ps,cp_time_ps,pp_time_ps,optimizer_time_ps,host_time_ps,step_ps,mfu_pct,bottleneck" out
 check "plan rows" test "$(grep -cE '^[123],' "$TMP/out")" -eq 3
 check "plan layouts multiply to the chips" bash -c "awk -F, '/^[123],/{ if (\$2*\$3*\$4*\$7*\$9 != 64) exit 1 }' '$TMP/out'"
 check "plan filter" run 0 "$BIN" plan --model mixtral-8x7b --chip h100-sxm --chips 64 --global-batch 128 --ep 8 --tp 2 --top 0 --format csv

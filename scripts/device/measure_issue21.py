@@ -4,6 +4,7 @@
 Run on the device machine:  python3 scripts/device/measure_issue21.py OUTDIR [which...]
   gemm       bf16 and fp8 matmul throughput over a grid of M x N x K      -> gemm.csv
   attention  flash attention (SDPA) forward and forward+backward, causal  -> attention.csv
+  memory     activation memory by remat policy, precision, layers and batch   -> memory.csv
   train      a small Llama-like model trained with AMP (bf16 autocast, fp32 weights, AdamW):
              Kineto traces without and with full activation checkpointing, the step time
              without the profiler and the peak memory                     -> train_*.json.gz, train.json
@@ -212,8 +213,67 @@ def train_one(checkpoint):
         json.dump(res, f, indent=1)
 
 
+def memory():
+    """Activation memory by remat policy and precision: the bytes allocated after the forward
+    (the saved activations and the loss's tensors) over a base of weights, gradients and
+    optimizer state, for 2 and 4 layers and 1, 2, 4 sequences; and the peaks of backward and the
+    optimizer step. The slopes give bytes per token per layer and per token outside the layers."""
+    import torch
+    F = torch.nn.functional
+    rows = []
+    for mode in ("bf16", "amp"):
+        for ckpt in (False, True):
+            for layers in (2, 4):
+                for batch in (1, 2, 4):
+                    torch.manual_seed(0)
+                    c = dict(CFG, layers=layers, batch=batch)
+                    m = llama(torch, c, ckpt)
+                    if mode == "bf16":
+                        m = m.to(torch.bfloat16)
+                    opt = torch.optim.AdamW(m.parameters(), lr=1e-4)
+                    tok = torch.randint(0, c["vocab"], (batch, c["seq"] + 1), device="cuda")
+                    x, y = tok[:, :-1], tok[:, 1:]
+
+                    def fwd():
+                        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=(mode == "amp")):
+                            logits = m(x)
+                            return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), y.reshape(-1))
+                    fwd().backward()
+                    opt.step()  # optimizer state exists from here on
+                    torch.cuda.synchronize()
+                    # the gradients stay allocated (set_to_none=False): the base is weights + grads + state
+                    opt.zero_grad(set_to_none=False)
+                    torch.cuda.synchronize()
+                    base = torch.cuda.memory_allocated()
+                    torch.cuda.reset_peak_memory_stats()
+                    loss = fwd()
+                    torch.cuda.synchronize()
+                    after_fwd = torch.cuda.memory_allocated() - base
+                    peak_fwd = torch.cuda.max_memory_allocated() - base
+                    torch.cuda.reset_peak_memory_stats()
+                    loss.backward()
+                    del loss
+                    torch.cuda.synchronize()
+                    peak_bwd = torch.cuda.max_memory_allocated() - base
+                    torch.cuda.reset_peak_memory_stats()
+                    opt.step()
+                    torch.cuda.synchronize()
+                    peak_opt = torch.cuda.max_memory_allocated() - base
+                    params = sum(p.numel() for p in m.parameters())
+                    rows.append((mode, "full" if ckpt else "none", layers, batch, c["seq"], params, base, after_fwd,
+                                 peak_fwd, peak_bwd, peak_opt))
+                    print(rows[-1], flush=True)
+                    del m, opt, tok, x, y
+                    torch.cuda.empty_cache()
+    with open(os.path.join(OUT, "memory.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["mode", "remat", "layers", "batch", "seq", "params", "base_bytes", "after_forward_bytes",
+                    "peak_forward_bytes", "peak_backward_bytes", "peak_optimizer_bytes"])
+        w.writerows(rows)
+
+
 def child(which):
-    {"gemm": gemm, "attention": attention, "train_none": lambda: train_one(False),
+    {"gemm": gemm, "attention": attention, "memory": memory, "train_none": lambda: train_one(False),
      "train_full": lambda: train_one(True)}[which]()
 
 

@@ -1,7 +1,10 @@
 #include "analysis/planner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 
 #include "base/collective.h"
@@ -107,8 +110,14 @@ const char* RematName(Remat r) {
       return "selective";
     case Remat::kMinimalWithContext:
       return "minimal_with_context";
+    case Remat::kSaveDotExceptMlp:
+      return "save_dot_except_mlp";
+    case Remat::kSaveQkvProj:
+      return "save_qkv_proj";
     case Remat::kSaveOutProj:
       return "save_out_proj";
+    case Remat::kMinimalOffloaded:
+      return "minimal_offloaded";
     case Remat::kFull:
       return "full";
     default:
@@ -119,7 +128,51 @@ const char* RematName(Remat r) {
 bool ParseRemat(std::string_view s, Remat* out) {
   for (int i = 0; i < static_cast<int>(Remat::kCount); ++i)
     if (s == RematName(static_cast<Remat>(i))) return *out = static_cast<Remat>(i), true;
+  if (s == "minimal" || s == "selective-op") return *out = Remat::kSaveDots, true;
   return false;
+}
+
+bool ParseRemat(std::string_view s, RematSpec* out) {
+  RematSpec r;
+  auto positive = [](std::string_view t, int64_t* n) {
+    int64_t v = 0;
+    if (t.empty() || t.size() > 9) return false;
+    for (char ch : t) {
+      if (ch < '0' || ch > '9') return false;
+      v = v * 10 + (ch - '0');
+    }
+    *n = v;
+    return v > 0;
+  };
+  if (s.substr(0, 16) == "selective-layer:") {
+    int64_t n = 0;
+    if (!positive(s.substr(16), &n)) return false;
+    r.policy = Remat::kFull, r.fraction = 1.0 / static_cast<double>(n);
+    return *out = r, true;
+  }
+  if (s.substr(0, 5) == "full:") {
+    if (!positive(s.substr(5), &r.per_stage)) return false;
+    r.policy = Remat::kFull;
+    return *out = r, true;
+  }
+  const size_t at = s.find('@');
+  if (at != std::string_view::npos) {
+    const std::string frac(s.substr(at + 1));
+    char* end = nullptr;
+    const double f = frac.empty() ? 0 : std::strtod(frac.c_str(), &end);
+    if (frac.empty() || end != frac.c_str() + frac.size() || !(f > 0 && f <= 1)) return false;
+    if (!ParseRemat(s.substr(0, at), &r.policy)) return false;
+    r.fraction = f;
+    return *out = r, true;
+  }
+  if (!ParseRemat(s, &r.policy)) return false;
+  return *out = r, true;
+}
+
+std::string RematLabel(Remat r, double fraction, int64_t per_stage) {
+  if (per_stage > 0) return std::string(RematName(r)) + ":" + std::to_string(per_stage);
+  if (fraction < 1) return fmt::format("{}@{:g}", RematName(r), fraction);
+  return RematName(r);
 }
 
 bool ParseMemoryConvention(std::string_view s, MemoryConvention* out) {
@@ -141,6 +194,7 @@ Cluster MakeCluster(const hw::Chip& chip, int64_t chips, int64_t node_size, std:
     if (l.scope == "scale-up" && c.fast_bw == 0)
       c.fast_bw = l.bytes_per_s_per_dir_per_axis > 0 ? l.bytes_per_s_per_dir_per_axis : l.bytes_per_s_per_dir();
     if (l.scope == "scale-out" && c.slow_bw == 0) c.slow_bw = l.bytes_per_s_per_dir();  // per chip (its NIC)
+    if (l.scope == "host" && c.host_bw == 0) c.host_bw = l.bytes_per_s_per_dir();
   }
   if (c.slow_bw == 0) c.slow_bw = c.fast_bw / 8;  // not stated: an order below the scale-up link
   return c;
@@ -179,6 +233,8 @@ const char* BottleneckName(Bottleneck b) {
       return "PP+bubble";
     case Bottleneck::kOptimizer:
       return "optimizer";
+    case Bottleneck::kHost:
+      return "host";
     case Bottleneck::kMemory:
       return "memory";
     default:
@@ -211,6 +267,7 @@ struct Derived {
   // per remat policy, before TP and CP; and fp32 bytes (log-sum-exp).
   double saved[kRematCount] = {};
   double full_layer = 0;  // one layer's full working set, elements per token
+  double offloaded = 0;   // minimal_offloaded: elements per token per layer kept in host memory
 };
 
 Derived Derive(const ModelSpec& m, const TrainSpec& t) {
@@ -229,7 +286,7 @@ Derived Derive(const ModelSpec& m, const TrainSpec& t) {
               : 2.0 * static_cast<double>(m.kv_heads * m.head_dim);
   const double out_proj = ctx * h;
   double saved[kRematCount] = {};
-  double full = 0;
+  double full = 0, offloaded = 0;
   for (const LayerGroup& g : m.groups) {
     const double n = static_cast<double>(g.count);
     double mlp_active, mlp_act_elems, mlp_dots;
@@ -267,12 +324,18 @@ Derived Derive(const ModelSpec& m, const TrainSpec& t) {
     saved[static_cast<int>(Remat::kSelective)] += n * (none - ctx - lse);  // core attention recomputed
     saved[static_cast<int>(Remat::kSaveDots)] += n * (h + q + kv + ctx + h + mlp_dots);
     saved[static_cast<int>(Remat::kMinimalWithContext)] += n * (h + q + kv + ctx + h);
+    saved[static_cast<int>(Remat::kSaveDotExceptMlp)] += n * (h + q + kv + h);
+    saved[static_cast<int>(Remat::kSaveQkvProj)] += n * (h + q + kv);
     saved[static_cast<int>(Remat::kSaveOutProj)] += n * (h + h);
+    // Offloaded: the dots in host memory (Derived::offloaded), the input on the chip.
+    saved[static_cast<int>(Remat::kMinimalOffloaded)] += n * h;
+    offloaded += n * (q + kv + ctx + h + mlp_dots);
     saved[static_cast<int>(Remat::kFull)] += n * h;
     full = std::max(full, none);
   }
   const double layers = static_cast<double>(m.layers);
   for (int r = 0; r < kRematCount; ++r) d.saved[r] = saved[r] / layers;
+  d.offloaded = offloaded / layers;
   d.full_layer = full;
   return d;
 }
@@ -286,8 +349,14 @@ double RematFlopsPerToken(const Derived& d, Remat r) {
       return d.score_fwd_per_token;
     case Remat::kMinimalWithContext:
       return d.mlp_fwd_per_token;
+    case Remat::kSaveDotExceptMlp:
+      return d.score_fwd_per_token + d.mlp_fwd_per_token;
+    case Remat::kSaveQkvProj:
+      return d.score_fwd_per_token + d.out_fwd_per_token + d.mlp_fwd_per_token;
     case Remat::kSaveOutProj:
       return d.qkv_fwd_per_token + d.score_fwd_per_token + d.mlp_fwd_per_token;
+    case Remat::kMinimalOffloaded:
+      return 0;
     case Remat::kFull:
       return d.qkv_fwd_per_token + d.score_fwd_per_token + d.out_fwd_per_token + d.mlp_fwd_per_token;
     default:
@@ -300,12 +369,20 @@ double RematTpCollectives(Remat r) {
   switch (r) {
     case Remat::kFull:
     case Remat::kSaveOutProj:
-      return 2;
+    case Remat::kSaveQkvProj:
+      return 2;  // attention's and the MLP's
     case Remat::kMinimalWithContext:
-      return 1;
+    case Remat::kSaveDotExceptMlp:
+      return 1;  // the MLP's
     default:
       return 0;
   }
+}
+
+// A recomputed MoE forward repeats its dispatch and combine all-to-alls.
+bool RematRecomputesMlp(Remat r) {
+  return r == Remat::kMinimalWithContext || r == Remat::kSaveDotExceptMlp || r == Remat::kSaveQkvProj ||
+         r == Remat::kSaveOutProj || r == Remat::kFull;
 }
 
 // Bandwidth (B/s per chip) a group of `size` ranks gets when `inner` ranks
@@ -376,13 +453,22 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   }
   const double tokens_mb = mb * seq / cp;  // tokens of one micro-batch on this chip
   const double inflight = pl->pp > 1 ? std::min(ga, pp) * (v > 1 ? 1 + (pp - 1) / (pp * v) : 1.0) : 1.0;
-  const double saved = d.saved[static_cast<int>(pl->remat)] * 2;  // bytes per token per layer
-  const double per_mb = saved * tokens_mb / tp * stage_layers;    // one micro-batch's saved activations on a stage
-  const double transient = pl->remat == Remat::kNone ? 0 : d.full_layer * 2 * tokens_mb / tp;
+  // The policy on a share of the stage's layers (full:N, POLICY@F), the
+  // others saving everything.
+  const double share = pl->remat_per_stage > 0 ? std::min(1.0, static_cast<double>(pl->remat_per_stage) / stage_layers)
+                                               : pl->remat_fraction;
+  const int ri = static_cast<int>(pl->remat);
+  const double saved = (share * d.saved[ri] + (1 - share) * d.saved[0]) * 2;  // bytes per token per layer
+  const double per_mb = saved * tokens_mb / tp * stage_layers;  // one micro-batch's saved activations on a stage
+  const double transient = pl->remat == Remat::kNone || share <= 0 ? 0 : d.full_layer * 2 * tokens_mb / tp;
+  // minimal_offloaded: the dots of every micro-batch in flight go to host memory.
+  const bool offload = pl->remat == Remat::kMinimalOffloaded;
+  const double offloaded_mb = offload ? share * d.offloaded * 2 * tokens_mb / tp * stage_layers : 0;
   const double logits = 6 * tokens_mb * static_cast<double>(m.vocab) / tp;  // fp32 + bf16, on the last stage
   // The first stage holds the most micro-batches, the last one the logits
   // (with one stage, both are the same and inflight is 1).
   pl->activations = transient + std::max(per_mb * inflight, per_mb + logits);
+  pl->offloaded = offloaded_mb * inflight;
   pl->reserve = t.reserve * c.chip.hbm_bytes;
   pl->total = pl->weights + pl->grads + pl->optimizer + pl->fsdp_buffers + pl->activations + pl->reserve;
   pl->fits = pl->total <= c.chip.hbm_bytes;
@@ -390,12 +476,12 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     why->stage_layers = stage_layers, why->dense_stage = dense_stage, why->expert_stage = expert_stage;
     why->local = local, why->grad_shard = grad_shard, why->opt_shard = opt_shard;
     why->saved = saved, why->tokens_mb = tokens_mb, why->per_mb = per_mb, why->inflight = inflight;
-    why->transient = transient, why->logits = logits;
+    why->transient = transient, why->logits = logits, why->remat_share = share;
   }
 
   // ---- time ----
   pl->model_flops = d.flops_per_token * d.tokens;
-  pl->remat_flops = RematFlopsPerToken(d, pl->remat) * d.tokens;
+  pl->remat_flops = share * RematFlopsPerToken(d, pl->remat) * d.tokens;
   const double gemm = GemmEfficiency(k, c.chip).efficiency;
   const double rate = N * peak * gemm;
   pl->imbalance_flops = (k.moe_imbalance - 1) * d.expert_train_per_token * d.tokens;
@@ -406,9 +492,10 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     // Calibrated: the attention scores at their own efficiency on the FLOPs
     // a causal kernel executes; the non-matmul ops' HBM traffic, which a
     // recomputed forward repeats in part.
-    const bool remat_scores =
-        pl->remat == Remat::kSelective || pl->remat == Remat::kSaveOutProj || pl->remat == Remat::kFull;
-    const double scores = k.attention > 0 ? d.score_fwd_per_token * (remat_scores ? 4 : 3) * d.tokens : 0;
+    const bool remat_scores = pl->remat == Remat::kSelective || pl->remat == Remat::kSaveOutProj ||
+                              pl->remat == Remat::kSaveQkvProj || pl->remat == Remat::kSaveDotExceptMlp ||
+                              pl->remat == Remat::kFull;
+    const double scores = k.attention > 0 ? d.score_fwd_per_token * (3 + (remat_scores ? share : 0)) * d.tokens : 0;
     const double executed = t.causal_half ? scores : scores / 2;
     const double t_matmul = (counted - scores) / rate;
     const double t_scores = k.attention > 0 ? executed / (N * peak * k.attention) : 0;
@@ -426,7 +513,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   // TP (sequence parallel: all-gather + reduce-scatter, the bytes of an all-reduce).
   pl->t_tp = 0;
   if (pl->tp > 1) {
-    const double n = 4 + RematTpCollectives(pl->remat);
+    const double n = 4 + share * RematTpCollectives(pl->remat);
     const double bw = GroupBw(c, 1, pl->tp) * k.collective;
     pl->t_tp = stage_layers * m_steps * n *
                (RingWireFactor(CollectiveKind::kAllReduce, pl->tp) * A / bw +
@@ -436,7 +523,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   // EP: dispatch + combine all-to-all, forward and backward (+ forward again under full remat).
   pl->t_ep = 0;
   if (pl->ep > 1 && d.moe_layers > 0) {
-    const double n = 4 + (pl->remat == Remat::kFull || pl->remat == Remat::kSaveOutProj ? 2 : 0);
+    const double n = 4 + (RematRecomputesMlp(pl->remat) ? 2 * share : 0);
     const double bytes = mb * seq / cp * static_cast<double>(m.top_k) * h * 2 / tp * (ep - 1) / ep;
     const double bw = GroupBw(c, pl->tp * pl->cp, pl->ep) * k.collective;
     const double moe_stage = std::ceil(static_cast<double>(d.moe_layers) / pp);
@@ -506,12 +593,23 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   // Optimizer: AdamW touches ~34 bytes per parameter it updates (HBM-bound).
   pl->t_opt = 34 * local / opt_shard / (c.chip.hbm_bytes_per_s * k.hbm);
   if (why) why->opt_params = local / opt_shard;
-  pl->t_step = pl->t_compute + pl->t_tp + pl->t_ep + pl->t_fsdp_dp + pl->t_cp + pl->t_pp + pl->t_opt + k.step_overhead;
+  // Host: offloaded activations go out in the forward and come back in the
+  // backward, every micro-batch, hidden under compute up to `overlap`.
+  pl->t_host = k.step_overhead;
+  if (offload) {
+    double host_bw = c.host_bw;
+    if (why) why->host_bw_assumed = host_bw <= 0;
+    if (host_bw <= 0) host_bw = 32e9;  // PCIe Gen4 x16 per direction
+    const double t_offload = 2 * offloaded_mb * m_steps / host_bw;
+    pl->t_host += std::max(0.0, t_offload - k.overlap * pl->t_compute);
+    if (why) why->host_bw = host_bw, why->t_offload = t_offload;
+  }
+  pl->t_step = pl->t_compute + pl->t_tp + pl->t_ep + pl->t_fsdp_dp + pl->t_cp + pl->t_pp + pl->t_opt + pl->t_host;
   pl->mfu = pl->model_flops / (pl->t_step * N * peak);
   using B = Bottleneck;
-  const std::pair<double, B> terms[] = {{pl->t_compute, B::kCompute}, {pl->t_tp, B::kTp}, {pl->t_ep, B::kEp},
-                                        {pl->t_fsdp_dp, B::kFsdpDp},  {pl->t_cp, B::kCp}, {pl->t_pp, B::kPpBubble},
-                                        {pl->t_opt, B::kOptimizer}};
+  const std::pair<double, B> terms[] = {{pl->t_compute, B::kCompute}, {pl->t_tp, B::kTp},    {pl->t_ep, B::kEp},
+                                        {pl->t_fsdp_dp, B::kFsdpDp},  {pl->t_cp, B::kCp},    {pl->t_pp, B::kPpBubble},
+                                        {pl->t_opt, B::kOptimizer},   {pl->t_host, B::kHost}};
   pl->bottleneck = B::kCompute;
   double worst = -1;
   for (const auto& [tm, b] : terms)
@@ -576,7 +674,7 @@ std::optional<RunProblem> CheckRun(const ModelSpec& m, const Cluster& c, const T
     }
   }
   if (!f.remat.empty()) {
-    Remat r;
+    RematSpec r;
     if (!ParseRemat(f.remat, &r)) {
       RunProblem p = problem(K::kBadRemat);
       p.text = f.remat;
@@ -609,7 +707,8 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
   out.params = d.p;
   out.flops_per_token = d.flops_per_token;
   Remat only = Remat::kCount;
-  if (!f.remat.empty()) ParseRemat(f.remat, &only);
+  RematSpec only_spec;
+  if (!f.remat.empty() && ParseRemat(f.remat, &only_spec)) only = only_spec.policy;
   const auto chips_div = Divisors(c.chips);
   std::vector<Plan> oom;
   for (int64_t tp : chips_div) {
@@ -673,6 +772,8 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
                     p.tp = tp, p.cp = cp, p.pp = pp, p.vpp = vpp, p.fsdp = fsdp, p.dp = dp, p.ep = ep, p.mb = mb,
                     p.ga = ga;
                     p.remat = remat;
+                    if (only != Remat::kCount)
+                      p.remat_fraction = only_spec.fraction, p.remat_per_stage = only_spec.per_stage;
                     p.zero = zeros[zi];
                     Compute(m, c, t, k, d, &p, nullptr);
                     ++out.evaluated;
@@ -692,7 +793,7 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
                       // The most sharded stage's plans are the only ones
                       // kept when nothing fits.
                       if (f.include_oom && (f.include_dominated || zi == n_zeros - 1)) oom.push_back(p);
-                      smallest_oom = remat == Remat::kFull;
+                      smallest_oom = remat == Remat::kFull && p.remat_fraction >= 1 && p.remat_per_stage == 0;
                     }
                   }
                 }

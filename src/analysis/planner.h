@@ -41,9 +41,42 @@ double AttentionScoreFlops(const ModelSpec& m, const LayerGroup& g, int64_t seq,
 double TrainFlopsPerToken(const ModelSpec& m, int64_t seq, bool causal_half);
 
 // ---- the run and the cluster -----------------------------------------------
-enum class Remat { kNone, kSaveDots, kSelective, kMinimalWithContext, kSaveOutProj, kFull, kCount };
+// Remat policies by what a layer saves, in order of recompute (the search
+// tries them in this order): none; save_dots (MaxText minimal: every matmul
+// output); selective (Megatron: all but the attention core);
+// minimal_with_context (the dots before the MLP, and the context);
+// save_dot_except_mlp (q, k, v, the output projection); save_qkv_proj
+// (q, k, v); save_out_proj (the output projection); minimal_offloaded
+// (save_dots, the dots kept in host memory); full (the layer input).
+enum class Remat {
+  kNone,
+  kSaveDots,
+  kSelective,
+  kMinimalWithContext,
+  kSaveDotExceptMlp,
+  kSaveQkvProj,
+  kSaveOutProj,
+  kMinimalOffloaded,
+  kFull,
+  kCount
+};
 const char* RematName(Remat r);
-bool ParseRemat(std::string_view s, Remat* out);
+// A policy on part of the layers (the others save everything): `fraction`
+// of them, or Megatron's `per_stage` layers of each pipeline stage.
+struct RematSpec {
+  Remat policy = Remat::kNone;
+  double fraction = 1;
+  int64_t per_stage = 0;
+};
+// The policies as the frameworks name them: the names above; Megatron
+// `full:N` (--recompute-num-layers N per stage); torchtitan `selective-op`
+// (save_dots) and `selective-layer:N` (full on every N-th layer); MaxText
+// `minimal` (save_dots); any policy on a fraction of the layers, `POLICY@F`
+// (0 < F <= 1).
+bool ParseRemat(std::string_view s, RematSpec* out);
+bool ParseRemat(std::string_view s, Remat* out);  // whole policies only
+// "full:2", "full@0.25", or the policy's name.
+std::string RematLabel(Remat r, double fraction, int64_t per_stage);
 
 // Bytes per parameter held by each chip for its shard: weights, gradients,
 // optimizer state (AdamW: fp32 master + m + v where the weights are 16-bit).
@@ -61,6 +94,7 @@ struct Cluster {
   int64_t node_size = 8;      // GPUs per NVLink domain; TPU: chips per slice (ICI inside, DCN between)
   double fast_bw = 0;         // B/s per direction per chip inside a node (NVLink; TPU: one ICI axis)
   double slow_bw = 0;         // B/s per chip across nodes (its share of node egress; TPU: DCN)
+  double host_bw = 0;         // B/s per direction to host memory (the chip file's host link; 0: not stated)
   std::vector<int64_t> axes;  // TPU torus axes, innermost first (empty on GPUs)
   bool tpu = false;
 };
@@ -106,12 +140,14 @@ GemmFigure GemmEfficiency(const Knobs& k, const hw::Chip& chip);
 // ---- plans -------------------------------------------------------------------
 // The term that takes the longest in a plan's step, or memory where the plan
 // does not fit.
-enum class Bottleneck : uint8_t { kCompute, kTp, kEp, kFsdpDp, kCp, kPpBubble, kOptimizer, kMemory, kCount };
+enum class Bottleneck : uint8_t { kCompute, kTp, kEp, kFsdpDp, kCp, kPpBubble, kOptimizer, kHost, kMemory, kCount };
 const char* BottleneckName(Bottleneck b);
 
 struct Plan {
   int64_t tp = 1, dp = 1, pp = 1, vpp = 1, ep = 1, fsdp = 1, cp = 1, mb = 1, ga = 1;
   Remat remat = Remat::kNone;
+  double remat_fraction = 1;    // of the layers under `remat` (the others: none)
+  int64_t remat_per_stage = 0;  // Megatron full:N: layers per stage under `remat` (0: use remat_fraction)
   // ZeRO stage over the DP replicas (FSDP is ZeRO-3 on its own axis):
   // 0 everything replicated, 1 optimizer state sharded (distributed
   // optimizer), 2 optimizer state and gradients sharded (gradients
@@ -125,6 +161,10 @@ struct Plan {
   double remat_flops = 0;
   double imbalance_flops = 0;  // the busiest expert's extra work (MoE), per step
   double t_compute = 0, t_tp = 0, t_ep = 0, t_fsdp_dp = 0, t_cp = 0, t_pp = 0, t_opt = 0, t_step = 0;
+  // Host: activations offloaded to host memory (minimal_offloaded), the
+  // transfer compute does not hide, plus Knobs::step_overhead.
+  double offloaded = 0;  // bytes per chip held in host memory
+  double t_host = 0;
   double mfu = 0;  // model FLOPs / (step · chips · peak)
   Bottleneck bottleneck = Bottleneck::kCompute;
 };
@@ -192,6 +232,10 @@ struct Explanation {
   ParamCounts params;
   double flops_per_token = 0;  // trained (TrainFlopsPerToken)
   // Memory.
+  double remat_share = 1;                // of the stage's layers under the remat policy
+  double host_bw = 0;                    // B/s per direction to host memory (offloading)
+  bool host_bw_assumed = false;          // the chip file states no host link: 32 GB/s (PCIe Gen4 x16)
+  double t_offload = 0;                  // offload + reload time before overlap
   double stage_layers = 0;               // layers on the largest pipeline stage
   double dense_stage = 0;                // dense parameters of that stage (with the embedding or the output)
   double expert_stage = 0;               // routed-expert parameters of that stage

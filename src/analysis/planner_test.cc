@@ -675,3 +675,82 @@ TEST(Planner, VppAnyDivisorOfTheStage) {
 
 }  // namespace
 }  // namespace mlprof::plan
+
+namespace mlprof::plan {
+namespace {
+
+TEST(PlannerRemat, FrameworkNames) {
+  RematSpec r;
+  ASSERT_TRUE(ParseRemat("full:2", &r));  // Megatron --recompute-num-layers 2
+  EXPECT_EQ(r.policy, Remat::kFull);
+  EXPECT_EQ(r.per_stage, 2);
+  ASSERT_TRUE(ParseRemat("selective-layer:4", &r));  // torchtitan: every 4th block
+  EXPECT_EQ(r.policy, Remat::kFull);
+  EXPECT_DOUBLE_EQ(r.fraction, 0.25);
+  ASSERT_TRUE(ParseRemat("minimal", &r));  // MaxText: every dot saved
+  EXPECT_EQ(r.policy, Remat::kSaveDots);
+  ASSERT_TRUE(ParseRemat("selective-op", &r));
+  EXPECT_EQ(r.policy, Remat::kSaveDots);
+  ASSERT_TRUE(ParseRemat("save_qkv_proj@0.5", &r));
+  EXPECT_EQ(r.policy, Remat::kSaveQkvProj);
+  EXPECT_DOUBLE_EQ(r.fraction, 0.5);
+  for (const char* name : {"save_dot_except_mlp", "minimal_offloaded", "save_out_proj", "minimal_with_context"}) {
+    ASSERT_TRUE(ParseRemat(name, &r)) << name;
+    EXPECT_STREQ(RematName(r.policy), name);
+  }
+  for (const char* bad :
+       {"most", "full:0", "full:x", "full:", "full@0", "full@1.5", "full@", "selective-layer:0", "minimal@0.5x"})
+    EXPECT_FALSE(ParseRemat(bad, &r)) << bad;
+  EXPECT_EQ(RematLabel(Remat::kFull, 1, 3), "full:3");
+  EXPECT_EQ(RematLabel(Remat::kFull, 0.25, 0), "full@0.25");
+}
+
+// Toy7B (h 4096, MHA, SwiGLU 11008): per token per layer, save_dots keeps
+// x, the norm output, q, k, v, the context, the output projection, gate,
+// up and down (4096 x 6 + 8192 + 2 x 11008 + 4096 = 50688 elements); full
+// keeps x (4096); none 2h + q + kv + ctx + lse + MLP (2h + 3f).
+TEST(PlannerRemat, PartialAndOffloaded) {
+  const ModelSpec m = Toy7B();
+  Cluster cl = MakeCluster(*hw::ChipDb::BuiltIn().Find("h100-sxm"), 8, 8, {});
+  TrainSpec t;
+  t.global_batch = 8, t.seq = 2048;
+  ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  Knobs k;
+  Plan p;
+  p.dp = 8, p.mb = 1, p.ga = 1;
+  p.remat = Remat::kNone;
+  const Explanation none = Explain(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(none.saved, 2 * (4096.0 * 2 + 4096 + 8192 + 4096 + 2 * 32 + 2 * 4096 + 3 * 11008));
+  p.remat = Remat::kFull;
+  const Explanation full = Explain(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(full.saved, 2 * 4096.0);
+  // full@0.25: a quarter of the layers keep x, the rest everything; a
+  // quarter of the recompute.
+  p.remat_fraction = 0.25;
+  const Explanation quarter = Explain(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(quarter.saved, 0.25 * full.saved + 0.75 * none.saved);
+  EXPECT_DOUBLE_EQ(quarter.plan.remat_flops, 0.25 * full.plan.remat_flops);
+  EXPECT_DOUBLE_EQ(quarter.remat_share, 0.25);
+  // Megatron full:2 with PP 4 (8 layers a stage) is the same quarter.
+  Plan q = p;
+  q.remat_fraction = 1, q.remat_per_stage = 2, q.pp = 4, q.dp = 2, q.ga = 4;
+  Plan q2 = q;
+  q2.remat_per_stage = 0, q2.remat_fraction = 0.25;
+  EXPECT_DOUBLE_EQ(Explain(m, cl, t, k, q).saved, Explain(m, cl, t, k, q2).saved);
+  EXPECT_DOUBLE_EQ(Evaluate(m, cl, t, k, q).t_step, Evaluate(m, cl, t, k, q2).t_step);
+  // minimal_offloaded: x on the chip, the other 46592 dot elements per token
+  // per layer in host memory (2048 tokens x 32 layers, bf16), over the H100's
+  // 64 GB/s host link out and back, hidden under 0.9 x Comp.
+  p.remat = Remat::kMinimalOffloaded, p.remat_fraction = 1;
+  const Explanation off = Explain(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(off.saved, 2 * 4096.0);
+  EXPECT_DOUBLE_EQ(off.plan.offloaded, 46592.0 * 2 * 2048 * 32);
+  EXPECT_EQ(off.host_bw, 64e9);
+  EXPECT_FALSE(off.host_bw_assumed);
+  EXPECT_DOUBLE_EQ(off.t_offload, 2 * 46592.0 * 2 * 2048 * 32 / 64e9);
+  EXPECT_DOUBLE_EQ(off.plan.t_host, std::max(0.0, off.t_offload - 0.9 * off.plan.t_compute));
+  EXPECT_DOUBLE_EQ(off.plan.remat_flops, 0);
+}
+
+}  // namespace
+}  // namespace mlprof::plan

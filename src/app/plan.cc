@@ -82,7 +82,10 @@ Status RunProblemStatus(const plan::RunProblem& p, const plan::Cluster& c) {
           fmt::format("--global-batch = {} is not divisible by DP x FSDP x micro-batch = {:.0f}", p.value, p.replicas));
     case K::kBadRemat:
       return InvalidArgument(fmt::format(
-          "--remat '{}': expected none, save_dots, selective, minimal_with_context, save_out_proj or full", p.text));
+          "--remat '{}': expected none, save_dots (minimal, selective-op), selective, minimal_with_context, "
+          "save_dot_except_mlp, save_qkv_proj, save_out_proj, minimal_offloaded, full, full:N (N layers per "
+          "stage), selective-layer:N (every N-th layer) or POLICY@F (a fraction 0 < F <= 1 of the layers)",
+          p.text));
   }
   return Internal("unknown run problem");
 }
@@ -110,7 +113,9 @@ StatusOr<plan::Plan> RunPlan(const plan::ModelSpec& model, const plan::Cluster& 
                                        t.global_batch / replicas));
   p.ga = t.global_batch / replicas / p.mb;
   p.zero = f.zero >= 0 ? f.zero : 1;
-  if (!f.remat.empty()) plan::ParseRemat(f.remat, &p.remat);
+  plan::RematSpec remat;
+  if (!f.remat.empty() && plan::ParseRemat(f.remat, &remat))
+    p.remat = remat.policy, p.remat_fraction = remat.fraction, p.remat_per_stage = remat.per_stage;
   plan::PlanFilter pinned = f;
   pinned.tp = p.tp, pinned.pp = p.pp, pinned.cp = p.cp, pinned.ep = p.ep, pinned.fsdp = p.fsdp, pinned.dp = p.dp;
   pinned.mb = p.mb, pinned.vpp = p.vpp;

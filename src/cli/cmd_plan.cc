@@ -70,7 +70,10 @@ class PlanCommand : public Command {
                                                                                     {"--mb", &f.mb}})
       p->add_option(flag, *ptr, "only plans with this degree")->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
     p->add_option("--remat", f.remat,
-                  "only this remat policy: none, save_dots, selective, minimal_with_context, save_out_proj, full");
+                  "only this remat policy: none, save_dots (MaxText minimal, torchtitan selective-op), selective, "
+                  "minimal_with_context, save_dot_except_mlp, save_qkv_proj, save_out_proj, minimal_offloaded, "
+                  "full; Megatron full:N (N layers per stage), torchtitan selective-layer:N, or POLICY@F on a "
+                  "fraction of the layers");
     p->add_option("--max-mem", o_.max_mem_gb, "only plans needing at most this many GB per chip")
         ->check(NumberAtLeastZero(true));
     p->add_flag("--all", f.include_oom, "also list plans that do not fit (bottleneck: memory)");

@@ -25,7 +25,8 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
   lines.push_back(
       fmt::format("TP {} x DP {} x PP {} (v {}) x FSDP {} x CP {} = {} chips; EP {} inside DP x FSDP; "
                   "micro-batch {}, {} micro-batches per step; remat {}; ZeRO-{} over DP",
-                  p.tp, p.dp, p.pp, p.vpp, p.fsdp, p.cp, c.chips, p.ep, p.mb, p.ga, plan::RematName(p.remat), p.zero));
+                  p.tp, p.dp, p.pp, p.vpp, p.fsdp, p.cp, c.chips, p.ep, p.mb, p.ga,
+                  plan::RematLabel(p.remat, p.remat_fraction, p.remat_per_stage), p.zero));
   // ---- memory ----
   lines.push_back(
       fmt::format("parameters on the largest stage: dense {:.3f} B / (TP {} x FSDP {}) + experts {:.3f} B / (TP {} x "
@@ -44,7 +45,13 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
       "GB + logits {:.2f} GB) = {:.2f} GB; a micro-batch: {:.1f} B per token per layer ({}) x {:.0f} tokens / "
       "TP {} x {:.0f} layers",
       e.transient / GB, e.per_mb / GB, e.inflight, e.per_mb / GB, e.logits / GB, p.activations / GB, e.saved,
-      plan::RematName(p.remat), e.tokens_mb, p.tp, e.stage_layers));
+      plan::RematLabel(p.remat, p.remat_fraction, p.remat_per_stage), e.tokens_mb, p.tp, e.stage_layers));
+  if (e.remat_share < 1)
+    lines.push_back(fmt::format("remat {} on {:.3f} of the stage's {:.0f} layers; the others save everything (none)",
+                                plan::RematName(p.remat), e.remat_share, e.stage_layers));
+  if (p.offloaded > 0)
+    lines.push_back(
+        fmt::format("Offloaded to host memory: the matmul outputs, {:.2f} GB per chip (not in Tot)", p.offloaded / GB));
   lines.push_back(fmt::format("Tot = W + G + O + FBuf + Act + Rsv ({:.0f} % of HBM) = {:.2f} GB of {:.2f} GB: {}",
                               t.reserve * 100, p.total / GB, c.chip.hbm_bytes / GB, p.fits ? "fits" : "does not fit"));
   // ---- time ----
@@ -114,8 +121,15 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
         p.pp, p.vpp, e.micro_batches, e.bubble, p.vpp, p.pp, e.pp_bytes / GB, e.pp_bw / GB, us, e.t_p2p, p.t_pp));
   lines.push_back(fmt::format("Opt = 34 B x {:.3f} B parameters / {:.0f} GB/s x HBM {:.2f} = {:.4f} s",
                               e.opt_params / 1e9, c.chip.hbm_bytes_per_s / GB, k.hbm, p.t_opt));
-  if (k.step_overhead > 0)
-    lines.push_back(fmt::format("host overhead (GPU idle per step, measured) = {:.4f} s", k.step_overhead));
+  if (p.offloaded > 0)
+    lines.push_back(fmt::format(
+        "Host = offload + reload 2 x {:.2f} GB x {:.0f} micro-batches / {:.0f} GB/s{} = {:.4f} s, exposed max(0, that "
+        "- {:.2f} x Comp){} = {:.4f} s",
+        p.offloaded / GB / std::max(1.0, e.inflight), e.micro_batches, e.host_bw / GB,
+        e.host_bw_assumed ? " (no host link in the chip file: PCIe Gen4 x16 assumed)" : "", e.t_offload, k.overlap,
+        k.step_overhead > 0 ? fmt::format(" + host overhead {:.4f} s", k.step_overhead) : "", p.t_host));
+  else if (k.step_overhead > 0)
+    lines.push_back(fmt::format("Host = host overhead (GPU idle per step, measured) = {:.4f} s", k.step_overhead));
   lines.push_back(fmt::format(
       "Step = {:.4f} s; MFU = {:.3f} PFLOP / ({:.4f} s x {} x {:.0f} TFLOP/s) = {:.2f} %; bottleneck: {}", p.t_step,
       p.model_flops / 1e15, p.t_step, c.chips, e.peak / 1e12, p.mfu * 100, plan::BottleneckName(p.bottleneck)));

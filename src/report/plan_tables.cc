@@ -111,6 +111,8 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
   seconds("cp_time", "CP(s)", "exposed context-parallel ring");
   seconds("pp_time", "PP+Bubble(s)", "pipeline bubble and point-to-point transfers");
   seconds("optimizer_time", "Opt(s)", "optimizer update");
+  seconds("host_time", "Host(s)",
+          "offloaded activations' transfer not hidden under compute, and the host overhead --calibrate measured");
   seconds("step", "Step(s)", "step time: the sum of the terms");
   t.Add(Measure("mfu_pct", Unit::kPercent, "model FLOPs utilisation").Show("MFU%", 1, 1));
   t.Add(Measure("bottleneck", Unit::kText, "the largest term, or memory when the plan does not fit")
@@ -128,7 +130,7 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
                       Cell::Int(p.fsdp),
                       Cell::Int(p.zero),
                       Cell::Int(p.cp),
-                      Cell::Text(plan::RematName(p.remat)),
+                      Cell::Text(plan::RematLabel(p.remat, p.remat_fraction, p.remat_per_stage)),
                       Cell::Int(p.mb),
                       Cell::Int(p.ga),
                       Cell::Real(p.weights),
@@ -147,6 +149,7 @@ Table PlansTable(const std::vector<plan::Plan>& plans, int top, int first) {
                       secs(p.t_cp),
                       secs(p.t_pp),
                       secs(p.t_opt),
+                      secs(p.t_host),
                       secs(p.t_step),
                       Cell::Real(p.mfu * 100),
                       Cell::Text(plan::BottleneckName(p.bottleneck))});
@@ -170,7 +173,8 @@ std::string PlanLabel(const plan::Plan& p) {
   if (p.cp > 1) s += fmt::format(" CP{}", p.cp);
   if (p.ep > 1) s += fmt::format(" EP{}", p.ep);
   if (p.fsdp > 1) s += fmt::format(" FSDP{}", p.fsdp);
-  s += fmt::format(" DP{} ZeRO-{} MB{} GA{} {}", p.dp, p.zero, p.mb, p.ga, plan::RematName(p.remat));
+  s += fmt::format(" DP{} ZeRO-{} MB{} GA{} {}", p.dp, p.zero, p.mb, p.ga,
+                   plan::RematLabel(p.remat, p.remat_fraction, p.remat_per_stage));
   return s;
 }
 
