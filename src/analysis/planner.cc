@@ -268,6 +268,9 @@ struct Derived {
   double saved[kRematCount] = {};
   double full_layer = 0;  // one layer's full working set, elements per token
   double offloaded = 0;   // minimal_offloaded: elements per token per layer kept in host memory
+  // Low precision: elements per token (all layers) cast to and from 1 byte:
+  // the linear layers' inputs forward and their output gradients backward.
+  double cast_per_token = 0;
 };
 
 Derived Derive(const ModelSpec& m, const TrainSpec& t) {
@@ -316,6 +319,11 @@ Derived Derive(const ModelSpec& m, const TrainSpec& t) {
     d.qkv_fwd_per_token += n * 2 * (h * (q + kv));
     d.out_fwd_per_token += n * 2 * out_proj;
     d.mlp_fwd_per_token += n * 2 * mlp_active;
+    // The widths the MLP's down projection reads: the active experts' (and
+    // shared experts') intermediates, or the dense width.
+    const double down_in = g.moe ? static_cast<double>(m.top_k * m.expert_ffn + m.shared_experts * m.shared_ffn)
+                                 : static_cast<double>(g.ffn > 0 ? g.ffn : m.ffn);
+    d.cast_per_token += n * 2 * (2 * h + ctx + down_in);
     // Saved per token (elements; the fp32 log-sum-exp as 2 elements per head).
     const double lse = 2 * nq;
     const double attn_all = h + h + q + kv + ctx + lse;  // layer input, norm, Q, K, V, context
@@ -440,7 +448,10 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double expert_stage = d.p.experts * stage_layers / L;
   const double dense_local = dense_stage / (tp * fsdp), expert_local = expert_stage / expert_shards;
   const double local = dense_local + expert_local;
-  pl->weights = local * t.memory.weight;
+  const bool low = t.precision != hw::DType::kBf16;
+  // A 1-byte copy of the weights and its transpose (Transformer Engine on Hopper).
+  const double low_weights = low ? 2 * local : 0;
+  pl->weights = local * t.memory.weight + low_weights;
   pl->grads = local * t.memory.grad;
   const double opt_shard = pl->zero >= 1 ? dp : 1, grad_shard = pl->zero >= 2 ? dp : 1;
   pl->grads /= grad_shard;
@@ -486,25 +497,43 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double rate = N * peak * gemm;
   pl->imbalance_flops = (k.moe_imbalance - 1) * d.expert_train_per_token * d.tokens;
   const double counted = pl->model_flops + pl->remat_flops + pl->imbalance_flops;
-  if (k.attention <= 0 && k.other_bytes <= 0) {
+  if (k.attention <= 0 && k.other_bytes <= 0 && !low) {
     pl->t_compute = counted / rate * imbalance;
   } else {
-    // Calibrated: the attention scores at their own efficiency on the FLOPs
-    // a causal kernel executes; the non-matmul ops' HBM traffic, which a
-    // recomputed forward repeats in part.
+    // Apart: the attention scores (at their own efficiency, on the FLOPs a
+    // causal kernel executes, once calibrated); the layers' linear matmuls
+    // at the low-precision peak with their casts (--precision); the rest of
+    // the matmuls (the output layer) at the GEMM efficiency; the non-matmul
+    // ops' HBM traffic (calibrated), which a recomputed forward repeats in part.
     const bool remat_scores = pl->remat == Remat::kSelective || pl->remat == Remat::kSaveOutProj ||
                               pl->remat == Remat::kSaveQkvProj || pl->remat == Remat::kSaveDotExceptMlp ||
                               pl->remat == Remat::kFull;
-    const double scores = k.attention > 0 ? d.score_fwd_per_token * (3 + (remat_scores ? share : 0)) * d.tokens : 0;
+    const double scores = d.score_fwd_per_token * (3 + (remat_scores ? share : 0)) * d.tokens;
     const double executed = t.causal_half ? scores : scores / 2;
-    const double t_matmul = (counted - scores) / rate;
-    const double t_scores = k.attention > 0 ? executed / (N * peak * k.attention) : 0;
-    const double t_other = k.other_bytes * d.tokens * static_cast<double>(m.layers) * h / N / c.chip.hbm_bytes_per_s *
-                           (1 + pl->remat_flops / pl->model_flops);
-    pl->t_compute = (t_matmul + t_scores + t_other) * imbalance;
+    const double t_scores =
+        k.attention > 0 ? executed / (N * peak * k.attention) : scores / rate;  // as counted, without calibration
+    double low_flops = 0, t_low = 0, cast = 0, t_cast = 0;
+    const double low_peak = low ? c.chip.peak(t.precision) : 0;
+    if (low) {
+      const double remat_linear =
+          share * (RematFlopsPerToken(d, pl->remat) - (remat_scores ? d.score_fwd_per_token : 0)) * d.tokens;
+      low_flops = 3 * (d.qkv_fwd_per_token + d.out_fwd_per_token + d.mlp_fwd_per_token) * d.tokens + remat_linear +
+                  pl->imbalance_flops;
+      t_low = low_flops / (N * low_peak * gemm * k.low_precision_gemm);
+      // bf16 in, 1 byte out: 3 B per element cast, per chip; the weights once a step.
+      cast = 3 * d.cast_per_token * d.tokens / N + 3 * local;
+      t_cast = cast / (c.chip.hbm_bytes_per_s * k.hbm);
+    }
+    const double t_matmul = (counted - scores - low_flops) / rate;
+    const double t_other = k.other_bytes > 0 ? k.other_bytes * d.tokens * L * h / N / c.chip.hbm_bytes_per_s *
+                                                   (1 + pl->remat_flops / pl->model_flops)
+                                             : 0;
+    pl->t_compute = (t_matmul + t_scores + t_low + t_cast + t_other) * imbalance;
     if (why) {
       why->t_matmul = t_matmul, why->t_scores = t_scores, why->t_other = t_other;
       why->score_flops = scores, why->score_executed = executed;
+      why->low_flops = low_flops, why->low_peak = low_peak, why->t_low = t_low, why->cast_bytes = cast;
+      why->t_cast = t_cast, why->low_weights = low_weights;
     }
   }
   const double m_steps = ga;               // micro-batches per step per pipeline
@@ -640,6 +669,11 @@ std::optional<RunProblem> CheckRun(const ModelSpec& m, const Cluster& c, const T
   if (c.node_size <= 0 || c.chips % c.node_size != 0) return problem(K::kChipsNotWholeNodes, c.chips, c.node_size);
   if (!(c.chip.peak(hw::DType::kBf16) > 0)) return problem(K::kNoPeak);
   if (!(c.chip.hbm_bytes > 0)) return problem(K::kNoHbm);
+  if (t.precision != hw::DType::kBf16 && !(c.chip.peak(t.precision) > 0)) {
+    RunProblem p = problem(K::kNoLowPeak);
+    p.low = t.precision;
+    return p;
+  }
   if (t.global_batch <= 0) return problem(K::kNoBatch);
   if (t.seq <= 0) return problem(K::kNoSeq);
   if (!c.axes.empty()) {
@@ -762,6 +796,9 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
                   for (int r = 0; r < kRematCount; ++r) {
                     const Remat remat = static_cast<Remat>(r);
                     if (only != Remat::kCount && remat != only) continue;
+                    // Offloading is searched on TPUs (MaxText's policies); a
+                    // GPU's PCIe link is shared with its NICs: pin it to try.
+                    if (remat == Remat::kMinimalOffloaded && only != remat && !c.tpu) continue;
                     // A cheaper policy fits (more recompute cannot help), or
                     // this one or a cheaper one fits with less communication.
                     if ((fitted || r >= cheapest_fit) && !f.include_dominated) {

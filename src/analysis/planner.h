@@ -110,6 +110,10 @@ struct TrainSpec {
   double reserve = 0.10;  // fraction of HBM kept for the runtime / compiler / fragmentation
   bool causal_half =
       false;  // count half the s x s attention scores (MaxText since 2025); default: all (PaLM, Megatron)
+  // The layers' linear matmuls in a 1-byte format at the chip's peak for it
+  // (Transformer Engine FP8, MaxText AQT int8); attention, the output
+  // layer, norms, the optimizer and gradient reduction stay as they were.
+  hw::DType precision = hw::DType::kBf16;  // kBf16, kFp8 or kInt8
 };
 
 // Efficiency knobs (defaults calibrated in docs/PLANNER.md).
@@ -125,6 +129,9 @@ struct Knobs {
   double attention = 0;      // fraction of peak the attention scores reach, on the FLOPs executed (the causal half)
   double other_bytes = 0;    // HBM bytes per token, layer and hidden unit the non-matmul ops move (norms, casts...)
   double step_overhead = 0;  // seconds per step the GPU waits for the host
+  // Low-precision matmuls' efficiency relative to bf16 (Knobs::gemm): 0.96,
+  // measured on an H100 (docs/PLANNER.md, tests/data/h100/gemm.csv).
+  double low_precision_gemm = 0.96;
 };
 
 // The GEMM efficiency a plan is computed with and where it comes from:
@@ -207,6 +214,7 @@ struct RunProblem {
     kPinnedNotDivide,     // the pinned degrees do not divide the chips; `axis` is the one that does not fit
     kBatchNotDivide,      // the batch is not divisible by DP x FSDP x micro-batch (= limit)
     kBadRemat,            // an unknown remat policy (`text`)
+    kNoLowPeak,           // --precision: the chip has no peak for that format
   };
   enum class Field : uint8_t { kNone, kTp, kPp, kCp, kEp, kFsdp, kDp, kSeq, kHeads, kExperts };
   Kind kind;
@@ -215,6 +223,7 @@ struct RunProblem {
   int64_t value = 0, limit = 0;
   double replicas = 0;  // kBatchNotDivide: DP x FSDP x micro-batch (a double: the product may not fit an int64)
   std::string text;     // kBadRemat: the policy given
+  hw::DType low = hw::DType::kBf16;  // kNoLowPeak: the format
 };
 // Validates the run (a batch the data-parallel degree and micro-batch cannot
 // split, a sequence CP cannot split, experts EP cannot split...). A filter
@@ -255,6 +264,10 @@ struct Explanation {
   // stage imbalance); the score FLOPs counted in model + remat FLOPs and
   // those executed (the causal half).
   double t_matmul = 0, t_scores = 0, t_other = 0, score_flops = 0, score_executed = 0;
+  // --precision fp8/int8: the linear matmuls' FLOPs and time at the low-
+  // precision peak, and the casts (activations and gradients in and out of
+  // the 1-byte format, the weights once a step) at HBM bandwidth.
+  double low_flops = 0, low_peak = 0, t_low = 0, cast_bytes = 0, t_cast = 0, low_weights = 0;
   double stage_imbalance = 1;  // the largest stage's layers x stages / layers
   double micro_batches = 0;    // per step per pipeline
   // TP: all-reduces per layer and micro-batch, of one micro-batch's

@@ -752,5 +752,48 @@ TEST(PlannerRemat, PartialAndOffloaded) {
   EXPECT_DOUBLE_EQ(off.plan.remat_flops, 0);
 }
 
+// --precision fp8 on Toy7B (h 4096, MHA, SwiGLU 11008), one H100 per
+// replica: the layers' projections (2 x (4 h^2 + 3 h f) per token per layer,
+// forward) x 3 at the FP8 peak x GEMM x 0.96; the output layer and the
+// scores in bf16; casts of 3 B per element of the linear inputs forward and
+// their output gradients backward (2 x (2h + h + f) per token per layer)
+// and of the weights; 2 more bytes per parameter for the FP8 weights.
+TEST(PlannerPrecision, Fp8LinearLayers) {
+  const ModelSpec m = Toy7B();
+  Cluster cl = MakeCluster(*hw::ChipDb::BuiltIn().Find("h100-sxm"), 8, 8, {});
+  TrainSpec t;
+  t.global_batch = 8, t.seq = 2048;
+  ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  Knobs k;
+  k.gemm = 0.5;
+  Plan p;
+  p.dp = 8, p.mb = 1, p.ga = 1;
+  const Plan bf16 = Evaluate(m, cl, t, k, p);
+  t.precision = hw::DType::kFp8;
+  const Explanation e = Explain(m, cl, t, k, p);
+  const double tokens = 8.0 * 2048, h = 4096, f = 11008;
+  const double linear = 3 * 32 * 2 * (4 * h * h + 3 * h * f) * tokens;
+  EXPECT_DOUBLE_EQ(e.low_flops, linear);
+  EXPECT_NEAR(e.t_low, linear / (8 * 1978.9e12 * 0.5 * 0.96), 1e-12);
+  const double scores = 3 * 32 * 2 * 2048.0 * 32 * (128 + 128) * tokens;
+  EXPECT_DOUBLE_EQ(e.score_flops, scores);
+  EXPECT_NEAR(e.t_scores, scores / (8 * 989.4e12 * 0.5), 1e-12);
+  const double output_layer = 6 * 32000 * h * tokens;
+  EXPECT_NEAR(e.t_matmul, output_layer / (8 * 989.4e12 * 0.5), 1e-9);
+  const double local = CountParams(m).total;
+  EXPECT_NEAR(e.cast_bytes, 3 * 32 * 2 * (3 * h + f) * tokens / 8 + 3 * local, 1);
+  EXPECT_NEAR(e.t_cast, e.cast_bytes / (3.35e12 * 0.8), 1e-12);
+  EXPECT_NEAR(e.plan.t_compute, e.t_low + e.t_cast + e.t_matmul + e.t_scores, 1e-12);
+  EXPECT_DOUBLE_EQ(e.plan.weights, bf16.weights + 2 * local);
+  EXPECT_LT(e.plan.t_step, bf16.t_step);
+  EXPECT_DOUBLE_EQ(e.plan.model_flops, bf16.model_flops);  // MFU against the bf16 peak, same FLOPs
+  // A chip without an int8 peak (the MI355X's file states bf16, fp16, fp8) is refused.
+  t.precision = hw::DType::kInt8;
+  const auto problem = CheckRun(m, MakeCluster(*hw::ChipDb::BuiltIn().Find("mi355x"), 8, 8, {}), t, {});
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_EQ(problem->kind, RunProblem::Kind::kNoLowPeak);
+  EXPECT_EQ(problem->low, hw::DType::kInt8);
+}
+
 }  // namespace
 }  // namespace mlprof::plan

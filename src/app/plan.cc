@@ -80,6 +80,9 @@ Status RunProblemStatus(const plan::RunProblem& p, const plan::Cluster& c) {
     case K::kBatchNotDivide:
       return InvalidArgument(
           fmt::format("--global-batch = {} is not divisible by DP x FSDP x micro-batch = {:.0f}", p.value, p.replicas));
+    case K::kNoLowPeak:
+      return InvalidArgument(
+          fmt::format("--precision: chip '{}' has no {} peak in the chip database", c.chip.id, hw::DTypeName(p.low)));
     case K::kBadRemat:
       return InvalidArgument(fmt::format(
           "--remat '{}': expected none, save_dots (minimal, selective-op), selective, minimal_with_context, "
@@ -176,6 +179,12 @@ StatusOr<Report> Plan(PlanOptions o) {
   plan::TrainSpec& t = o.train;
   if (t.seq == 0) t.seq = model.seq_len;
   if (t.seq == 0) return InvalidArgument("--seq: the model file has no seq_len; give --seq");
+  if (!o.precision.empty()) {
+    hw::DType d;
+    if (!hw::ParseDType(o.precision, &d) || (d != hw::DType::kBf16 && d != hw::DType::kFp8 && d != hw::DType::kInt8))
+      return InvalidArgument(fmt::format("--precision '{}': expected bf16, fp8 or int8", o.precision));
+    t.precision = d;
+  }
   const std::string mem = o.memory.empty() ? (cluster.tpu ? "maxtext" : "megatron") : o.memory;
   if (!plan::ParseMemoryConvention(mem, &t.memory))
     return InvalidArgument(fmt::format("--memory '{}': expected megatron, zero or maxtext", mem));

@@ -42,6 +42,9 @@ class PlanCommand : public Command {
                   "default megatron on GPUs, maxtext on TPUs");
     p->add_option("--reserve", o_.train.reserve, "fraction of HBM kept free (default 0.10)")
         ->check(CLI::Range(0.0, 0.9));
+    p->add_option("--precision", o_.precision,
+                  "the layers' linear matmuls in bf16 (default), fp8 (Transformer Engine) or int8 (AQT), at the "
+                  "chip's peak for it; attention, the output layer, norms and the optimizer stay in bf16/fp32");
     p->add_flag("--causal", o_.train.causal_half, "count half the s x s attention scores in model FLOPs");
     p->add_option("--zero", o_.filter.zero,
                   "ZeRO stage over DP: 0 replicated, 1 optimizer sharded, 2 optimizer and "

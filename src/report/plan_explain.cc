@@ -32,11 +32,14 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
       fmt::format("parameters on the largest stage: dense {:.3f} B / (TP {} x FSDP {}) + experts {:.3f} B / (TP {} x "
                   "lcm(EP {}, FSDP {})) = {:.3f} B per chip",
                   e.dense_stage / 1e9, p.tp, p.fsdp, e.expert_stage / 1e9, p.tp, p.ep, p.fsdp, e.local / 1e9));
-  lines.push_back(
-      fmt::format("W = {:.3f} B x {} B = {:.2f} GB; G = x {} B / {} = {:.2f} GB; O = x {} B / {} = {:.2f} GB ({}, "
-                  "ZeRO-{} over DP {})",
-                  e.local / 1e9, t.memory.weight, p.weights / GB, t.memory.grad, e.grad_shard, p.grads / GB,
-                  t.memory.optimizer, e.opt_shard, p.optimizer / GB, t.memory.name, p.zero, p.dp));
+  lines.push_back(fmt::format(
+      "W = {:.3f} B x {} B{} = {:.2f} GB; G = x {} B / {} = {:.2f} GB; O = x {} B / {} = {:.2f} GB ({}, "
+      "ZeRO-{} over DP {})",
+      e.local / 1e9, t.memory.weight,
+      t.precision != hw::DType::kBf16 ? fmt::format(" + {} copy and its transpose 2 x 1 B", hw::DTypeName(t.precision))
+                                      : "",
+      p.weights / GB, t.memory.grad, e.grad_shard, p.grads / GB, t.memory.optimizer, e.opt_shard, p.optimizer / GB,
+      t.memory.name, p.zero, p.dp));
   if (p.fsdp > 1)
     lines.push_back(fmt::format("FBuf = 2 layers gathered in bf16: 2 x 2 B x {:.3f} B / TP {} = {:.2f} GB",
                                 e.fsdp_layer / 1e9, p.tp, p.fsdp_buffers / GB));
@@ -55,18 +58,36 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
   lines.push_back(fmt::format("Tot = W + G + O + FBuf + Act + Rsv ({:.0f} % of HBM) = {:.2f} GB of {:.2f} GB: {}",
                               t.reserve * 100, p.total / GB, c.chip.hbm_bytes / GB, p.fits ? "fits" : "does not fit"));
   // ---- time ----
-  if (k.attention <= 0 && k.other_bytes <= 0) {
+  const bool low = t.precision != hw::DType::kBf16;
+  if (k.attention <= 0 && k.other_bytes <= 0 && !low) {
     lines.push_back(fmt::format(
         "Comp = ({:.3f} + remat {:.3f} + busiest expert {:.3f}) PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) "
         "x stage imbalance {:.3f} = {:.4f} s",
         p.model_flops / 1e15, p.remat_flops / 1e15, p.imbalance_flops / 1e15, c.chips, e.peak / 1e12, e.gemm,
         e.stage_imbalance, p.t_compute));
   } else {
+    if (low) {
+      lines.push_back(fmt::format(
+          "{} matmuls (the layers' linear projections, their recompute and the busiest expert's extra) = {:.3f} "
+          "PFLOP / ({} chips x {:.0f} TFLOP/s {} x GEMM {:.2f} x {:.2f} low precision) = {:.4f} s",
+          hw::DTypeName(t.precision), e.low_flops / 1e15, c.chips, e.low_peak / 1e12, hw::DTypeName(t.precision),
+          e.gemm, k.low_precision_gemm, e.t_low));
+      lines.push_back(fmt::format(
+          "{} casts = 3 B (bf16 in, 1 B out) x (the linear layers' inputs forward and output gradients backward, "
+          "and the weights once a step) = {:.2f} GB per chip / ({:.0f} GB/s x HBM {:.2f}) = {:.4f} s",
+          hw::DTypeName(t.precision), e.cast_bytes / GB, c.chip.hbm_bytes_per_s / GB, k.hbm, e.t_cast));
+    }
     lines.push_back(fmt::format(
-        "matmuls = ({:.3f} + remat {:.3f} + busiest expert {:.3f} - attention scores {:.3f}) PFLOP / ({} chips x "
+        "{}matmuls = ({:.3f} + remat {:.3f} + busiest expert {:.3f} - attention scores {:.3f}{}) PFLOP / ({} chips x "
         "{:.0f} TFLOP/s x GEMM {:.2f}) = {:.4f} s",
-        p.model_flops / 1e15, p.remat_flops / 1e15, p.imbalance_flops / 1e15, e.score_flops / 1e15, c.chips,
-        e.peak / 1e12, e.gemm, e.t_matmul));
+        low ? "bf16 " : "", p.model_flops / 1e15, p.remat_flops / 1e15, p.imbalance_flops / 1e15, e.score_flops / 1e15,
+        low ? fmt::format(" - {} {:.3f}", hw::DTypeName(t.precision), e.low_flops / 1e15) : "", c.chips, e.peak / 1e12,
+        e.gemm, e.t_matmul));
+    if (k.attention <= 0)
+      lines.push_back(
+          fmt::format("attention scores (bf16) = {:.3f} PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) "
+                      "= {:.4f} s",
+                      e.score_flops / 1e15, c.chips, e.peak / 1e12, e.gemm, e.t_scores));
     if (k.attention > 0)
       lines.push_back(fmt::format(
           "attention scores = {:.3f} PFLOP executed ({}) / ({} chips x {:.0f} TFLOP/s x attention {:.2f}) = {:.4f} s",
@@ -78,8 +99,9 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
           "FLOPs {:.3f}) = {:.4f} s",
           k.other_bytes, static_cast<double>(t.global_batch) * static_cast<double>(t.seq), m.layers, m.hidden, c.chips,
           c.chip.hbm_bytes_per_s / GB, p.model_flops > 0 ? p.remat_flops / p.model_flops : 0.0, e.t_other));
-    lines.push_back(fmt::format("Comp = (matmuls + attention scores + other ops) x stage imbalance {:.3f} = {:.4f} s",
-                                e.stage_imbalance, p.t_compute));
+    lines.push_back(fmt::format("Comp = ({}matmuls + attention scores{}{}) x stage imbalance {:.3f} = {:.4f} s",
+                                low ? fmt::format("{} matmuls + casts + bf16 ", hw::DTypeName(t.precision)) : "",
+                                k.other_bytes > 0 ? " + other ops" : "", "", e.stage_imbalance, p.t_compute));
   }
   if (p.tp > 1)
     lines.push_back(
