@@ -9,6 +9,7 @@
 #include "analysis/op_cost.h"
 #include "analysis/ops.h"
 #include "analysis/steps.h"
+#include "analysis/xla.h"
 
 namespace mlprof {
 
@@ -138,6 +139,68 @@ RunMeasurement MeasureRun(const ProfileView& view, const CollectiveReport* colle
     for (auto& [key, v] : by)
       m.collectives.push_back(
           {key.first, key.second, static_cast<int64_t>(v.first.size()), Median(v.second), Median(v.first)});
+  }
+  return m;
+}
+
+RunMeasurement MeasureXlaRun(const Profile& profile) {
+  RunMeasurement m;
+  double devices = 0;
+  for (const RankProfile& r : profile.ranks) {
+    if (r.xla_ops.empty()) continue;
+    const XlaOps x = ResolveXlaOps(r);
+    const XlaBreakdown b = BreakdownXla(r, x);
+    if (b.devices == 0 || b.total <= 0) continue;
+    if (m.ranks == 0 && !r.meta.devices.empty()) m.device = r.meta.devices.front().name;
+    m.xla = true;
+    m.ranks++;
+    const double per = static_cast<double>(b.devices) * static_cast<double>(std::max<int64_t>(1, b.steps));
+    devices += b.devices;
+    m.steps = m.steps == 0 ? std::max<int64_t>(1, b.steps) : std::min(m.steps, std::max<int64_t>(1, b.steps));
+    const double step = static_cast<double>(b.step_time) * 1e-12;
+    if (step > m.step_s) m.step_s = step, m.busy_s = static_cast<double>(b.total) * 1e-12 / per;
+    double total = 0, skip = 0;
+    for (const XlaGroupRow& row : b.rows) {
+      const double s = static_cast<double>(row.time) * 1e-12;
+      const double opt = static_cast<double>(row.by_pass[static_cast<size_t>(XlaPass::kOptimizer)]) * 1e-12;
+      total += s;
+      m.optimizer_s += opt / per;
+      switch (row.group) {
+        case OpCategory::kMatmul:
+          m.gemm_flops += row.flops / per, m.gemm_s += (s - opt) / per, skip += s - opt;
+          m.gemm_calls += row.count;
+          break;
+        case OpCategory::kAttention:
+          m.attention_flops += row.flops / per, m.attention_s += (s - opt) / per, skip += s - opt;
+          m.attention_calls += row.count;
+          break;
+        case OpCategory::kCollective:
+          m.comm_s += s / per, skip += s - opt;
+          break;
+        case OpCategory::kAsyncWait:
+          m.exposed_comm_s += s / per, skip += s - opt;
+          break;
+        case OpCategory::kMemoryTransfer:
+          skip += s - opt;
+          break;
+        default:
+          break;
+      }
+      skip += opt;
+    }
+    m.other_compute_s += std::max(0.0, total - skip) / per;
+  }
+  if (m.ranks > 1) {
+    const double r = static_cast<double>(m.ranks);
+    for (double* v : {&m.gemm_flops, &m.gemm_s, &m.attention_flops, &m.attention_s, &m.optimizer_s, &m.other_compute_s,
+                      &m.comm_s, &m.exposed_comm_s})
+      *v /= r;
+  }
+  if (m.ranks > 0) {
+    const double steps = static_cast<double>(m.steps) * devices;
+    m.gemm_calls = static_cast<int64_t>(std::llround(static_cast<double>(m.gemm_calls) / steps));
+    m.attention_calls = static_cast<int64_t>(std::llround(static_cast<double>(m.attention_calls) / steps));
+    m.world_size = static_cast<int64_t>(devices);
   }
   return m;
 }

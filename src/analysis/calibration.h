@@ -39,6 +39,7 @@ struct RunMeasurement {
   int64_t steps = 0;        // steady steps per rank (the fewest over the ranks)
   int64_t world_size = -1;  // the job's (distributedInfo); -1 unknown
   std::string device;       // the first rank's GPU name
+  bool xla = false;         // measured from XLA ops (MeasureXlaRun)
   // Per step: the median steady step's host wall time and GPU busy time,
   // the slowest rank's (it sets the pace).
   double step_s = 0, busy_s = 0;
@@ -63,6 +64,14 @@ struct RunMeasurement {
 // Over the view's ranks with at least one steady step (analysis/steps.h's
 // warm-up rule, the view's last-step filter). `collectives` may be null.
 RunMeasurement MeasureRun(const ProfileView& view, const CollectiveReport* collectives);
+// An XLA profile's (the ranks with XLA ops): per device and execution of
+// the main module (the step), from the op breakdown (analysis/xla.h):
+// matmul and attention FLOPs and time; the optimizer pass's time; other
+// compute (all but matmul, attention, optimizer, collectives, async waits
+// and memory transfers); collectives, and as exposed the async waits
+// (-done ops); the module's mean execution as the step, the op time as
+// busy. Collective bandwidths are not measured here. ranks = 0: no XLA ops.
+RunMeasurement MeasureXlaRun(const Profile& profile);
 
 namespace plan {
 

@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "../../bench/xla_synth.h"
 #include "../../tests/test_util.h"
+#include "analysis/xla.h"
+#include "io/load.h"
 
 namespace mlprof {
 namespace {
@@ -122,6 +125,57 @@ TEST(Calibration, TurnsTheFiguresIntoKnobs) {
   EXPECT_NEAR(e.plan.t_opt, 40e-6, 1e-12);
   EXPECT_NEAR(e.plan.t_step, e.t_matmul + e.t_scores + 30e-6 + 40e-6 + 520e-6, 1e-12);
   EXPECT_DOUBLE_EQ(cal.run.t_step, e.plan.t_step);
+}
+
+// An XLA profile (the synthetic TPU one, 2 devices): per device and
+// execution of the main module, summed here from the ops themselves.
+TEST(Calibration, XlaRunPerDeviceAndStep) {
+  synth::XSpaceOptions o;
+  o.devices = 2;
+  synth::XSpaceStats st;
+  auto r = LoadTraceBytes(synth::MakeXSpace(o, &st), "s.xplane.pb");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  Profile p;
+  p.ranks.push_back(std::move(r).value());
+  const RankProfile& rp = p.ranks[0];
+  const XlaOps x = ResolveXlaOps(rp);
+  Ps module_time = 0;
+  int64_t executions = 0;
+  double mm_flops = 0, mm_ps = 0, opt_ps = 0, coll_ps = 0, wait_ps = 0, all_ps = 0, other_ps = 0;
+  for (size_t i = 0; i < rp.ops.size(); ++i) {
+    if (rp.str(rp.track_of(i).name) == "XLA Modules") module_time += rp.ops.dur[i], ++executions;
+    if (rp.ops.xla[i] < 0) continue;
+    const XlaOpInfo& op = x.ops[static_cast<size_t>(rp.ops.xla[i])];
+    const double d = static_cast<double>(rp.ops.dur[i]);
+    all_ps += d;
+    if (op.pass == XlaPass::kOptimizer) {
+      opt_ps += d;
+    } else if (op.group == OpCategory::kMatmul) {
+      mm_ps += d;
+    } else if (op.group != OpCategory::kAttention && op.group != OpCategory::kCollective &&
+               op.group != OpCategory::kAsyncWait && op.group != OpCategory::kMemoryTransfer) {
+      other_ps += d;
+    }
+    if (op.group == OpCategory::kMatmul && op.flops > 0) mm_flops += op.flops;
+    if (op.group == OpCategory::kCollective) coll_ps += d;
+    if (op.group == OpCategory::kAsyncWait) wait_ps += d;
+  }
+  ASSERT_EQ(executions, 2 * st.steps);
+  const double per = static_cast<double>(executions);  // devices x steps
+  const RunMeasurement m = MeasureXlaRun(p);
+  EXPECT_EQ(m.ranks, 1);
+  EXPECT_EQ(m.steps, st.steps);
+  EXPECT_EQ(m.world_size, 2);
+  EXPECT_NEAR(m.step_s, static_cast<double>(module_time / executions) * 1e-12, 1e-15);
+  EXPECT_NEAR(m.busy_s, all_ps / per * 1e-12, 1e-12);
+  ASSERT_GT(mm_flops, 0);
+  EXPECT_NEAR(m.gemm_flops, mm_flops / per, mm_flops * 1e-12);
+  EXPECT_NEAR(m.gemm_s, mm_ps / per * 1e-12, 1e-12);
+  EXPECT_NEAR(m.optimizer_s, opt_ps / per * 1e-12, 1e-12);
+  EXPECT_NEAR(m.comm_s, coll_ps / per * 1e-12, 1e-12);
+  EXPECT_NEAR(m.exposed_comm_s, wait_ps / per * 1e-12, 1e-12);
+  EXPECT_NEAR(m.other_compute_s, other_ps / per * 1e-12, 1e-12);
+  EXPECT_TRUE(m.xla);
 }
 
 }  // namespace

@@ -141,10 +141,11 @@ StatusOr<Report> Plan(PlanOptions o) {
     co.gpus_per_node = static_cast<int>(o.node);
     const CollectiveReport coll = ComputeCollectives(s.view, co);
     measured = MeasureRun(s.view, &coll);
+    if (measured.ranks == 0) measured = MeasureXlaRun(s.profile);
     if (measured.ranks == 0)
       return InvalidArgument(fmt::format(
-          "--calibrate {}: no rank has a steady step (ProfilerStep#N after the warm-up) to measure; record at least "
-          "two steps",
+          "--calibrate {}: nothing to measure: no rank has a steady step (ProfilerStep#N after the warm-up; record at "
+          "least two) and there are no XLA ops",
           o.calibrate.paths.front()));
     if (o.chips == 0) o.chips = measured.world_size > 0 ? measured.world_size : measured.ranks;
     run = std::move(s);

@@ -222,15 +222,18 @@ Table CalibrationTable(const RunMeasurement& m, const plan::Calibration& c, cons
         break;
       case K::kOptimizerHbm:
         name = "optimizer HBM efficiency (34 B per parameter)";
-        evidence = fmt::format("{:.3f} ms of kernels under Optimizer.*", m.optimizer_s * 1e3);
+        evidence = fmt::format(fmt::runtime(m.xla ? "{:.3f} ms of ops in the optimizer pass (name stack)"
+                                                  : "{:.3f} ms of kernels under Optimizer.*"),
+                               m.optimizer_s * 1e3);
         break;
       case K::kStepOverhead:
         name = "host overhead per step (GPU idle)";
         unit = "ms";
         if (measured >= 0) measured *= 1e3;
         before *= 1e3;
-        evidence =
-            fmt::format("median steady step {:.3f} ms wall - {:.3f} ms GPU busy", m.step_s * 1e3, m.busy_s * 1e3);
+        evidence = fmt::format(fmt::runtime(m.xla ? "mean execution of the main module {:.3f} ms - {:.3f} ms of op time"
+                                                  : "median steady step {:.3f} ms wall - {:.3f} ms GPU busy"),
+                               m.step_s * 1e3, m.busy_s * 1e3);
         break;
       case K::kCollective:
         if (f.kind.empty()) {
@@ -259,8 +262,9 @@ Table CalibrationTable(const RunMeasurement& m, const plan::Calibration& c, cons
         break;
       case K::kOverlap:
         name = "communication hidden under compute";
-        evidence = fmt::format("{:.3f} ms of communication kernels, {:.3f} ms of it exposed", m.comm_s * 1e3,
-                               m.exposed_comm_s * 1e3);
+        evidence = fmt::format(fmt::runtime(m.xla ? "{:.3f} ms of collectives, {:.3f} ms of async waits (-done) exposed"
+                                                  : "{:.3f} ms of communication kernels, {:.3f} ms of it exposed"),
+                               m.comm_s * 1e3, m.exposed_comm_s * 1e3);
         if (f.measured >= 0 && !f.applied) applied = "no: the run has TP, PP, CP or EP communication too";
         break;
     }
@@ -276,10 +280,17 @@ Table CalibrationTable(const RunMeasurement& m, const plan::Calibration& c, cons
          num(g.seconds > 0 && c.peak > 0 ? g.flops / g.seconds / c.peak : -1), Cell::Null(), Cell::Text("fraction"),
          Cell::Text("-"),
          Cell::Text(fmt::format("{} calls, {:.3f} TFLOP in {:.3f} ms", g.calls, g.flops / 1e12, g.seconds * 1e3))});
-  t.notes.push_back(
-      "Per steady step (after the warm-up; the last step left out) and rank, the mean over ranks. Matmul and "
-      "attention FLOPs come from the ops' recorded shapes (mlprof roofline); other compute is every other compute "
-      "kernel but the optimizer's. Host overhead: the slowest rank's median step.");
+  if (m.xla)
+    t.notes.push_back(
+        "Per device and execution of the main module (the step), the mean over ranks. Matmul and attention FLOPs "
+        "are the XLA ops' (the profiler's, or mlprof's HLO cost model); other compute is every op but matmuls, "
+        "attention, the optimizer pass, collectives, async waits and memory transfers. Collective bandwidth is not "
+        "measured from XLA profiles yet.");
+  else
+    t.notes.push_back(
+        "Per steady step (after the warm-up; the last step left out) and rank, the mean over ranks. Matmul and "
+        "attention FLOPs come from the ops' recorded shapes (mlprof roofline); other compute is every other "
+        "compute kernel but the optimizer's. Host overhead: the slowest rank's median step.");
   if (m.attention_uncosted_s > 0)
     t.notes.push_back(fmt::format("{:.3f} ms of attention per step has no recorded shapes (not measured).",
                                   m.attention_uncosted_s * 1e3));
@@ -294,7 +305,8 @@ Table ThisRunTable(const RunMeasurement& m, const plan::Calibration& c, const pl
       .Add(Measure("plan", Unit::kText, "the plan").Whole());
   auto pct = [&](double s) { return m.step_s > 0 ? Cell::Real(100 * (s - m.step_s) / m.step_s) : Cell::Null(); };
   const std::string own = PlanLabel(c.run);
-  t.rows.push_back({Cell::Text("measured"), TimeCell(m.step_s * 1e12), Cell::Null(), Cell::Text(own)});
+  t.rows.push_back(
+      {Cell::Text("measured"), m.step_s > 0 ? TimeCell(m.step_s * 1e12) : Cell::Null(), Cell::Null(), Cell::Text(own)});
   t.rows.push_back({Cell::Text("predicted, default knobs"), TimeCell(c.predicted_default * 1e12),
                     pct(c.predicted_default), Cell::Text(own)});
   t.rows.push_back(
@@ -303,9 +315,10 @@ Table ThisRunTable(const RunMeasurement& m, const plan::Calibration& c, const pl
     t.rows.push_back({Cell::Text("best plan, calibrated"), TimeCell(best->t_step * 1e12), pct(best->t_step),
                       Cell::Text(PlanLabel(*best))});
   t.notes.push_back(fmt::format(
-      "Measured: the median steady step's wall time ({} step{}). The best plan is the first row of the plans below "
-      "(the same job: model, chips, batch and sequence), against the measured step.",
-      m.steps, m.steps == 1 ? "" : "s"));
+      "Measured: {} ({} step{}). The best plan is the first row of the plans below (the same job: model, chips, "
+      "batch and sequence), against the measured step.",
+      m.xla ? "the main module's mean execution" : "the median steady step's wall time", m.steps,
+      m.steps == 1 ? "" : "s"));
   return t;
 }
 
