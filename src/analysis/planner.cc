@@ -175,6 +175,29 @@ std::string RematLabel(Remat r, double fraction, int64_t per_stage) {
   return RematName(r);
 }
 
+const char* ScheduleName(Schedule s) {
+  switch (s) {
+    case Schedule::kAuto:
+      return "auto";
+    case Schedule::k1F1B:
+      return "1f1b";
+    case Schedule::kInterleaved:
+      return "interleaved";
+    case Schedule::kZeroBubble:
+      return "zb";
+    case Schedule::kDualPipe:
+      return "dualpipe";
+  }
+  return "?";
+}
+
+bool ParseSchedule(std::string_view s, Schedule* out) {
+  for (Schedule x :
+       {Schedule::kAuto, Schedule::k1F1B, Schedule::kInterleaved, Schedule::kZeroBubble, Schedule::kDualPipe})
+    if (s == ScheduleName(x)) return *out = x, true;
+  return false;
+}
+
 bool ParseMemoryConvention(std::string_view s, MemoryConvention* out) {
   if (s == "megatron") return *out = {"megatron", 2, 4, 12}, true;
   if (s == "zero") return *out = {"zero", 2, 2, 12}, true;
@@ -451,7 +474,8 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const bool low = t.precision != hw::DType::kBf16;
   // A 1-byte copy of the weights and its transpose (Transformer Engine on Hopper).
   const double low_weights = low ? 2 * local : 0;
-  pl->weights = local * t.memory.weight + low_weights;
+  const bool dualpipe = t.schedule == Schedule::kDualPipe && pl->pp > 1;
+  pl->weights = local * t.memory.weight * (dualpipe ? 2 : 1) + low_weights;  // DualPipe: two copies
   pl->grads = local * t.memory.grad;
   const double opt_shard = pl->zero >= 1 ? dp : 1, grad_shard = pl->zero >= 2 ? dp : 1;
   pl->grads /= grad_shard;
@@ -463,7 +487,8 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     if (why) why->fsdp_layer = layer;
   }
   const double tokens_mb = mb * seq / cp;  // tokens of one micro-batch on this chip
-  const double inflight = pl->pp > 1 ? std::min(ga, pp) * (v > 1 ? 1 + (pp - 1) / (pp * v) : 1.0) : 1.0;
+  const double inflight =
+      pl->pp > 1 ? std::min(ga, pp) * (v > 1 ? 1 + (pp - 1) / (pp * v) : 1.0) + (dualpipe ? 1 : 0) : 1.0;
   // The policy on a share of the stage's layers (full:N, POLICY@F), the
   // others saving everything.
   const double share = pl->remat_per_stage > 0 ? std::min(1.0, static_cast<double>(pl->remat_per_stage) / stage_layers)
@@ -547,7 +572,8 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     pl->t_tp = stage_layers * m_steps * n *
                (RingWireFactor(CollectiveKind::kAllReduce, pl->tp) * A / bw +
                 static_cast<double>(RingSteps(CollectiveKind::kAllReduce, pl->tp)) * k.latency);
-    if (why) why->tp_collectives = n, why->activation = A, why->tp_bw = bw;
+    if (why) why->tp_collectives = n, why->activation = A, why->tp_bw = bw, why->t_tp_before = pl->t_tp;
+    if (t.tp_overlap) pl->t_tp = std::max(0.0, pl->t_tp - k.overlap * pl->t_compute);
   }
   // EP: dispatch + combine all-to-all, forward and backward (+ forward again under full remat).
   pl->t_ep = 0;
@@ -559,6 +585,9 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     pl->t_ep = moe_stage * m_steps * n *
                (bytes / bw + static_cast<double>(RingSteps(CollectiveKind::kAllToAll, pl->ep)) * k.latency);
     if (why) why->moe_stage_layers = moe_stage, why->ep_collectives = n, why->ep_bytes = bytes, why->ep_bw = bw;
+    if (why) why->t_ep_before = pl->t_ep;
+    // DualPipe overlaps one direction's all-to-alls with the other's compute.
+    if (dualpipe) pl->t_ep = std::max(0.0, pl->t_ep - k.overlap * pl->t_compute);
   }
   // FSDP: gather weights forward and backward, reduce-scatter grads, per micro-batch (DP below).
   double t_fsdp = 0, t_dp = 0;
@@ -613,7 +642,11 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   // PP: bubble (p-1)/(v m) of the pipelined work, and the fill/drain p2p.
   pl->t_pp = 0;
   if (pl->pp > 1) {
-    const double bubble = (pp - 1) / (v * m_steps) * (pl->t_compute + pl->t_tp + pl->t_ep);
+    const double slots = t.schedule == Schedule::kZeroBubble ? (pp - 1) / (3 * m_steps)
+                         : dualpipe                          ? (pp / 2 - 1) / (3 * m_steps)
+                                                             : (pp - 1) / (v * m_steps);
+    const double bubble = slots * (pl->t_compute + pl->t_tp + pl->t_ep);
+    if (why) why->bubble_slots = slots;
     const double bw = GroupBw(c, pl->tp * pl->cp * pl->fsdp * pl->dp, pl->pp) * k.collective;
     const double p2p = 2 * v * (pp - 1) * ((A / tp) / bw + k.latency);
     pl->t_pp = bubble + p2p;
@@ -669,6 +702,12 @@ std::optional<RunProblem> CheckRun(const ModelSpec& m, const Cluster& c, const T
   if (c.node_size <= 0 || c.chips % c.node_size != 0) return problem(K::kChipsNotWholeNodes, c.chips, c.node_size);
   if (!(c.chip.peak(hw::DType::kBf16) > 0)) return problem(K::kNoPeak);
   if (!(c.chip.hbm_bytes > 0)) return problem(K::kNoHbm);
+  if (f.vpp > 0 && t.schedule != Schedule::kAuto && (t.schedule == Schedule::kInterleaved ? f.vpp == 1 : f.vpp > 1)) {
+    RunProblem p = problem(K::kScheduleVpp, f.vpp);
+    p.schedule = t.schedule;
+    return p;
+  }
+  if (t.schedule == Schedule::kDualPipe && f.pp > 1 && f.pp % 2 != 0) return problem(K::kDualPipeOddPp, f.pp);
   if (t.precision != hw::DType::kBf16 && !(c.chip.peak(t.precision) > 0)) {
     RunProblem p = problem(K::kNoLowPeak);
     p.low = t.precision;
@@ -778,6 +817,10 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
             }
             for (int64_t vpp : vpps) {
               if (f.vpp && vpp != f.vpp) continue;
+              // Interleaving is its own schedule; the others run one chunk a stage.
+              if (t.schedule == Schedule::kInterleaved ? vpp == 1 : (t.schedule != Schedule::kAuto && vpp > 1))
+                continue;
+              if (t.schedule == Schedule::kDualPipe && pp > 1 && pp % 2 != 0) continue;
               ++out.layouts;
               for (int64_t mb : Divisors(per_replica)) {
                 if (f.mb && mb != f.mb) continue;

@@ -103,6 +103,16 @@ struct Cluster {
 // an eighth of the scale-up one where the file states none.
 Cluster MakeCluster(const hw::Chip& chip, int64_t chips, int64_t node_size, std::vector<int64_t> axes);
 
+// Pipeline schedules: auto (1F1B, or interleaved with V > 1), 1F1B,
+// interleaved (V > 1), zero bubble (ZB-H1, Qi et al. 2023: a third of
+// 1F1B's bubble by deferring weight gradients), DualPipe (DeepSeek-V3:
+// bidirectional, (p/2 - 1) bubble slots of a third of a micro-batch,
+// two copies of the weights, one more micro-batch of activations, EP
+// all-to-alls under the other direction's compute).
+enum class Schedule : uint8_t { kAuto, k1F1B, kInterleaved, kZeroBubble, kDualPipe };
+const char* ScheduleName(Schedule s);  // "auto", "1f1b", "interleaved", "zb", "dualpipe"
+bool ParseSchedule(std::string_view s, Schedule* out);
+
 struct TrainSpec {
   int64_t global_batch = 0;  // sequences per step
   int64_t seq = 0;
@@ -114,6 +124,10 @@ struct TrainSpec {
   // (Transformer Engine FP8, MaxText AQT int8); attention, the output
   // layer, norms, the optimizer and gradient reduction stay as they were.
   hw::DType precision = hw::DType::kBf16;  // kBf16, kFp8 or kInt8
+  Schedule schedule = Schedule::kAuto;
+  // TP communication overlapped with the sharded matmuls (async TP,
+  // collective matmul): hidden under `overlap` x Comp.
+  bool tp_overlap = false;
 };
 
 // Efficiency knobs (defaults calibrated in docs/PLANNER.md).
@@ -215,6 +229,8 @@ struct RunProblem {
     kBatchNotDivide,      // the batch is not divisible by DP x FSDP x micro-batch (= limit)
     kBadRemat,            // an unknown remat policy (`text`)
     kNoLowPeak,           // --precision: the chip has no peak for that format
+    kScheduleVpp,         // --schedule: interleaved needs V > 1, the others V = 1 (`value` = V)
+    kDualPipeOddPp,       // DualPipe needs an even number of stages (`value` = PP)
   };
   enum class Field : uint8_t { kNone, kTp, kPp, kCp, kEp, kFsdp, kDp, kSeq, kHeads, kExperts };
   Kind kind;
@@ -223,7 +239,8 @@ struct RunProblem {
   int64_t value = 0, limit = 0;
   double replicas = 0;  // kBatchNotDivide: DP x FSDP x micro-batch (a double: the product may not fit an int64)
   std::string text;     // kBadRemat: the policy given
-  hw::DType low = hw::DType::kBf16;  // kNoLowPeak: the format
+  hw::DType low = hw::DType::kBf16;     // kNoLowPeak: the format
+  Schedule schedule = Schedule::kAuto;  // kScheduleVpp
 };
 // Validates the run (a batch the data-parallel degree and micro-batch cannot
 // split, a sequence CP cannot split, experts EP cannot split...). A filter
@@ -289,6 +306,8 @@ struct Explanation {
   double cp_chunk = 0, cp_bw = 0, t_cp_ring = 0, t_attention = 0;
   // PP: the bubble, the fill/drain point-to-point bytes and time.
   double bubble = 0, pp_bytes = 0, pp_bw = 0, t_p2p = 0;
+  double bubble_slots = 0;                  // (p-1)/(v m), (p-1)/(3m) for zero bubble, (p/2-1)/(3m) for DualPipe
+  double t_tp_before = 0, t_ep_before = 0;  // TP (--tp-overlap) and EP (DualPipe) before overlap
   // The optimizer step: the parameters each chip updates.
   double opt_params = 0;
 };

@@ -795,5 +795,65 @@ TEST(PlannerPrecision, Fp8LinearLayers) {
   EXPECT_EQ(problem->low, hw::DType::kInt8);
 }
 
+// Pipeline schedules on Toy7B, PP 4, 8 micro-batches: the bubble is (4-1)/8
+// of the pipelined work for 1F1B, a third of it for zero bubble, and
+// (4/2-1)/(3 x 8) for DualPipe, which also holds two copies of the weights
+// and one more micro-batch of activations. Async TP hides TP under 0.9 x Comp.
+TEST(PlannerSchedule, BubblesCopiesAndOverlap) {
+  const ModelSpec m = Toy7B();
+  Cluster cl = MakeCluster(Chip(1000, 80, 3, 450), 64, 8, {});
+  TrainSpec t;
+  t.global_batch = 64, t.seq = 2048;
+  ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  Knobs k;
+  Plan p;
+  p.tp = 2, p.pp = 4, p.dp = 8, p.mb = 1, p.ga = 8;
+  const Explanation one = Explain(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(one.bubble_slots, 3.0 / 8);
+  EXPECT_NEAR(one.bubble, 3.0 / 8 * (one.plan.t_compute + one.plan.t_tp + one.plan.t_ep), 1e-12);
+  t.schedule = Schedule::kZeroBubble;
+  const Explanation zb = Explain(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(zb.bubble_slots, 3.0 / 24);
+  EXPECT_NEAR(zb.plan.t_pp - zb.t_p2p, one.bubble / 3, 1e-12);
+  EXPECT_DOUBLE_EQ(zb.plan.weights, one.plan.weights);
+  t.schedule = Schedule::kDualPipe;
+  const Explanation dual = Explain(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(dual.bubble_slots, 1.0 / 24);
+  EXPECT_DOUBLE_EQ(dual.plan.weights, 2 * one.plan.weights);
+  EXPECT_DOUBLE_EQ(dual.inflight, one.inflight + 1);
+  // Async TP: the same all-reduces, less of them exposed.
+  t.schedule = Schedule::kAuto;
+  t.tp_overlap = true;
+  const Explanation async = Explain(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(async.t_tp_before, one.plan.t_tp);
+  EXPECT_NEAR(async.plan.t_tp, std::max(0.0, one.plan.t_tp - 0.9 * one.plan.t_compute), 1e-12);
+  // Pins that do not go with the schedule.
+  t.tp_overlap = false;
+  t.schedule = Schedule::kInterleaved;
+  PlanFilter f;
+  f.vpp = 1;
+  auto bad = CheckRun(m, cl, t, f);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->kind, RunProblem::Kind::kScheduleVpp);
+  t.schedule = Schedule::kDualPipe;
+  f = PlanFilter{};
+  f.pp = 2;
+  EXPECT_FALSE(CheckRun(m, cl, t, f).has_value());
+  f.pp = 4;
+  f.tp = 1;
+  EXPECT_FALSE(CheckRun(m, cl, t, f).has_value());
+  Schedule parsed;
+  EXPECT_TRUE(ParseSchedule("dualpipe", &parsed));
+  EXPECT_EQ(parsed, Schedule::kDualPipe);
+  EXPECT_FALSE(ParseSchedule("gpipe", &parsed));
+  // The search keeps V = 1 and even PP under DualPipe.
+  PlanSearch s = SearchPlans(m, cl, t, k, PlanFilter{});
+  ASSERT_FALSE(s.plans.empty());
+  for (const Plan& q : s.plans) {
+    EXPECT_EQ(q.vpp, 1);
+    EXPECT_EQ(q.pp % 2 == 0 || q.pp == 1, true) << q.pp;
+  }
+}
+
 }  // namespace
 }  // namespace mlprof::plan

@@ -207,7 +207,7 @@ struct PlanOptions : TableOptions {
   std::string model;  // built-in name or a .toml path
   std::string chip;
   std::vector<std::string> chip_files;
-  std::string memory, ici_axes, precision;
+  std::string memory, ici_axes, precision, schedule;
   int64_t chips = 0, node = 0, slices = 0;
   plan::TrainSpec train;
   plan::Knobs knobs;

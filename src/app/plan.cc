@@ -83,6 +83,14 @@ Status RunProblemStatus(const plan::RunProblem& p, const plan::Cluster& c) {
     case K::kNoLowPeak:
       return InvalidArgument(
           fmt::format("--precision: chip '{}' has no {} peak in the chip database", c.chip.id, hw::DTypeName(p.low)));
+    case K::kScheduleVpp:
+      return InvalidArgument(
+          fmt::format("--vpp = {} does not go with --schedule {}: interleaved needs V > 1, the "
+                      "others run one chunk per stage (V = 1)",
+                      p.value, plan::ScheduleName(p.schedule)));
+    case K::kDualPipeOddPp:
+      return InvalidArgument(
+          fmt::format("--pp = {}: DualPipe needs an even number of pipeline stages (two directions)", p.value));
     case K::kBadRemat:
       return InvalidArgument(fmt::format(
           "--remat '{}': expected none, save_dots (minimal, selective-op), selective, minimal_with_context, "
@@ -186,6 +194,9 @@ StatusOr<Report> Plan(PlanOptions o) {
       return InvalidArgument(fmt::format("--precision '{}': expected bf16, fp8 or int8", o.precision));
     t.precision = d;
   }
+  if (!o.schedule.empty() && !plan::ParseSchedule(o.schedule, &t.schedule))
+    return InvalidArgument(
+        fmt::format("--schedule '{}': expected auto, 1f1b, interleaved, zb or dualpipe", o.schedule));
   const std::string mem = o.memory.empty() ? (cluster.tpu ? "maxtext" : "megatron") : o.memory;
   if (!plan::ParseMemoryConvention(mem, &t.memory))
     return InvalidArgument(fmt::format("--memory '{}': expected megatron, zero or maxtext", mem));

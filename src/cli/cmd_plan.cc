@@ -45,6 +45,11 @@ class PlanCommand : public Command {
     p->add_option("--precision", o_.precision,
                   "the layers' linear matmuls in bf16 (default), fp8 (Transformer Engine) or int8 (AQT), at the "
                   "chip's peak for it; attention, the output layer, norms and the optimizer stay in bf16/fp32");
+    p->add_option("--schedule", o_.schedule,
+                  "pipeline schedule: auto (1F1B, interleaved when V > 1), 1f1b, interleaved, zb (zero bubble), "
+                  "dualpipe (DeepSeek-V3)");
+    p->add_flag("--tp-overlap", o_.train.tp_overlap,
+                "TP communication overlapped with the sharded matmuls (async TP, collective matmul)");
     p->add_flag("--causal", o_.train.causal_half, "count half the s x s attention scores in model FLOPs");
     p->add_option("--zero", o_.filter.zero,
                   "ZeRO stage over DP: 0 replicated, 1 optimizer sharded, 2 optimizer and "

@@ -106,14 +106,23 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
   if (p.tp > 1)
     lines.push_back(
         fmt::format("TP = {:.0f} layers x {:.0f} micro-batches x {:.0f} all-reduces x (2({}-1)/{} x {:.3f} GB / {:.0f} "
-                    "GB/s + 2({}-1) x {:.1f} us) = {:.4f} s (exposed)",
+                    "GB/s + 2({}-1) x {:.1f} us) = {:.4f} s{}",
                     e.stage_layers, e.micro_batches, e.tp_collectives, p.tp, p.tp, e.activation / GB, e.tp_bw / GB,
-                    p.tp, us, p.t_tp));
+                    p.tp, us, e.t_tp_before,
+                    t.tp_overlap ? fmt::format("; overlapped with the matmuls (--tp-overlap): max(0, that - {:.2f} x "
+                                               "Comp) = {:.4f} s exposed",
+                                               k.overlap, p.t_tp)
+                                 : " (exposed)"));
   if (p.ep > 1 && e.moe_stage_layers > 0)
     lines.push_back(fmt::format(
         "EP = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x ({:.3f} GB / {:.0f} GB/s + ({}-1) "
-        "x {:.1f} us) = {:.4f} s (exposed)",
-        e.moe_stage_layers, e.micro_batches, e.ep_collectives, e.ep_bytes / GB, e.ep_bw / GB, p.ep, us, p.t_ep));
+        "x {:.1f} us) = {:.4f} s{}",
+        e.moe_stage_layers, e.micro_batches, e.ep_collectives, e.ep_bytes / GB, e.ep_bw / GB, p.ep, us, e.t_ep_before,
+        t.schedule == plan::Schedule::kDualPipe && p.pp > 1
+            ? fmt::format("; DualPipe hides it under the other direction's compute: max(0, that - {:.2f} x Comp) = "
+                          "{:.4f} s exposed",
+                          k.overlap, p.t_ep)
+            : " (exposed)"));
   if (p.fsdp > 1)
     lines.push_back(
         fmt::format("FSDP = {:.0f} micro-batches x 3 (gather forward, gather backward, reduce-scatter) x (({}-1)/{} x "
@@ -137,10 +146,16 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
         "us) {:.4f} s - attention compute {:.4f} s) = {:.4f} s",
         e.stage_layers, e.micro_batches, p.cp, e.cp_chunk / GB, e.cp_bw / GB, us, e.t_cp_ring, e.t_attention, p.t_cp));
   if (p.pp > 1)
-    lines.push_back(fmt::format(
-        "PP+Bubble = ({}-1)/({} x {:.0f}) x (Comp + TP + EP) {:.4f} s + p2p 2 x {} x ({}-1) x ({:.3f} GB / "
-        "{:.0f} GB/s + {:.1f} us) {:.4f} s = {:.4f} s",
-        p.pp, p.vpp, e.micro_batches, e.bubble, p.vpp, p.pp, e.pp_bytes / GB, e.pp_bw / GB, us, e.t_p2p, p.t_pp));
+    lines.push_back(
+        fmt::format("PP+Bubble = {} {:.4f} x (Comp + TP + EP) = {:.4f} s + p2p 2 x {} x ({}-1) x ({:.3f} GB / "
+                    "{:.0f} GB/s + {:.1f} us) {:.4f} s = {:.4f} s",
+                    t.schedule == plan::Schedule::kZeroBubble
+                        ? fmt::format("zero bubble ({}-1)/(3 x {:.0f}) =", p.pp, e.micro_batches)
+                    : t.schedule == plan::Schedule::kDualPipe
+                        ? fmt::format("DualPipe ({}/2-1)/(3 x {:.0f}) =", p.pp, e.micro_batches)
+                        : fmt::format("{} ({}-1)/({} x {:.0f}) =", p.vpp > 1 ? "interleaved" : "1F1B", p.pp, p.vpp,
+                                      e.micro_batches),
+                    e.bubble_slots, e.bubble, p.vpp, p.pp, e.pp_bytes / GB, e.pp_bw / GB, us, e.t_p2p, p.t_pp));
   lines.push_back(fmt::format("Opt = 34 B x {:.3f} B parameters / {:.0f} GB/s x HBM {:.2f} = {:.4f} s",
                               e.opt_params / 1e9, c.chip.hbm_bytes_per_s / GB, k.hbm, p.t_opt));
   if (p.offloaded > 0)

@@ -52,7 +52,9 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
                   f.zero < 0 ? "ZeRO-1, or ZeRO-2 where ZeRO-1 does not fit" : fmt::format("ZeRO-{}", f.zero)) +
           (t.precision != hw::DType::kBf16 ? fmt::format("; the layers' linear matmuls in {} ({:.0f} TFLOP/s)",
                                                          hw::DTypeName(t.precision), c.chip.peak(t.precision) / 1e12)
-                                           : ""));
+                                           : "") +
+          (t.schedule != plan::Schedule::kAuto ? fmt::format("; schedule {}", plan::ScheduleName(t.schedule)) : "") +
+          (t.tp_overlap ? "; TP overlapped with the matmuls" : ""));
   const plan::GemmFigure gemm = plan::GemmEfficiency(k, c.chip);
   std::string measured;
   if (k.attention > 0) measured += fmt::format(", attention {:.2f}", k.attention);
