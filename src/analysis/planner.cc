@@ -240,6 +240,14 @@ GemmFigure GemmEfficiency(const Knobs& k, const hw::Chip& chip) {
   return {sum / static_cast<double>(std::size(kFits)), GemmSource::kMeanOfCalibrated};
 }
 
+double GemmKernelEfficiency(const Knobs& k, const hw::Chip& chip, double gemm) {
+  if (k.gemm_kernel > 0) return std::max(k.gemm_kernel, gemm);
+  // Matmul kernels' FLOPs / time / peak in the H100 training traces of
+  // tests/data/h100 (0.796 and 0.781: the median of their size classes 0.79).
+  if (k.gemm <= 0 && chip.id == "h100-sxm") return std::max(0.79, gemm);
+  return gemm;
+}
+
 const char* BottleneckName(Bottleneck b) {
   switch (b) {
     case Bottleneck::kCompute:
@@ -462,7 +470,11 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double imbalance = stage_layers * pp / L;  // the slowest stage sets the pace
 
   // ---- memory ----
-  const double expert_shards = tp * static_cast<double>(Lcm(pl->ep, pl->fsdp));
+  // EP folded over TP (MoE parallel folding: EP larger than the data-
+  // parallel ranks, taking in the TP group; the experts are not TP-split).
+  const bool folded = pl->ep > 1 && (pl->dp * pl->fsdp) % pl->ep != 0;
+  const double expert_shards =
+      folded ? static_cast<double>(Lcm(pl->ep, pl->fsdp)) : tp * static_cast<double>(Lcm(pl->ep, pl->fsdp));
   const double layer_params = d.p.layers - d.p.experts;  // dense part of all layers
   const double final_norm = d.p.total - d.p.layers - d.p.embedding - d.p.output;
   const double dense_stage = pl->pp == 1
@@ -544,7 +556,14 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
           share * (RematFlopsPerToken(d, pl->remat) - (remat_scores ? d.score_fwd_per_token : 0)) * d.tokens;
       low_flops = 3 * (d.qkv_fwd_per_token + d.out_fwd_per_token + d.mlp_fwd_per_token) * d.tokens + remat_linear +
                   pl->imbalance_flops;
-      t_low = low_flops / (N * low_peak * gemm * k.low_precision_gemm);
+      // The calibrated GEMM efficiency folds the non-matmul work around the
+      // matmuls in; the kernels themselves reach more (measured where
+      // known). The low-precision matmuls run at the kernels' efficiency;
+      // the folded work stays as slow as in bf16.
+      const double kernel = GemmKernelEfficiency(k, c.chip, gemm);
+      t_low = low_flops / (N * low_peak * kernel * k.low_precision_gemm) +
+              (k.other_bytes > 0 ? 0 : low_flops / (N * peak) * (1 / gemm - 1 / kernel));
+      if (why) why->gemm_kernel = kernel;
       // bf16 in, 1 byte out: 3 B per element cast, per chip; the weights once a step.
       cast = 3 * d.cast_per_token * d.tokens / N + 3 * local;
       t_cast = cast / (c.chip.hbm_bytes_per_s * k.hbm);
@@ -579,13 +598,19 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   pl->t_ep = 0;
   if (pl->ep > 1 && d.moe_layers > 0) {
     const double n = 4 + (RematRecomputesMlp(pl->remat) ? 2 * share : 0);
-    const double bytes = mb * seq / cp * static_cast<double>(m.top_k) * h * 2 / tp * (ep - 1) / ep;
-    const double bw = GroupBw(c, pl->tp * pl->cp, pl->ep) * k.collective;
+    // Each rank sends its tokens' k copies to the other ranks of the group;
+    // across nodes a GPU's NIC carries only the share bound for other nodes
+    // (the rest goes over NVLink at the same time).
+    const int64_t inner = folded ? pl->cp : pl->tp * pl->cp;
+    const bool crosses = !c.tpu && inner * pl->ep > c.node_size;
+    const double local = crosses ? std::max(1.0, static_cast<double>(c.node_size / inner)) : 1;
+    const double bytes = mb * seq / cp * static_cast<double>(m.top_k) * h * 2 / tp * (ep - local) / ep;
+    const double bw = GroupBw(c, inner, pl->ep) * k.collective;
     const double moe_stage = std::ceil(static_cast<double>(d.moe_layers) / pp);
     pl->t_ep = moe_stage * m_steps * n *
                (bytes / bw + static_cast<double>(RingSteps(CollectiveKind::kAllToAll, pl->ep)) * k.latency);
     if (why) why->moe_stage_layers = moe_stage, why->ep_collectives = n, why->ep_bytes = bytes, why->ep_bw = bw;
-    if (why) why->t_ep_before = pl->t_ep;
+    if (why) why->t_ep_before = pl->t_ep, why->ep_folded = folded;
     // DualPipe overlaps one direction's all-to-alls with the other's compute.
     if (dualpipe) pl->t_ep = std::max(0.0, pl->t_ep - k.overlap * pl->t_compute);
   }
@@ -593,7 +618,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   double t_fsdp = 0, t_dp = 0;
   // What an FSDP gather rebuilds on each rank: its TP shard of the stage,
   // the experts only for its EP group.
-  const double stage_params = dense_stage / tp + expert_stage / (tp * ep);
+  const double stage_params = dense_stage / tp + expert_stage / (folded ? ep : tp * ep);
   if (pl->fsdp > 1) {
     const double bw = GroupBw(c, pl->tp * pl->cp, pl->fsdp) * k.collective;
     t_fsdp = m_steps * 3 *
@@ -801,7 +826,10 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
           if (f.dp && dp != f.dp) continue;
           if (t.global_batch % D != 0) continue;
           const int64_t per_replica = t.global_batch / D;
-          for (int64_t ep : m.moe() ? Divisors(D) : std::vector<int64_t>{1}) {
+          std::vector<int64_t> eps = m.moe() ? Divisors(D) : std::vector<int64_t>{1};
+          // A pinned EP larger than the data-parallel ranks folds over TP.
+          if (m.moe() && f.ep > 0 && D % f.ep != 0 && (D * tp) % f.ep == 0 && f.ep % tp == 0) eps.push_back(f.ep);
+          for (int64_t ep : eps) {
             if (f.ep && ep != f.ep) continue;
             if (m.moe() && m.experts % ep != 0) continue;
             if (fsdp % ep != 0 && ep % fsdp != 0) continue;

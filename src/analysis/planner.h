@@ -146,6 +146,7 @@ struct Knobs {
   // Low-precision matmuls' efficiency relative to bf16 (Knobs::gemm): 0.96,
   // measured on an H100 (docs/PLANNER.md, tests/data/h100/gemm.csv).
   double low_precision_gemm = 0.96;
+  double gemm_kernel = 0;  // the matmul kernels' own efficiency (0: GemmKernelEfficiency's default)
 };
 
 // The GEMM efficiency a plan is computed with and where it comes from:
@@ -157,6 +158,11 @@ struct GemmFigure {
   GemmSource source = GemmSource::kGiven;
 };
 GemmFigure GemmEfficiency(const Knobs& k, const hw::Chip& chip);
+// What the matmul kernels alone reach, at least `gemm` (the GEMM
+// efficiency, which folds the work around them in): Knobs::gemm_kernel
+// where given, 0.79 on an H100 (measured, tests/data/h100), else `gemm`.
+// Low-precision matmuls run at it; the folded-in work stays in bf16.
+double GemmKernelEfficiency(const Knobs& k, const hw::Chip& chip, double gemm);
 
 // ---- plans -------------------------------------------------------------------
 // The term that takes the longest in a plan's step, or memory where the plan
@@ -285,6 +291,7 @@ struct Explanation {
   // precision peak, and the casts (activations and gradients in and out of
   // the 1-byte format, the weights once a step) at HBM bandwidth.
   double low_flops = 0, low_peak = 0, t_low = 0, cast_bytes = 0, t_cast = 0, low_weights = 0;
+  double gemm_kernel = 0;      // GemmKernelEfficiency
   double stage_imbalance = 1;  // the largest stage's layers x stages / layers
   double micro_batches = 0;    // per step per pipeline
   // TP: all-reduces per layer and micro-batch, of one micro-batch's
@@ -308,6 +315,7 @@ struct Explanation {
   double bubble = 0, pp_bytes = 0, pp_bw = 0, t_p2p = 0;
   double bubble_slots = 0;                  // (p-1)/(v m), (p-1)/(3m) for zero bubble, (p/2-1)/(3m) for DualPipe
   double t_tp_before = 0, t_ep_before = 0;  // TP (--tp-overlap) and EP (DualPipe) before overlap
+  bool ep_folded = false;                   // EP spans the TP group too (MoE parallel folding; experts not TP-split)
   // The optimizer step: the parameters each chip updates.
   double opt_params = 0;
 };

@@ -855,5 +855,65 @@ TEST(PlannerSchedule, BubblesCopiesAndOverlap) {
   }
 }
 
+// Mixtral's all-to-alls over 16 ranks on 8-GPU nodes: a GPU's NIC carries
+// the share bound for the other node, (16 - 8)/16 of its tokens' k copies,
+// at the 50 GB/s node egress.
+TEST(PlannerExperts, AllToAllAcrossNodesAndFoldedOverTp) {
+  const ModelSpec m = Preset("mixtral-8x7b");
+  TrainSpec t;
+  t.global_batch = 64, t.seq = 4096;
+  ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  Knobs k;
+  k.collective = 1, k.latency = 0;
+  ModelSpec m16 = m;
+  m16.experts = 16;  // so that EP 16 divides the experts
+  Cluster cl = MakeCluster(Chip(1000, 80, 3, 450), 64, 8, {});
+  Plan p;
+  p.fsdp = 64, p.ep = 16, p.mb = 1, p.ga = 1;
+  const Explanation across = Explain(m16, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(across.ep_bytes, 4096.0 * 2 * 4096 * 2 * (16 - 8) / 16);
+  EXPECT_EQ(across.ep_bw, 5e10);
+  EXPECT_FALSE(across.ep_folded);
+  // EP 8 over TP 2 x DP 4 (8 chips): folded, the experts split 8 ways and
+  // not over TP; the group stays in the node.
+  Cluster node = MakeCluster(Chip(1000, 80, 3, 450), 8, 8, {});
+  Plan q;
+  q.tp = 2, q.dp = 4, q.ep = 8, q.mb = 1, q.ga = 2;
+  t.global_batch = 8;
+  const Explanation folded = Explain(m, node, t, k, q);
+  EXPECT_TRUE(folded.ep_folded);
+  const ParamCounts pc = CountParams(m);
+  EXPECT_NEAR(folded.local, (pc.total - pc.experts) / 2 + pc.experts / 8, 1);
+  EXPECT_EQ(folded.ep_bw, 450e9);
+  // The search offers the pinned folded EP.
+  PlanFilter f;
+  f.tp = 2, f.ep = 8;
+  const PlanSearch s = SearchPlans(m, node, t, k, f);
+  ASSERT_FALSE(s.plans.empty());
+  EXPECT_EQ(s.plans[0].ep, 8);
+}
+
+// --precision fp8 on an H100 without --gemm-eff: the matmul kernels reach
+// 0.79 (measured in tests/data/h100), the GEMM efficiency 0.73 folds bf16
+// work in around them that FP8 does not speed up.
+TEST(PlannerPrecision, KernelEfficiencySplit) {
+  const ModelSpec m = Toy7B();
+  Cluster cl = MakeCluster(*hw::ChipDb::BuiltIn().Find("h100-sxm"), 8, 8, {});
+  TrainSpec t;
+  t.global_batch = 8, t.seq = 2048;
+  ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  t.precision = hw::DType::kFp8;
+  Knobs k;
+  Plan p;
+  p.dp = 8, p.mb = 1, p.ga = 1;
+  const Explanation e = Explain(m, cl, t, k, p);
+  EXPECT_DOUBLE_EQ(e.gemm, 0.73);
+  EXPECT_DOUBLE_EQ(e.gemm_kernel, 0.79);
+  EXPECT_NEAR(e.t_low,
+              e.low_flops / (8 * 1978.9e12 * 0.79 * 0.96) + e.low_flops / (8 * 989.4e12) * (1 / 0.73 - 1 / 0.79),
+              1e-12);
+  EXPECT_DOUBLE_EQ(GemmKernelEfficiency(k, *hw::ChipDb::BuiltIn().Find("a100-80gb"), 0.6), 0.6);
+}
+
 }  // namespace
 }  // namespace mlprof::plan

@@ -69,9 +69,15 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
     if (low) {
       lines.push_back(fmt::format(
           "{} matmuls (the layers' linear projections, their recompute and the busiest expert's extra) = {:.3f} "
-          "PFLOP / ({} chips x {:.0f} TFLOP/s {} x GEMM {:.2f} x {:.2f} low precision) = {:.4f} s",
+          "PFLOP / ({} chips x {:.0f} TFLOP/s {} x matmul kernels {:.2f} x {:.2f} low precision){} = {:.4f} s",
           hw::DTypeName(t.precision), e.low_flops / 1e15, c.chips, e.low_peak / 1e12, hw::DTypeName(t.precision),
-          e.gemm, k.low_precision_gemm, e.t_low));
+          e.gemm_kernel, k.low_precision_gemm,
+          e.gemm_kernel > e.gemm && k.other_bytes <= 0
+              ? fmt::format(" + the bf16 work GEMM {:.2f} folds in around them: {:.3f} PFLOP / ({} x {:.0f} TFLOP/s) "
+                            "x (1/{:.2f} - 1/{:.2f})",
+                            e.gemm, e.low_flops / 1e15, c.chips, e.peak / 1e12, e.gemm, e.gemm_kernel)
+              : "",
+          e.t_low));
       lines.push_back(fmt::format(
           "{} casts = 3 B (bf16 in, 1 B out) x (the linear layers' inputs forward and output gradients backward, "
           "and the weights once a step) = {:.2f} GB per chip / ({:.0f} GB/s x HBM {:.2f}) = {:.4f} s",
@@ -115,9 +121,10 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
                                  : " (exposed)"));
   if (p.ep > 1 && e.moe_stage_layers > 0)
     lines.push_back(fmt::format(
-        "EP = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x ({:.3f} GB / {:.0f} GB/s + ({}-1) "
+        "EP{} = {:.0f} MoE layers x {:.0f} micro-batches x {:.0f} all-to-alls x ({:.3f} GB / {:.0f} GB/s + ({}-1) "
         "x {:.1f} us) = {:.4f} s{}",
-        e.moe_stage_layers, e.micro_batches, e.ep_collectives, e.ep_bytes / GB, e.ep_bw / GB, p.ep, us, e.t_ep_before,
+        e.ep_folded ? " (folded over TP: the experts are not TP-split)" : "", e.moe_stage_layers, e.micro_batches,
+        e.ep_collectives, e.ep_bytes / GB, e.ep_bw / GB, p.ep, us, e.t_ep_before,
         t.schedule == plan::Schedule::kDualPipe && p.pp > 1
             ? fmt::format("; DualPipe hides it under the other direction's compute: max(0, that - {:.2f} x Comp) = "
                           "{:.4f} s exposed",
