@@ -227,6 +227,11 @@ Calibration Calibrate(const RunMeasurement& m, const ModelSpec& model, const Clu
   Knobs& kn = out.knobs;
   const GemmFigure gemm = GemmEfficiency(k, c.chip);
   add(CalibratedKnob::kGemm, gemm.efficiency, m.gemm_flops, m.gemm_s * peak, m.gemm_s > 0, &kn.gemm, k.gemm <= 0);
+  // The measured efficiency is at this run's matmul sizes: the planner's
+  // knob is for large ones (it scales each plan by its sizes).
+  const double run_shape = Explain(model, c, t, k, run).gemm_shape;
+  out.run_gemm_shape = run_shape;
+  if (out.figures.back().applied && run_shape > 0) kn.gemm = out.figures.back().measured / run_shape;
   add(CalibratedKnob::kAttention, k.attention > 0 ? k.attention : gemm.efficiency, m.attention_flops,
       m.attention_s * peak, m.attention_s > 0, &kn.attention);
   const double tokens = static_cast<double>(t.global_batch) * static_cast<double>(t.seq);

@@ -99,6 +99,7 @@ struct Calibration {
   Plan run;                               // the profile's own plan, evaluated with the calibrated knobs
   double predicted_default = 0;           // its step time with the default knobs
   double peak = 0;                        // the chip's bf16 FLOP/s the efficiencies are of
+  double run_gemm_shape = 1;              // what of a large matmul's efficiency the run's matmul sizes reach
   Knobs knobs;                            // the calibrated knobs
   std::vector<CalibratedFigure> figures;  // in CalibratedKnob order, then one row per collective kind
 };

@@ -102,7 +102,13 @@ TEST(Calibration, TurnsTheFiguresIntoKnobs) {
   plan::Plan run;  // one chip, one micro-batch of one sequence, no remat
   const plan::Calibration cal = plan::Calibrate(m, model, c, t, plan::Knobs{}, run);
   const double peak = 989.4e12, hbm = 3.35e12;
-  EXPECT_NEAR(cal.knobs.gemm, (2.0 * 1024 * 1024 * 1024 + 2.0 * 4096 * 4096 * 4096) / (320e-6 * peak), 1e-9);
+  // The measured matmul efficiency, at this run's sizes; the knob is for
+  // large matmuls: divided by what the run's sizes reach.
+  const double measured_gemm = (2.0 * 1024 * 1024 * 1024 + 2.0 * 4096 * 4096 * 4096) / (320e-6 * peak);
+  EXPECT_NEAR(cal.figures[0].measured, measured_gemm, 1e-9);
+  const double run_shape = plan::Explain(model, c, t, plan::Knobs{}, run).gemm_shape;
+  EXPECT_LT(run_shape, 1);
+  EXPECT_NEAR(cal.knobs.gemm, std::min(1.0, measured_gemm / run_shape), 1e-9);  // at most 1
   EXPECT_NEAR(cal.knobs.attention, 4.0 * 8 * 1024 * 1024 * 64 / (50e-6 * peak), 1e-9);
   // 30 us of other compute at 3.35 TB/s over 1024 tokens x 2 layers x 256.
   EXPECT_NEAR(cal.knobs.other_bytes, 30e-6 * hbm / (1024.0 * 2 * 256), 1e-9);
@@ -119,7 +125,8 @@ TEST(Calibration, TurnsTheFiguresIntoKnobs) {
   const plan::Explanation e = plan::Explain(model, c, t, cal.knobs, run);
   const double scores = 3 * 2.0 * 1024 * 4 * (64 + 64) * 2 * 1024;  // 3 x fwd, 2 layers, 1024 tokens
   EXPECT_DOUBLE_EQ(e.score_flops, scores);
-  EXPECT_NEAR(e.t_matmul, (e.plan.model_flops - scores) / (peak * cal.knobs.gemm), 1e-15);
+  EXPECT_DOUBLE_EQ(e.gemm_shape, run_shape);
+  EXPECT_NEAR(e.t_matmul, (e.plan.model_flops - scores) / (peak * cal.knobs.gemm * run_shape), 1e-15);
   EXPECT_NEAR(e.t_scores, scores / 2 / (peak * cal.knobs.attention), 1e-15);
   EXPECT_NEAR(e.t_other, 30e-6, 1e-12);  // the measured time back
   EXPECT_NEAR(e.plan.t_opt, 40e-6, 1e-12);

@@ -248,6 +248,22 @@ double GemmKernelEfficiency(const Knobs& k, const hw::Chip& chip, double gemm) {
   return gemm;
 }
 
+double GemmSeconds(double m, double n, double k, double peak, double hbm, bool gpu) {
+  const double compute = 2 * m * n * k / (0.8 * peak);
+  const double bytes = 2 * (m * k + k * n + m * n);
+  return std::max(compute, bytes / (0.85 * hbm)) + (gpu ? 4e-6 : 0);
+}
+
+double GemmShapeFactor(double m, double n, double k, double peak, double hbm, bool gpu) {
+  double compute = 0, time = 0;
+  const double shapes[3][3] = {{m, n, k}, {m, k, n}, {k, n, m}};  // forward, input and weight gradients
+  for (const auto& sh : shapes) {
+    compute += 2 * sh[0] * sh[1] * sh[2] / (0.8 * peak);
+    time += GemmSeconds(sh[0], sh[1], sh[2], peak, hbm, gpu);
+  }
+  return time > 0 ? compute / time : 1;
+}
+
 const char* BottleneckName(Bottleneck b) {
   switch (b) {
     case Bottleneck::kCompute:
@@ -302,6 +318,14 @@ struct Derived {
   // Low precision: elements per token (all layers) cast to and from 1 byte:
   // the linear layers' inputs forward and their output gradients backward.
   double cast_per_token = 0;
+  // The layers' linear matmuls, forward, as (N, K, FLOPs weight = layers
+  // using it, TP splits N (else K), per expert): M is the micro-batch's
+  // tokens on a chip (or, per expert, its routed tokens).
+  struct Gemm {
+    double n, k, layers;
+    bool split_n, expert;
+  };
+  std::vector<Gemm> gemms;
 };
 
 Derived Derive(const ModelSpec& m, const TrainSpec& t) {
@@ -355,6 +379,22 @@ Derived Derive(const ModelSpec& m, const TrainSpec& t) {
     const double down_in = g.moe ? static_cast<double>(m.top_k * m.expert_ffn + m.shared_experts * m.shared_ffn)
                                  : static_cast<double>(g.ffn > 0 ? g.ffn : m.ffn);
     d.cast_per_token += n * 2 * (2 * h + ctx + down_in);
+    d.gemms.push_back({q + kv, h, n, true, false});
+    d.gemms.push_back({h, ctx, n, false, false});
+    if (g.moe) {
+      const double fe = static_cast<double>(m.expert_ffn), per = m.gated ? 2 : 1;
+      d.gemms.push_back({per * fe, h, n, true, true});
+      d.gemms.push_back({h, fe, n, false, true});
+      if (m.shared_experts > 0) {
+        const double fs = static_cast<double>(m.shared_experts * m.shared_ffn);
+        d.gemms.push_back({per * fs, h, n, true, false});
+        d.gemms.push_back({h, fs, n, false, false});
+      }
+    } else {
+      const double f = static_cast<double>(g.ffn > 0 ? g.ffn : m.ffn);
+      d.gemms.push_back({(m.gated ? 2 : 1) * f, h, n, true, false});
+      d.gemms.push_back({h, f, n, false, false});
+    }
     // Saved per token (elements; the fp32 log-sum-exp as 2 elements per head).
     const double lse = 2 * nq;
     const double attn_all = h + h + q + kv + ctx + lse;  // layer input, norm, Q, K, V, context
@@ -531,21 +571,40 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   pl->model_flops = d.flops_per_token * d.tokens;
   pl->remat_flops = share * RematFlopsPerToken(d, pl->remat) * d.tokens;
   const double gemm = GemmEfficiency(k, c.chip).efficiency;
+  // The matmuls' sizes on a chip: what of the large-matmul efficiency they
+  // reach, weighted by FLOPs (GemmShapeFactor).
+  double shape = 1;
+  {
+    double fsum = 0, tsum = 0;
+    for (const Derived::Gemm& g : d.gemms) {
+      double rows = tokens_mb, n = g.n, kk = g.k;
+      const bool split = !(g.expert && folded);
+      if (g.expert) rows = tokens_mb * static_cast<double>(m.top_k) * ep / static_cast<double>(m.experts);
+      if (split) (g.split_n ? n : kk) /= tp;
+      const double w = g.layers * rows * n * kk;
+      fsum += w;
+      tsum += w / GemmShapeFactor(rows, n, kk, peak, c.chip.hbm_bytes_per_s, !c.tpu);
+    }
+    if (tsum > 0) shape = fsum / tsum;
+  }
   const double rate = N * peak * gemm;
   pl->imbalance_flops = (k.moe_imbalance - 1) * d.expert_train_per_token * d.tokens;
   const double counted = pl->model_flops + pl->remat_flops + pl->imbalance_flops;
+  const bool remat_scores = pl->remat == Remat::kSelective || pl->remat == Remat::kSaveOutProj ||
+                            pl->remat == Remat::kSaveQkvProj || pl->remat == Remat::kSaveDotExceptMlp ||
+                            pl->remat == Remat::kFull;
+  const double scores = d.score_fwd_per_token * (3 + (remat_scores ? share : 0)) * d.tokens;
+  if (why) why->score_flops = scores;
   if (k.attention <= 0 && k.other_bytes <= 0 && !low) {
-    pl->t_compute = counted / rate * imbalance;
+    // The layers' matmuls at the efficiency their sizes reach, the scores
+    // (flash attention, not sized like the projections) at the GEMM's.
+    pl->t_compute = ((counted - scores) / shape + scores) / rate * imbalance;
   } else {
     // Apart: the attention scores (at their own efficiency, on the FLOPs a
     // causal kernel executes, once calibrated); the layers' linear matmuls
     // at the low-precision peak with their casts (--precision); the rest of
     // the matmuls (the output layer) at the GEMM efficiency; the non-matmul
     // ops' HBM traffic (calibrated), which a recomputed forward repeats in part.
-    const bool remat_scores = pl->remat == Remat::kSelective || pl->remat == Remat::kSaveOutProj ||
-                              pl->remat == Remat::kSaveQkvProj || pl->remat == Remat::kSaveDotExceptMlp ||
-                              pl->remat == Remat::kFull;
-    const double scores = d.score_fwd_per_token * (3 + (remat_scores ? share : 0)) * d.tokens;
     const double executed = t.causal_half ? scores : scores / 2;
     const double t_scores =
         k.attention > 0 ? executed / (N * peak * k.attention) : scores / rate;  // as counted, without calibration
@@ -561,14 +620,14 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
       // known). The low-precision matmuls run at the kernels' efficiency;
       // the folded work stays as slow as in bf16.
       const double kernel = GemmKernelEfficiency(k, c.chip, gemm);
-      t_low = low_flops / (N * low_peak * kernel * k.low_precision_gemm) +
+      t_low = low_flops / (N * low_peak * kernel * shape * k.low_precision_gemm) +
               (k.other_bytes > 0 ? 0 : low_flops / (N * peak) * (1 / gemm - 1 / kernel));
       if (why) why->gemm_kernel = kernel;
       // bf16 in, 1 byte out: 3 B per element cast, per chip; the weights once a step.
       cast = 3 * d.cast_per_token * d.tokens / N + 3 * local;
       t_cast = cast / (c.chip.hbm_bytes_per_s * k.hbm);
     }
-    const double t_matmul = (counted - scores - low_flops) / rate;
+    const double t_matmul = (counted - scores - low_flops) / (rate * shape);
     const double t_other = k.other_bytes > 0 ? k.other_bytes * d.tokens * L * h / N / c.chip.hbm_bytes_per_s *
                                                    (1 + pl->remat_flops / pl->model_flops)
                                              : 0;
@@ -583,6 +642,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   const double m_steps = ga;               // micro-batches per step per pipeline
   const double A = mb * seq / cp * h * 2;  // one micro-batch's activation, bytes, before TP
   if (why) why->peak = peak, why->gemm = gemm, why->stage_imbalance = imbalance, why->micro_batches = m_steps;
+  if (why) why->gemm_shape = shape;
   // TP (sequence parallel: all-gather + reduce-scatter, the bytes of an all-reduce).
   pl->t_tp = 0;
   if (pl->tp > 1) {

@@ -163,6 +163,17 @@ GemmFigure GemmEfficiency(const Knobs& k, const hw::Chip& chip);
 // where given, 0.79 on an H100 (measured, tests/data/h100), else `gemm`.
 // Low-precision matmuls run at it; the folded-in work stays in bf16.
 double GemmKernelEfficiency(const Knobs& k, const hw::Chip& chip, double gemm);
+// One bf16 matmul of M x N x K on a chip of `peak` FLOP/s and `hbm` B/s:
+// max(its FLOPs at 0.8 of peak, its bytes at 0.85 of HBM) plus 4 us per
+// kernel on GPUs. The two matmul sizes of the H100 trace
+// tests/data/h100/train_none (8192x2048x2048 in 90.1 us, 8192x2048x5632 in
+// 240.8 us) give 0.807 of peak and 4.0 us.
+double GemmSeconds(double m, double n, double k, double peak, double hbm, bool gpu);
+// What of a large matmul's efficiency an M x N x K one reaches: its
+// forward, input-gradient and weight-gradient shapes' time at 0.8 of peak
+// over GemmSeconds of each. The planner weights the layers' matmuls by
+// FLOPs (Explanation::gemm_shape).
+double GemmShapeFactor(double m, double n, double k, double peak, double hbm, bool gpu);
 
 // ---- plans -------------------------------------------------------------------
 // The term that takes the longest in a plan's step, or memory where the plan
@@ -281,8 +292,9 @@ struct Explanation {
   double transient = 0;                  // one layer recomputed (remat)
   double logits = 0;                     // the last stage's logits
   // Compute.
-  double peak = 0;  // bf16 FLOP/s per chip
-  double gemm = 0;  // GEMM efficiency (GemmEfficiency)
+  double peak = 0;        // bf16 FLOP/s per chip
+  double gemm = 0;        // GEMM efficiency (GemmEfficiency)
+  double gemm_shape = 1;  // what of it the plan's matmul sizes reach (FLOP-weighted GemmShapeFactor)
   // With Knobs::attention or Knobs::other_bytes: Comp's parts (before the
   // stage imbalance); the score FLOPs counted in model + remat FLOPs and
   // those executed (the causal half).

@@ -270,7 +270,12 @@ TEST(Planner, CommunicationAndBubble) {
   // Compute: model FLOPs / (64 x 1e15 x 0.5); 32 layers over 4 stages, even.
   const double flops = TrainFlopsPerToken(m, 4096, false) * 64 * 4096;
   EXPECT_DOUBLE_EQ(e.model_flops, flops);
-  EXPECT_DOUBLE_EQ(e.t_compute, flops / (64 * 1e15 * 0.5));
+  // The layers' matmuls at the share of the efficiency their sizes reach
+  // (GemmShapeFactor, tested in PlannerGemm), the scores without it.
+  const Explanation ex = Explain(m, cl, t, k, p);
+  EXPECT_GT(ex.gemm_shape, 0.5);
+  EXPECT_LE(ex.gemm_shape, 1);
+  EXPECT_NEAR(e.t_compute, ((flops - ex.score_flops) / ex.gemm_shape + ex.score_flops) / (64 * 1e15 * 0.5), 1e-12);
   // TP: 8 layers x 32 micro-batches x 4 all-reduces x (2·7/8 x
   // (4096·4096·2 B) / 400 GB/s + 2·7 ring steps x 2 us).
   const double A = 4096.0 * 4096 * 2;
@@ -774,12 +779,12 @@ TEST(PlannerPrecision, Fp8LinearLayers) {
   const double tokens = 8.0 * 2048, h = 4096, f = 11008;
   const double linear = 3 * 32 * 2 * (4 * h * h + 3 * h * f) * tokens;
   EXPECT_DOUBLE_EQ(e.low_flops, linear);
-  EXPECT_NEAR(e.t_low, linear / (8 * 1978.9e12 * 0.5 * 0.96), 1e-12);
+  EXPECT_NEAR(e.t_low, linear / (8 * 1978.9e12 * 0.5 * e.gemm_shape * 0.96), 1e-12);
   const double scores = 3 * 32 * 2 * 2048.0 * 32 * (128 + 128) * tokens;
   EXPECT_DOUBLE_EQ(e.score_flops, scores);
   EXPECT_NEAR(e.t_scores, scores / (8 * 989.4e12 * 0.5), 1e-12);
   const double output_layer = 6 * 32000 * h * tokens;
-  EXPECT_NEAR(e.t_matmul, output_layer / (8 * 989.4e12 * 0.5), 1e-9);
+  EXPECT_NEAR(e.t_matmul, output_layer / (8 * 989.4e12 * 0.5 * e.gemm_shape), 1e-9);
   const double local = CountParams(m).total;
   EXPECT_NEAR(e.cast_bytes, 3 * 32 * 2 * (3 * h + f) * tokens / 8 + 3 * local, 1);
   EXPECT_NEAR(e.t_cast, e.cast_bytes / (3.35e12 * 0.8), 1e-12);
@@ -909,10 +914,39 @@ TEST(PlannerPrecision, KernelEfficiencySplit) {
   const Explanation e = Explain(m, cl, t, k, p);
   EXPECT_DOUBLE_EQ(e.gemm, 0.73);
   EXPECT_DOUBLE_EQ(e.gemm_kernel, 0.79);
-  EXPECT_NEAR(e.t_low,
-              e.low_flops / (8 * 1978.9e12 * 0.79 * 0.96) + e.low_flops / (8 * 989.4e12) * (1 / 0.73 - 1 / 0.79),
-              1e-12);
+  EXPECT_NEAR(
+      e.t_low,
+      e.low_flops / (8 * 1978.9e12 * 0.79 * e.gemm_shape * 0.96) + e.low_flops / (8 * 989.4e12) * (1 / 0.73 - 1 / 0.79),
+      1e-12);
   EXPECT_DOUBLE_EQ(GemmKernelEfficiency(k, *hw::ChipDb::BuiltIn().Find("a100-80gb"), 0.6), 0.6);
+}
+
+// The matmul time model against the H100 trace's kernels (roofline table of
+// tests/data/h100/train_none: 32 x [8192,2048]x[2048,2048] in 2.882 ms, 12 x
+// [8192,2048]x[2048,5632] in 2.889 ms), and what the sizes do to a plan.
+TEST(PlannerGemm, SizesAgainstTheH100Trace) {
+  const double peak = 989.4e12, hbm = 3.35e12;
+  EXPECT_NEAR(GemmSeconds(8192, 2048, 2048, peak, hbm, true), 2.882e-3 / 32, 0.02 * 2.882e-3 / 32);
+  EXPECT_NEAR(GemmSeconds(8192, 5632, 2048, peak, hbm, true), 2.889e-3 / 12, 0.02 * 2.889e-3 / 12);
+  EXPECT_GT(GemmShapeFactor(16384, 16384, 16384, peak, hbm, true), 0.99);
+  EXPECT_LT(GemmShapeFactor(1024, 512, 4096, peak, hbm, true), 0.7);
+  EXPECT_DOUBLE_EQ(GemmShapeFactor(1024, 512, 4096, peak, hbm, false) <= 1, true);
+  // Toy7B on 8 H100s: TP 8 splits each matmul 8 ways and reaches less.
+  const ModelSpec m = Toy7B();
+  Cluster cl = MakeCluster(*hw::ChipDb::BuiltIn().Find("h100-sxm"), 8, 8, {});
+  TrainSpec t;
+  t.global_batch = 8, t.seq = 2048;
+  ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  Knobs k;
+  Plan p;
+  p.dp = 8, p.mb = 1, p.ga = 1;
+  const Explanation dp = Explain(m, cl, t, k, p);
+  p.dp = 1, p.tp = 8, p.ga = 8;
+  const Explanation tp = Explain(m, cl, t, k, p);
+  EXPECT_GT(dp.gemm_shape, tp.gemm_shape);
+  EXPECT_GT(dp.gemm_shape, 0.95);
+  EXPECT_NEAR(dp.plan.t_compute,
+              ((dp.plan.model_flops - dp.score_flops) / dp.gemm_shape + dp.score_flops) / (8 * peak * 0.73), 1e-12);
 }
 
 }  // namespace

@@ -210,6 +210,9 @@ Table CalibrationTable(const RunMeasurement& m, const plan::Calibration& c, cons
         evidence =
             fmt::format("{:.3f} TFLOP in {:.3f} ms over {} matmul calls", f.num / 1e12, m.gemm_s * 1e3, m.gemm_calls);
         if (f.measured >= 0 && !f.applied) applied = "no: --gemm-eff given";
+        if (f.applied)
+          evidence += fmt::format("; for large matmuls {:.3f} (the model's sizes in this run reach {:.3f} of it)",
+                                  std::min(1.0, f.measured / c.run_gemm_shape), c.run_gemm_shape);
         break;
       case K::kAttention:
         name = "attention efficiency (of the bf16 peak, FLOPs executed)";
