@@ -59,7 +59,7 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
   std::string measured;
   if (k.attention > 0) measured += fmt::format(", attention {:.2f}", k.attention);
   if (k.other_bytes > 0)
-    measured += fmt::format(", other ops {:.1f} B per token, layer and hidden unit", k.other_bytes);
+    measured += fmt::format(", other ops {:.4g} B per token, layer and hidden unit", k.other_bytes);
   if (k.step_overhead > 0) measured += fmt::format(", host overhead {:.3f} ms per step", k.step_overhead * 1e3);
   row("efficiency",
       fmt::format("GEMM {:.2f} ({}), collectives {:.2f} (+ {:g} us per ring step), overlap {:.2f}, HBM "
@@ -296,6 +296,11 @@ Table CalibrationTable(const RunMeasurement& m, const plan::Calibration& c, cons
         "Per steady step (after the warm-up; the last step left out) and rank, the mean over ranks. Matmul and "
         "attention FLOPs come from the ops' recorded shapes (mlprof roofline); other compute is every other "
         "compute kernel but the optimizer's. Host overhead: the slowest rank's median step.");
+  if (m.gemm_s <= 0 && m.other_compute_s > 0)
+    t.notes.push_back(
+        "No matmul with recorded shapes in the profile (record_shapes=True, or replayed CUDA graphs without "
+        "--capture): other compute then holds every compute kernel, and the plans charge it on top of the default "
+        "matmul time.");
   if (m.attention_uncosted_s > 0)
     t.notes.push_back(fmt::format("{:.3f} ms of attention per step has no recorded shapes (not measured).",
                                   m.attention_uncosted_s * 1e3));
