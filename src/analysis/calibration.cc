@@ -209,88 +209,114 @@ namespace plan {
 
 Calibration Calibrate(const RunMeasurement& m, const ModelSpec& model, const Cluster& c, const TrainSpec& t,
                       const Knobs& k, const Plan& run) {
+  using Skip = CalibrationSkip;
   Calibration out;
   out.knobs = k;
   out.peak = c.chip.peak(hw::DType::kBf16);
   const double peak = c.chip.peak(hw::DType::kBf16), hbm = c.chip.hbm_bytes_per_s;
   const double chips = static_cast<double>(c.chips);
+  auto figure = [](CalibratedKnob knob, double before) {
+    CalibratedFigure f;
+    f.knob = knob, f.before = before, f.skip = Skip::kNotInProfile;
+    return f;
+  };
   auto add = [&](CalibratedKnob knob, double before, double num, double den, bool known, double* target,
-                 bool apply = true) {
-    CalibratedFigure f{knob, -1, before, false, num, den, {}, 0};
-    if (known && den > 0) {
+                 Skip skip = Skip::kNone) {
+    CalibratedFigure f = figure(knob, before);
+    f.num = num, f.den = den;
+    if (known && den > 0 && num > 0) {
       f.measured = num / den;
-      f.applied = apply;
-      if (apply) *target = f.measured;
+      f.skip = skip;
+      f.applied = skip == Skip::kNone;
+      if (f.applied) *target = f.measured;
     }
     out.figures.push_back(f);
   };
   Knobs& kn = out.knobs;
+  // Does the model describe the run? Its matmul FLOPs per chip against the
+  // shapes' (the split path of Explain counts the scores apart).
+  Knobs split = k;
+  split.attention = 1;
+  const Explanation es = Explain(model, c, t, split, run);
+  const double expected = (es.plan.model_flops + es.plan.remat_flops - es.score_flops) / chips;
+  out.model_ratio = m.gemm_s > 0 && expected > 0 ? m.gemm_flops / expected : -1;
+  const bool model_fits = out.model_ratio >= 0.5 && out.model_ratio <= 2;
+  // A handful of ops is no measure of the run's efficiency.
+  const double busy = m.busy_s > 0 ? m.busy_s : m.gemm_s + m.attention_s + m.other_compute_s + m.optimizer_s;
+  auto sample = [&](double s) { return busy > 0 && s >= 0.05 * busy ? Skip::kNone : Skip::kSmallSample; };
   const GemmFigure gemm = GemmEfficiency(k, c.chip);
-  add(CalibratedKnob::kGemm, gemm.efficiency, m.gemm_flops, m.gemm_s * peak, m.gemm_s > 0, &kn.gemm, k.gemm <= 0);
+  add(CalibratedKnob::kGemm, gemm.efficiency, m.gemm_flops, m.gemm_s * peak, m.gemm_s > 0, &kn.gemm,
+      k.gemm > 0 ? Skip::kGiven : sample(m.gemm_s));
   // The measured efficiency is at this run's matmul sizes: the planner's
   // knob is for large ones (it scales each plan by its sizes).
   const double run_shape = Explain(model, c, t, k, run).gemm_shape;
   out.run_gemm_shape = run_shape;
   if (out.figures.back().applied && run_shape > 0) kn.gemm = out.figures.back().measured / run_shape;
   add(CalibratedKnob::kAttention, k.attention > 0 ? k.attention : gemm.efficiency, m.attention_flops,
-      m.attention_s * peak, m.attention_s > 0, &kn.attention);
+      m.attention_s * peak, m.attention_s > 0, &kn.attention, sample(m.attention_s));
   const double tokens = static_cast<double>(t.global_batch) * static_cast<double>(t.seq);
   // The run's recomputed forward repeats part of the other ops (the
   // planner's factor 1 + remat / model FLOPs): take it out.
   const Explanation e = Explain(model, c, t, k, run);
   const double recompute = e.plan.model_flops > 0 ? 1 + e.plan.remat_flops / e.plan.model_flops : 1;
+  // Figures per token and layer, per parameter or per step need the model
+  // (and the flags) to be the run's.
+  const Skip per_model = model_fits ? Skip::kNone : Skip::kModelMismatch;
   add(CalibratedKnob::kOtherBytes, k.other_bytes, m.other_compute_s * hbm * chips,
       tokens * static_cast<double>(model.layers) * static_cast<double>(model.hidden) * recompute, m.other_compute_s > 0,
-      &kn.other_bytes);
-  add(CalibratedKnob::kOptimizerHbm, k.hbm, 34 * e.opt_params, m.optimizer_s * hbm, m.optimizer_s > 0, &kn.hbm);
-  add(CalibratedKnob::kStepOverhead, k.step_overhead, std::max(0.0, m.step_s - m.busy_s), 1, m.step_s > 0,
-      &kn.step_overhead);
+      &kn.other_bytes, per_model);
+  add(CalibratedKnob::kOptimizerHbm, k.hbm, 34 * e.opt_params, m.optimizer_s * hbm, m.optimizer_s > 0, &kn.hbm,
+      per_model);
+  add(CalibratedKnob::kStepOverhead, k.step_overhead, std::max(0.0, m.step_s - m.busy_s), 1,
+      m.step_s > 0 && m.busy_s > 0, &kn.step_overhead, per_model);
+  if (out.figures.back().measured < 0 && m.step_s > 0 && m.busy_s >= m.step_s) {  // no idle: 0 is the figure
+    out.figures.back().measured = 0;
+    out.figures.back().skip = per_model;
+    out.figures.back().applied = per_model == Skip::kNone;
+    if (out.figures.back().applied) kn.step_overhead = 0;
+  }
   // Collectives: each kind's median bus bandwidth against its group's link.
   std::vector<double> ratios;
   std::vector<CalibratedFigure> rows;
   for (const CollectiveBandwidth& b : m.collectives) {
     const double link = b.group_size <= c.node_size ? c.fast_bw : c.slow_bw;
-    CalibratedFigure f{CalibratedKnob::kCollective,
-                       b.bus_bw_median / link,
-                       k.collective,
-                       false,
-                       b.bus_bw_median,
-                       link,
-                       b.kind,
-                       b.group_size};
-    ratios.push_back(f.measured);
+    CalibratedFigure f = figure(CalibratedKnob::kCollective, k.collective);
+    f.measured = link > 0 ? b.bus_bw_median / link : -1;
+    f.skip = Skip::kNone;
+    f.num = b.bus_bw_median, f.den = link, f.kind = b.kind, f.group = b.group_size;
+    if (f.measured > 0) ratios.push_back(f.measured);
     rows.push_back(f);
   }
   {
-    CalibratedFigure f{CalibratedKnob::kCollective, -1, k.collective, false, 0, 0, {}, 0};
+    CalibratedFigure f = figure(CalibratedKnob::kCollective, k.collective);
     if (!ratios.empty()) {
       std::sort(ratios.begin(), ratios.end());
       const size_t n = ratios.size();
-      f.measured = n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
-      f.measured = std::min(1.0, f.measured);
+      f.measured = std::min(1.0, n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2);
       f.applied = true;
+      f.skip = Skip::kNone;
       kn.collective = f.measured;
     }
     out.figures.push_back(f);
   }
   const bool only_data_parallel = run.tp == 1 && run.pp == 1 && run.cp == 1 && run.ep == 1;
-  add(CalibratedKnob::kOverlap, k.overlap, std::max(0.0, m.comm_s - m.exposed_comm_s), m.comm_s, m.comm_s > 0,
-      &kn.overlap, only_data_parallel);
   {
-    // Does the model describe the run? Its matmul FLOPs per chip against the
-    // shapes' (the split path of Explain counts the scores apart).
-    Knobs split = k;
-    split.attention = 1;
-    const Explanation es = Explain(model, c, t, split, run);
-    const double expected = (es.plan.model_flops + es.plan.remat_flops - es.score_flops) / chips;
-    out.figures.push_back({CalibratedKnob::kModelCheck,
-                           m.gemm_s > 0 ? m.gemm_flops : -1,
-                           expected,
-                           false,
-                           m.gemm_flops,
-                           expected,
-                           {},
-                           0});
+    CalibratedFigure f = figure(CalibratedKnob::kOverlap, k.overlap);
+    f.num = std::max(0.0, m.comm_s - m.exposed_comm_s), f.den = m.comm_s;
+    if (m.comm_s > 0) {
+      f.measured = f.num / f.den;
+      f.skip = only_data_parallel ? Skip::kNone : Skip::kNotDataParallel;
+      f.applied = only_data_parallel;
+      if (f.applied) kn.overlap = f.measured;
+    }
+    out.figures.push_back(f);
+  }
+  {
+    CalibratedFigure f = figure(CalibratedKnob::kModelCheck, expected);
+    f.measured = m.gemm_s > 0 ? m.gemm_flops : -1;
+    f.skip = Skip::kNone;
+    f.num = m.gemm_flops, f.den = expected;
+    out.figures.push_back(f);
   }
   for (CalibratedFigure& f : rows) out.figures.push_back(std::move(f));
   kn.gemm = std::clamp(kn.gemm, 0.0, 1.0);

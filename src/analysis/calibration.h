@@ -86,11 +86,21 @@ enum class CalibratedKnob : uint8_t {
   kOverlap,       // 1 - exposed / all communication (applied only when the run has no TP, PP, CP or EP)
   kModelCheck,    // matmul FLOPs per step and chip: measured (from shapes) against the model's (`before`)
 };
+// Why a measured figure was not applied.
+enum class CalibrationSkip : uint8_t {
+  kNone,
+  kNotInProfile,     // not measured
+  kGiven,            // --gemm-eff given
+  kSmallSample,      // the ops measured are under 5 % of the device's busy time
+  kModelMismatch,    // the model check is outside 0.5..2 (or cannot be made): figures per parameter or per layer
+  kNotDataParallel,  // the run has TP, PP, CP or EP communication too (overlap)
+};
 struct CalibratedFigure {
-  CalibratedKnob knob;
+  CalibratedKnob knob = CalibratedKnob::kGemm;
   double measured = -1;  // -1: the profile does not show it (the default stays)
   double before = 0;     // the planner's default
   bool applied = false;
+  CalibrationSkip skip = CalibrationSkip::kNone;
   double num = 0, den = 0;  // the ratio's two sides, in the knob's units (seconds, FLOPs, bytes...)
   std::string kind;         // kCollective rows: the collective kind and group size
   int64_t group = 0;
@@ -100,6 +110,7 @@ struct Calibration {
   double predicted_default = 0;           // its step time with the default knobs
   double peak = 0;                        // the chip's bf16 FLOP/s the efficiencies are of
   double run_gemm_shape = 1;              // what of a large matmul's efficiency the run's matmul sizes reach
+  double model_ratio = -1;                // measured / the model's matmul FLOPs (-1: no matmul measured)
   Knobs knobs;                            // the calibrated knobs
   std::vector<CalibratedFigure> figures;  // in CalibratedKnob order, then one row per collective kind
 };

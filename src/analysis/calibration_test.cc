@@ -97,9 +97,13 @@ TEST(Calibration, TurnsTheFiguresIntoKnobs) {
   const hw::Chip& h100 = *hw::ChipDb::BuiltIn().Find("h100-sxm");
   const plan::Cluster c = plan::MakeCluster(h100, 1, 8, {});
   plan::TrainSpec t;
-  t.global_batch = 1, t.seq = 1024;
+  // 10 sequences of 1024: the model's matmul FLOPs (6 x 2.35 M weights x
+  // 10240 tokens = 145 GFLOP) are near the trace's 140, so the model check
+  // passes and the figures per token and parameter apply.
+  t.global_batch = 10, t.seq = 1024;
   ASSERT_TRUE(plan::ParseMemoryConvention("megatron", &t.memory));
-  plan::Plan run;  // one chip, one micro-batch of one sequence, no remat
+  plan::Plan run;  // one chip, one micro-batch of 10 sequences, no remat
+  run.mb = 10;
   const plan::Calibration cal = plan::Calibrate(m, model, c, t, plan::Knobs{}, run);
   const double peak = 989.4e12, hbm = 3.35e12;
   // The measured matmul efficiency, at this run's sizes; the knob is for
@@ -111,7 +115,7 @@ TEST(Calibration, TurnsTheFiguresIntoKnobs) {
   EXPECT_NEAR(cal.knobs.gemm, std::min(1.0, measured_gemm / run_shape), 1e-9);  // at most 1
   EXPECT_NEAR(cal.knobs.attention, 4.0 * 8 * 1024 * 1024 * 64 / (50e-6 * peak), 1e-9);
   // 30 us of other compute at 3.35 TB/s over 1024 tokens x 2 layers x 256.
-  EXPECT_NEAR(cal.knobs.other_bytes, 30e-6 * hbm / (1024.0 * 2 * 256), 1e-9);
+  EXPECT_NEAR(cal.knobs.other_bytes, 30e-6 * hbm / (10240.0 * 2 * 256), 1e-9);
   const double params = plan::CountParams(model).total;
   EXPECT_NEAR(cal.knobs.hbm, 34 * params / (40e-6 * hbm), 1e-9);
   EXPECT_NEAR(cal.knobs.step_overhead, 520e-6, 1e-12);
@@ -123,7 +127,7 @@ TEST(Calibration, TurnsTheFiguresIntoKnobs) {
   // efficiency (model FLOPs less the scores), the scores' executed half at
   // the attention efficiency, the other ops, the optimizer, the overhead.
   const plan::Explanation e = plan::Explain(model, c, t, cal.knobs, run);
-  const double scores = 3 * 2.0 * 1024 * 4 * (64 + 64) * 2 * 1024;  // 3 x fwd, 2 layers, 1024 tokens
+  const double scores = 3 * 2.0 * 1024 * 4 * (64 + 64) * 2 * 10240;  // 3 x fwd, 2 layers, 10240 tokens
   EXPECT_DOUBLE_EQ(e.score_flops, scores);
   EXPECT_DOUBLE_EQ(e.gemm_shape, run_shape);
   EXPECT_NEAR(e.t_matmul, (e.plan.model_flops - scores) / (peak * cal.knobs.gemm * run_shape), 1e-15);
@@ -183,6 +187,36 @@ TEST(Calibration, XlaRunPerDeviceAndStep) {
   EXPECT_NEAR(m.exposed_comm_s, wait_ps / per * 1e-12, 1e-12);
   EXPECT_NEAR(m.other_compute_s, other_ps / per * 1e-12, 1e-12);
   EXPECT_TRUE(m.xla);
+}
+
+// The same trace against a model that is not the run's (Llama 3 8B): the
+// model check fails, and the figures per token, parameter and step stay at
+// their defaults; the matmul and attention efficiencies still apply.
+TEST(Calibration, ModelMismatchKeepsTheDefaults) {
+  const Profile p = ProfileFromJson(CalibrationTrace());
+  const RunMeasurement m = MeasureRun(BuildProfileView(p, {}), nullptr);
+  auto model = plan::BuiltInModel("llama3-8b");
+  ASSERT_TRUE(model.ok());
+  const plan::Cluster c = plan::MakeCluster(*hw::ChipDb::BuiltIn().Find("h100-sxm"), 1, 8, {});
+  plan::TrainSpec t;
+  t.global_batch = 1, t.seq = 8192;
+  ASSERT_TRUE(plan::ParseMemoryConvention("megatron", &t.memory));
+  plan::Plan run;
+  const plan::Calibration cal = plan::Calibrate(m, *model, c, t, plan::Knobs{}, run);
+  EXPECT_LT(cal.model_ratio, 0.5);
+  using K = plan::CalibratedKnob;
+  for (const plan::CalibratedFigure& f : cal.figures) {
+    if (f.knob == K::kOtherBytes || f.knob == K::kOptimizerHbm || f.knob == K::kStepOverhead) {
+      EXPECT_FALSE(f.applied);
+      EXPECT_EQ(f.skip, plan::CalibrationSkip::kModelMismatch);
+    }
+    if (f.knob == K::kGemm || f.knob == K::kAttention) {
+      EXPECT_TRUE(f.applied);
+    }
+  }
+  EXPECT_EQ(cal.knobs.other_bytes, 0);
+  EXPECT_EQ(cal.knobs.step_overhead, 0);
+  EXPECT_DOUBLE_EQ(cal.knobs.hbm, 0.80);
 }
 
 }  // namespace

@@ -161,7 +161,7 @@ bool ParseRemat(std::string_view s, RematSpec* out) {
     char* end = nullptr;
     const double f = frac.empty() ? 0 : std::strtod(frac.c_str(), &end);
     if (frac.empty() || end != frac.c_str() + frac.size() || !(f > 0 && f <= 1)) return false;
-    if (!ParseRemat(s.substr(0, at), &r.policy)) return false;
+    if (!ParseRemat(s.substr(0, at), &r.policy) || r.policy == Remat::kNone) return false;
     r.fraction = f;
     return *out = r, true;
   }
@@ -747,6 +747,7 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
     double host_bw = c.host_bw;
     if (why) why->host_bw_assumed = host_bw <= 0;
     if (host_bw <= 0) host_bw = 32e9;  // PCIe Gen4 x16 per direction
+    host_bw *= k.collective;           // like every other link: the share a large transfer reaches
     const double t_offload = 2 * offloaded_mb * m_steps / host_bw;
     pl->t_host += std::max(0.0, t_offload - k.overlap * pl->t_compute);
     if (why) why->host_bw = host_bw, why->t_offload = t_offload;
@@ -787,6 +788,7 @@ std::optional<RunProblem> CheckRun(const ModelSpec& m, const Cluster& c, const T
   if (c.node_size <= 0 || c.chips % c.node_size != 0) return problem(K::kChipsNotWholeNodes, c.chips, c.node_size);
   if (!(c.chip.peak(hw::DType::kBf16) > 0)) return problem(K::kNoPeak);
   if (!(c.chip.hbm_bytes > 0)) return problem(K::kNoHbm);
+  if (c.chips > 1 && !(c.fast_bw > 0)) return problem(K::kNoLink);
   if (f.vpp > 0 && t.schedule != Schedule::kAuto && (t.schedule == Schedule::kInterleaved ? f.vpp == 1 : f.vpp > 1)) {
     RunProblem p = problem(K::kScheduleVpp, f.vpp);
     p.schedule = t.schedule;
@@ -914,6 +916,8 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
                 if (f.mb && mb != f.mb) continue;
                 const int64_t ga = per_replica / mb;
                 if (vpp > 1 && ga % pp != 0) continue;  // interleaving needs whole rounds of micro-batches
+                // DualPipe feeds micro-batches from both ends: an even number, at least 2 x PP.
+                if (t.schedule == Schedule::kDualPipe && pp > 1 && (ga < 2 * pp || ga % 2 != 0)) continue;
                 // ZeRO-2 over DP saves gradient memory for more
                 // communication: tried only where ZeRO-1 does not fit.
                 const int zeros[2] = {f.zero >= 0 ? f.zero : 1, 2};
@@ -976,7 +980,8 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
     }
   }
   auto by_mfu = [](const Plan& a, const Plan& b) {
-    if (a.mfu != b.mfu) return a.mfu > b.mfu;
+    const double ma = std::isfinite(a.mfu) ? a.mfu : -1, mb = std::isfinite(b.mfu) ? b.mfu : -1;
+    if (ma != mb) return ma > mb;
     return a.total < b.total;
   };
   std::sort(out.plans.begin(), out.plans.end(), by_mfu);

@@ -235,6 +235,7 @@ struct RunProblem {
     kChipsNotWholeNodes,  // chips not a multiple of the node (slice) size
     kNoPeak,              // the chip has no bf16 peak
     kNoHbm,               // the chip has no HBM size
+    kNoLink,              // several chips, and the chip states no scale-up link bandwidth
     kNoBatch,             // global batch < 1
     kNoSeq,               // sequence length < 1
     kAxesProduct,         // the torus axes do not multiply to the slice

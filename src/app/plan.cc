@@ -53,6 +53,11 @@ Status RunProblemStatus(const plan::RunProblem& p, const plan::Cluster& c) {
                                          c.tpu ? "slices" : "nodes", p.limit));
     case K::kNoPeak:
       return InvalidArgument(fmt::format("chip '{}' has no bf16 peak", c.chip.id));
+    case K::kNoLink:
+      return InvalidArgument(
+          fmt::format("chip '{}' states no scale-up link bandwidth: plans over {} chips need it (--chip-file with an "
+                      "\"interconnect\" entry of scope \"scale-up\")",
+                      c.chip.id, c.chips));
     case K::kNoHbm:
       return InvalidArgument(fmt::format("chip '{}' has no HBM size", c.chip.id));
     case K::kNoBatch:

@@ -61,17 +61,18 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
   const bool low = t.precision != hw::DType::kBf16;
   if (k.attention <= 0 && k.other_bytes <= 0 && !low) {
     lines.push_back(fmt::format(
-        "Comp = ({:.3f} + remat {:.3f} + busiest expert {:.3f}) PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) "
-        "x stage imbalance {:.3f} = {:.4f} s",
-        p.model_flops / 1e15, p.remat_flops / 1e15, p.imbalance_flops / 1e15, c.chips, e.peak / 1e12, e.gemm,
-        e.stage_imbalance, p.t_compute));
+        "Comp = (({:.3f} + remat {:.3f} + busiest expert {:.3f} - scores {:.3f}) PFLOP / sizes {:.3f} + scores "
+        "{:.3f} PFLOP) / ({} chips x {:.0f} TFLOP/s x GEMM {:.3f}) x stage imbalance {:.3f} = {:.4f} s",
+        p.model_flops / 1e15, p.remat_flops / 1e15, p.imbalance_flops / 1e15, e.score_flops / 1e15, e.gemm_shape,
+        e.score_flops / 1e15, c.chips, e.peak / 1e12, e.gemm, e.stage_imbalance, p.t_compute));
   } else {
     if (low) {
       lines.push_back(fmt::format(
           "{} matmuls (the layers' linear projections, their recompute and the busiest expert's extra) = {:.3f} "
-          "PFLOP / ({} chips x {:.0f} TFLOP/s {} x matmul kernels {:.2f} x {:.2f} low precision){} = {:.4f} s",
+          "PFLOP / ({} chips x {:.0f} TFLOP/s {} x matmul kernels {:.2f} x sizes {:.3f} x {:.2f} low precision){} = "
+          "{:.4f} s",
           hw::DTypeName(t.precision), e.low_flops / 1e15, c.chips, e.low_peak / 1e12, hw::DTypeName(t.precision),
-          e.gemm_kernel, k.low_precision_gemm,
+          e.gemm_kernel, e.gemm_shape, k.low_precision_gemm,
           e.gemm_kernel > e.gemm && k.other_bytes <= 0
               ? fmt::format(" + the bf16 work GEMM {:.2f} folds in around them: {:.3f} PFLOP / ({} x {:.0f} TFLOP/s) "
                             "x (1/{:.2f} - 1/{:.2f})",
@@ -85,10 +86,10 @@ std::vector<std::string> ExplainLines(const plan::ModelSpec& m, const plan::Clus
     }
     lines.push_back(fmt::format(
         "{}matmuls = ({:.3f} + remat {:.3f} + busiest expert {:.3f} - attention scores {:.3f}{}) PFLOP / ({} chips x "
-        "{:.0f} TFLOP/s x GEMM {:.2f}) = {:.4f} s",
+        "{:.0f} TFLOP/s x GEMM {:.3f} x sizes {:.3f}) = {:.4f} s",
         low ? "bf16 " : "", p.model_flops / 1e15, p.remat_flops / 1e15, p.imbalance_flops / 1e15, e.score_flops / 1e15,
         low ? fmt::format(" - {} {:.3f}", hw::DTypeName(t.precision), e.low_flops / 1e15) : "", c.chips, e.peak / 1e12,
-        e.gemm, e.t_matmul));
+        e.gemm, e.gemm_shape, e.t_matmul));
     if (k.attention <= 0)
       lines.push_back(
           fmt::format("attention scores (bf16) = {:.3f} PFLOP / ({} chips x {:.0f} TFLOP/s x GEMM {:.2f}) "

@@ -53,6 +53,9 @@ Table PlanSettingTable(const plan::ModelSpec& m, const plan::Cluster& c, const p
           (t.precision != hw::DType::kBf16 ? fmt::format("; the layers' linear matmuls in {} ({:.0f} TFLOP/s)",
                                                          hw::DTypeName(t.precision), c.chip.peak(t.precision) / 1e12)
                                            : "") +
+          (t.precision != hw::DType::kBf16 && !(c.chip.peak(t.precision) > c.chip.peak(hw::DType::kBf16))
+               ? fmt::format(" (no faster than bf16 on this chip: only the casts and the copies are added)")
+               : "") +
           (t.schedule != plan::Schedule::kAuto ? fmt::format("; schedule {}", plan::ScheduleName(t.schedule)) : "") +
           (t.tp_overlap ? "; TP overlapped with the matmuls" : ""));
   const plan::GemmFigure gemm = plan::GemmEfficiency(k, c.chip);
@@ -209,7 +212,6 @@ Table CalibrationTable(const RunMeasurement& m, const plan::Calibration& c, cons
         name = "matmul efficiency (of the bf16 peak)";
         evidence =
             fmt::format("{:.3f} TFLOP in {:.3f} ms over {} matmul calls", f.num / 1e12, m.gemm_s * 1e3, m.gemm_calls);
-        if (f.measured >= 0 && !f.applied) applied = "no: --gemm-eff given";
         if (f.applied)
           evidence += fmt::format("; for large matmuls {:.3f} (the model's sizes in this run reach {:.3f} of it)",
                                   std::min(1.0, f.measured / c.run_gemm_shape), c.run_gemm_shape);
@@ -232,7 +234,7 @@ Table CalibrationTable(const RunMeasurement& m, const plan::Calibration& c, cons
                                m.optimizer_s * 1e3);
         break;
       case K::kStepOverhead:
-        name = "host overhead per step (GPU idle)";
+        name = "host overhead per step (device idle)";
         unit = "ms";
         if (measured >= 0) measured *= 1e3;
         before *= 1e3;
@@ -270,10 +272,27 @@ Table CalibrationTable(const RunMeasurement& m, const plan::Calibration& c, cons
         evidence = fmt::format(fmt::runtime(m.xla ? "{:.3f} ms of collectives, {:.3f} ms of async waits (-done) exposed"
                                                   : "{:.3f} ms of communication kernels, {:.3f} ms of it exposed"),
                                m.comm_s * 1e3, m.exposed_comm_s * 1e3);
-        if (f.measured >= 0 && !f.applied) applied = "no: the run has TP, PP, CP or EP communication too";
         break;
     }
-    if (f.measured < 0 && f.knob != K::kModelCheck) applied = "no: not in the profile";
+    switch (f.skip) {
+      case plan::CalibrationSkip::kNone:
+        break;
+      case plan::CalibrationSkip::kNotInProfile:
+        if (f.knob != K::kModelCheck) applied = "no: not in the profile";
+        break;
+      case plan::CalibrationSkip::kGiven:
+        applied = "no: --gemm-eff given";
+        break;
+      case plan::CalibrationSkip::kSmallSample:
+        applied = "no: under 5 % of the busy time";
+        break;
+      case plan::CalibrationSkip::kModelMismatch:
+        applied = c.model_ratio < 0 ? "no: no matmul shapes to check the model" : "no: the model check fails";
+        break;
+      case plan::CalibrationSkip::kNotDataParallel:
+        applied = "no: TP, PP, CP or EP traffic too";
+        break;
+    }
     if (f.applied && f.measured > 1 && f.knob != K::kStepOverhead && f.knob != K::kOtherBytes)
       applied = "yes, capped at 1 (check the model and the flags)";
     t.rows.push_back({Cell::Text(name), num(measured), Cell::Real(before), Cell::Text(unit), Cell::Text(applied),
@@ -296,6 +315,17 @@ Table CalibrationTable(const RunMeasurement& m, const plan::Calibration& c, cons
         "Per steady step (after the warm-up; the last step left out) and rank, the mean over ranks. Matmul and "
         "attention FLOPs come from the ops' recorded shapes (mlprof roofline); other compute is every other "
         "compute kernel but the optimizer's. Host overhead: the slowest rank's median step.");
+  if (c.model_ratio > 1.1 && c.model_ratio < 1.45 && c.run.remat == plan::Remat::kNone)
+    t.notes.push_back(fmt::format(
+        "The run's matmuls are {:.2f}x the model's: it probably recomputes activations (checkpointing). Describe it "
+        "with --this-run --remat full (or full:N, selective, ...) so that the recompute is taken out of the "
+        "figures.",
+        c.model_ratio));
+  if (c.model_ratio >= 0 && (c.model_ratio < 0.5 || c.model_ratio > 2))
+    t.notes.push_back(fmt::format(
+        "The run's matmul FLOPs are {:.3f}x the model's: the model file, --global-batch, --seq or the chip count "
+        "do not describe this run; the figures per token, per parameter and per step are not applied.",
+        c.model_ratio));
   if (m.gemm_s <= 0 && m.other_compute_s > 0)
     t.notes.push_back(
         "No matmul with recorded shapes in the profile (record_shapes=True, or replayed CUDA graphs without "
@@ -319,8 +349,8 @@ Table ThisRunTable(const RunMeasurement& m, const plan::Calibration& c, const pl
       {Cell::Text("measured"), m.step_s > 0 ? TimeCell(m.step_s * 1e12) : Cell::Null(), Cell::Null(), Cell::Text(own)});
   t.rows.push_back({Cell::Text("predicted, default knobs"), TimeCell(c.predicted_default * 1e12),
                     pct(c.predicted_default), Cell::Text(own)});
-  t.rows.push_back(
-      {Cell::Text("predicted, calibrated"), TimeCell(c.run.t_step * 1e12), pct(c.run.t_step), Cell::Text(own)});
+  t.rows.push_back({Cell::Text("predicted, calibrated (fitted on this run)"), TimeCell(c.run.t_step * 1e12),
+                    pct(c.run.t_step), Cell::Text(own)});
   if (best)
     t.rows.push_back({Cell::Text("best plan, calibrated"), TimeCell(best->t_step * 1e12), pct(best->t_step),
                       Cell::Text(PlanLabel(*best))});
