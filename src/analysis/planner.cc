@@ -231,7 +231,7 @@ GemmFigure GemmEfficiency(const Knobs& k, const hw::Chip& chip) {
     const char* chip;
     double gemm;
   };
-  static constexpr Fit kFits[] = {{"tpu-v6e", 0.44}, {"tpu-v5p", 0.65}, {"h100-sxm", 0.73}};
+  static constexpr Fit kFits[] = {{"tpu-v6e", 0.46}, {"tpu-v5p", 0.65}, {"h100-sxm", 0.73}};
   double sum = 0;
   for (const Fit& f : kFits) {
     sum += f.gemm;
