@@ -1,6 +1,8 @@
 // `mlprof plan`: the parallelism planner over a model, a chip and a cluster.
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "analysis/calibration.h"
 #include "analysis/collectives.h"
 #include "analysis/planner.h"
@@ -96,12 +98,31 @@ Status RunProblemStatus(const plan::RunProblem& p, const plan::Cluster& c) {
     case K::kDualPipeOddPp:
       return InvalidArgument(
           fmt::format("--pp = {}: DualPipe needs an even number of pipeline stages (two directions)", p.value));
-    case K::kBadRemat:
+    case K::kBadRemat: {
+      const size_t at = p.text.find('@');
+      if (at != std::string::npos) {
+        const std::string policy = p.text.substr(0, at), frac = p.text.substr(at + 1);
+        char* end = nullptr;
+        const double f = frac.empty() ? 0 : std::strtod(frac.c_str(), &end);
+        if (policy == "none")
+          return InvalidArgument(
+              fmt::format("--remat '{}': none saves everything already; a fraction goes with a policy that "
+                          "recomputes (full@0.5, selective@0.25, ...)",
+                          p.text));
+        if (!frac.empty() && end == frac.c_str() + frac.size() && !(f > 0 && f <= 1))
+          return InvalidArgument(
+              fmt::format("--remat '{}': the fraction of layers must be in (0, 1]{}", p.text,
+                          f >= 1 && f == static_cast<double>(static_cast<int64_t>(f)) && policy == "full"
+                              ? fmt::format("; for {} layers per stage (Megatron --recompute-num-layers) write full:{}",
+                                            static_cast<int64_t>(f), static_cast<int64_t>(f))
+                              : ""));
+      }
       return InvalidArgument(fmt::format(
           "--remat '{}': expected none, save_dots (minimal, selective-op), selective, minimal_with_context, "
           "save_dot_except_mlp, save_qkv_proj, save_out_proj, minimal_offloaded, full, full:N (N layers per "
           "stage), selective-layer:N (every N-th layer) or POLICY@F (a fraction 0 < F <= 1 of the layers)",
           p.text));
+    }
   }
   return Internal("unknown run problem");
 }
