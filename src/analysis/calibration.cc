@@ -249,7 +249,8 @@ Calibration Calibrate(const RunMeasurement& m, const ModelSpec& model, const Clu
       k.gemm > 0 ? Skip::kGiven : sample(m.gemm_s));
   // The measured efficiency is at this run's matmul sizes: the planner's
   // knob is for large ones (it scales each plan by its sizes).
-  const double run_shape = Explain(model, c, t, k, run).gemm_shape;
+  const Explanation e = Explain(model, c, t, k, run);
+  const double run_shape = e.gemm_shape;
   out.run_gemm_shape = run_shape;
   if (out.figures.back().applied && run_shape > 0) kn.gemm = out.figures.back().measured / run_shape;
   add(CalibratedKnob::kAttention, k.attention > 0 ? k.attention : gemm.efficiency, m.attention_flops,
@@ -257,7 +258,6 @@ Calibration Calibrate(const RunMeasurement& m, const ModelSpec& model, const Clu
   const double tokens = static_cast<double>(t.global_batch) * static_cast<double>(t.seq);
   // The run's recomputed forward repeats part of the other ops (the
   // planner's factor 1 + remat / model FLOPs): take it out.
-  const Explanation e = Explain(model, c, t, k, run);
   const double recompute = e.plan.model_flops > 0 ? 1 + e.plan.remat_flops / e.plan.model_flops : 1;
   // Figures per token and layer, per parameter or per step need the model
   // (and the flags) to be the run's.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
@@ -135,14 +136,8 @@ bool ParseRemat(std::string_view s, Remat* out) {
 bool ParseRemat(std::string_view s, RematSpec* out) {
   RematSpec r;
   auto positive = [](std::string_view t, int64_t* n) {
-    int64_t v = 0;
-    if (t.empty() || t.size() > 9) return false;
-    for (char ch : t) {
-      if (ch < '0' || ch > '9') return false;
-      v = v * 10 + (ch - '0');
-    }
-    *n = v;
-    return v > 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), *n);
+    return ec == std::errc() && end == t.data() + t.size() && *n > 0;
   };
   if (s.substr(0, 16) == "selective-layer:") {
     int64_t n = 0;
@@ -498,8 +493,35 @@ int64_t Lcm(int64_t a, int64_t b) { return a / std::gcd(a, b) * b; }
 
 // One plan's memory and time into *pl; with `why`, the figures behind them
 // too (the search calls Compute ~10^5 times a second without).
+// What of the large-matmul efficiency the plan's layer matmuls reach at
+// their sizes on a chip, weighted by FLOPs (GemmShapeFactor): M is the
+// micro-batch's tokens after CP (an expert's: its routed tokens), N or K
+// split by TP (experts not, when EP folds over TP).
+double PlanGemmShape(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Derived& d, const Plan& p) {
+  const double tp = static_cast<double>(p.tp), ep = static_cast<double>(p.ep);
+  const double tokens_mb = static_cast<double>(p.mb) * static_cast<double>(t.seq) / static_cast<double>(p.cp);
+  const bool folded = p.ep > 1 && (p.dp * p.fsdp) % p.ep != 0;
+  const double peak = c.chip.peak(hw::DType::kBf16);
+  double fsum = 0, tsum = 0;
+  for (const Derived::Gemm& g : d.gemms) {
+    double rows = tokens_mb, n = g.n, kk = g.k;
+    if (g.expert) rows = tokens_mb * static_cast<double>(m.top_k) * ep / static_cast<double>(m.experts);
+    if (!(g.expert && folded)) (g.split_n ? n : kk) /= tp;
+    const double w = g.layers * rows * n * kk;
+    fsum += w;
+    tsum += w / GemmShapeFactor(rows, n, kk, peak, c.chip.hbm_bytes_per_s, !c.tpu);
+  }
+  return tsum > 0 ? fsum / tsum : 1;
+}
+
+// A policy whose recompute includes the attention scores.
+bool RematRecomputesScores(Remat r) {
+  return r == Remat::kSelective || r == Remat::kSaveDotExceptMlp || r == Remat::kSaveQkvProj ||
+         r == Remat::kSaveOutProj || r == Remat::kFull;
+}
+
 void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Derived& d, Plan* pl,
-             Explanation* why) {
+             Explanation* why, double known_shape = -1) {
   const double peak = c.chip.peak(hw::DType::kBf16);
   const double N = static_cast<double>(c.chips);
   const double tp = static_cast<double>(pl->tp), pp = static_cast<double>(pl->pp), cp = static_cast<double>(pl->cp),
@@ -571,28 +593,13 @@ void Compute(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Kno
   pl->model_flops = d.flops_per_token * d.tokens;
   pl->remat_flops = share * RematFlopsPerToken(d, pl->remat) * d.tokens;
   const double gemm = GemmEfficiency(k, c.chip).efficiency;
-  // The matmuls' sizes on a chip: what of the large-matmul efficiency they
-  // reach, weighted by FLOPs (GemmShapeFactor).
-  double shape = 1;
-  {
-    double fsum = 0, tsum = 0;
-    for (const Derived::Gemm& g : d.gemms) {
-      double rows = tokens_mb, n = g.n, kk = g.k;
-      const bool split = !(g.expert && folded);
-      if (g.expert) rows = tokens_mb * static_cast<double>(m.top_k) * ep / static_cast<double>(m.experts);
-      if (split) (g.split_n ? n : kk) /= tp;
-      const double w = g.layers * rows * n * kk;
-      fsum += w;
-      tsum += w / GemmShapeFactor(rows, n, kk, peak, c.chip.hbm_bytes_per_s, !c.tpu);
-    }
-    if (tsum > 0) shape = fsum / tsum;
-  }
+  // The matmuls' sizes on a chip (the same for every remat policy and ZeRO
+  // stage of a layout: the search passes it in).
+  const double shape = known_shape > 0 ? known_shape : PlanGemmShape(m, c, t, d, *pl);
   const double rate = N * peak * gemm;
   pl->imbalance_flops = (k.moe_imbalance - 1) * d.expert_train_per_token * d.tokens;
   const double counted = pl->model_flops + pl->remat_flops + pl->imbalance_flops;
-  const bool remat_scores = pl->remat == Remat::kSelective || pl->remat == Remat::kSaveOutProj ||
-                            pl->remat == Remat::kSaveQkvProj || pl->remat == Remat::kSaveDotExceptMlp ||
-                            pl->remat == Remat::kFull;
+  const bool remat_scores = RematRecomputesScores(pl->remat);
   const double scores = d.score_fwd_per_token * (3 + (remat_scores ? share : 0)) * d.tokens;
   if (why) why->score_flops = scores;
   if (k.attention <= 0 && k.other_bytes <= 0 && !low) {
@@ -918,6 +925,10 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
                 if (vpp > 1 && ga % pp != 0) continue;  // interleaving needs whole rounds of micro-batches
                 // DualPipe feeds micro-batches from both ends: an even number, at least 2 x PP.
                 if (t.schedule == Schedule::kDualPipe && pp > 1 && (ga < 2 * pp || ga % 2 != 0)) continue;
+                Plan layout;
+                layout.tp = tp, layout.cp = cp, layout.pp = pp, layout.vpp = vpp, layout.fsdp = fsdp, layout.dp = dp,
+                layout.ep = ep, layout.mb = mb, layout.ga = ga;
+                const double shape = PlanGemmShape(m, c, t, d, layout);
                 // ZeRO-2 over DP saves gradient memory for more
                 // communication: tried only where ZeRO-1 does not fit.
                 const int zeros[2] = {f.zero >= 0 ? f.zero : 1, 2};
@@ -940,14 +951,12 @@ PlanSearch SearchPlans(const ModelSpec& m, const Cluster& c, const TrainSpec& t,
                       ++out.dominated;
                       continue;
                     }
-                    Plan p;
-                    p.tp = tp, p.cp = cp, p.pp = pp, p.vpp = vpp, p.fsdp = fsdp, p.dp = dp, p.ep = ep, p.mb = mb,
-                    p.ga = ga;
+                    Plan p = layout;
                     p.remat = remat;
                     if (only != Remat::kCount)
                       p.remat_fraction = only_spec.fraction, p.remat_per_stage = only_spec.per_stage;
                     p.zero = zeros[zi];
-                    Compute(m, c, t, k, d, &p, nullptr);
+                    Compute(m, c, t, k, d, &p, nullptr, shape);
                     ++out.evaluated;
                     if (f.max_mem_bytes > 0 && p.total > f.max_mem_bytes)
                       p.fits = false, p.bottleneck = Bottleneck::kMemory;

@@ -37,6 +37,14 @@ hw::Chip Chip(double tflops, double hbm_gb, double hbm_tb_s, double link_gb_s) {
 
 // A dense Llama-2-7B-shaped model (MHA, SwiGLU 11008, 32 k vocabulary)
 // built in code, so its size is known exactly.
+// 8 sequences of 2048 tokens, Megatron's 2 + 4 + 12 bytes per parameter.
+TrainSpec EightSequencesOf2048() {
+  TrainSpec t;
+  t.global_batch = 8, t.seq = 2048;
+  EXPECT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  return t;
+}
+
 ModelSpec Toy7B() {
   ModelSpec m;
   m.id = m.name = "toy";
@@ -717,9 +725,7 @@ TEST(PlannerRemat, FrameworkNames) {
 TEST(PlannerRemat, PartialAndOffloaded) {
   const ModelSpec m = Toy7B();
   Cluster cl = MakeCluster(*hw::ChipDb::BuiltIn().Find("h100-sxm"), 8, 8, {});
-  TrainSpec t;
-  t.global_batch = 8, t.seq = 2048;
-  ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  TrainSpec t = EightSequencesOf2048();
   Knobs k;
   Plan p;
   p.dp = 8, p.mb = 1, p.ga = 1;
@@ -766,9 +772,7 @@ TEST(PlannerRemat, PartialAndOffloaded) {
 TEST(PlannerPrecision, Fp8LinearLayers) {
   const ModelSpec m = Toy7B();
   Cluster cl = MakeCluster(*hw::ChipDb::BuiltIn().Find("h100-sxm"), 8, 8, {});
-  TrainSpec t;
-  t.global_batch = 8, t.seq = 2048;
-  ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  TrainSpec t = EightSequencesOf2048();
   Knobs k;
   k.gemm = 0.5;
   Plan p;
@@ -904,9 +908,7 @@ TEST(PlannerExperts, AllToAllAcrossNodesAndFoldedOverTp) {
 TEST(PlannerPrecision, KernelEfficiencySplit) {
   const ModelSpec m = Toy7B();
   Cluster cl = MakeCluster(*hw::ChipDb::BuiltIn().Find("h100-sxm"), 8, 8, {});
-  TrainSpec t;
-  t.global_batch = 8, t.seq = 2048;
-  ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  TrainSpec t = EightSequencesOf2048();
   t.precision = hw::DType::kFp8;
   Knobs k;
   Plan p;
@@ -934,9 +936,7 @@ TEST(PlannerGemm, SizesAgainstTheH100Trace) {
   // Toy7B on 8 H100s: TP 8 splits each matmul 8 ways and reaches less.
   const ModelSpec m = Toy7B();
   Cluster cl = MakeCluster(*hw::ChipDb::BuiltIn().Find("h100-sxm"), 8, 8, {});
-  TrainSpec t;
-  t.global_batch = 8, t.seq = 2048;
-  ASSERT_TRUE(ParseMemoryConvention("megatron", &t.memory));
+  TrainSpec t = EightSequencesOf2048();
   Knobs k;
   Plan p;
   p.dp = 8, p.mb = 1, p.ga = 1;
