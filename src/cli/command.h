@@ -38,6 +38,8 @@ class Command {
   // Called after the report is printed (--stats).
   virtual void AfterOutput() {}
   const OutputOptions& output() const { return out_; }
+  // Output format the Run sees (ranked tables: --top's default depends on it).
+  void set_format(std::string format) { out_.format = std::move(format); }
 
  protected:
   OutputOptions out_;
@@ -70,6 +72,14 @@ class ProfileCommand : public Command {
   void AddOptions(CLI::App* app) final;
   StatusOr<Report> Run() final;
   void AfterOutput() final;
+  // Embedding (cli/embed.h): the command's own options only (leading
+  // positionals, --top and AddOwnOptions; no paths or input options), and
+  // its analysis of a session opened elsewhere.
+  void AddAnalysisOptions(CLI::App* app);
+  StatusOr<Report> AnalyseLoaded(const app::Session& s) { return Analyse(s); }
+  // The input options the command asks for (after AddAnalysisOptions):
+  // export, report and sql want every arg kept.
+  const app::InputOptions& wanted_inputs() const { return in_; }
 
  protected:
   explicit ProfileCommand(bool with_view = true, int top_in_text = 10) : top_{-1, top_in_text}, with_view_(with_view) {}

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "cli/embed.h"
 #include "report/render.h"
 
 namespace mlprof {
@@ -131,21 +132,22 @@ std::string Closest(const std::string& typo, const std::vector<std::string>& can
   return best;
 }
 
-// One line for a command-line error: CLI11's message, for an unknown option
-// the nearest known one, and where the options are listed.
-int UsageError(const CLI::ParseError& e, const CLI::App& app, int argc, char** argv) {
+// The words of a command-line error: CLI11's message, for an unknown
+// option the nearest known one, and where the options are listed. `args`
+// are the arguments after the program name (args[0]: the command).
+std::string UsageText(const CLI::ParseError& e, const CLI::App& app, const std::vector<std::string>& args) {
   const CLI::App* sub = nullptr;
-  if (argc >= 2) {
+  if (!args.empty()) {
     for (const CLI::App* s : app.get_subcommands({}))
-      if (s->get_name() == argv[1]) sub = s;
+      if (s->get_name() == args[0]) sub = s;
   }
   std::string what = e.what();
   if (sub && dynamic_cast<const CLI::ExtrasError*>(&e)) {
     std::vector<std::string> names;
     for (const CLI::Option* o : sub->get_options())
       for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
-    for (int i = 2; i < argc; ++i) {
-      std::string a = argv[i];
+    for (size_t i = 1; i < args.size(); ++i) {
+      std::string a = args[i];
       if (a.rfind("--", 0) != 0) continue;
       a = a.substr(0, a.find('='));
       if (std::find(names.begin(), names.end(), a) != names.end()) continue;
@@ -155,8 +157,12 @@ int UsageError(const CLI::ParseError& e, const CLI::App& app, int argc, char** a
       break;
     }
   }
-  std::fprintf(stderr, "mlprof: error: %s (mlprof %s--help lists the options)\n", what.c_str(),
-               sub ? (sub->get_name() + " ").c_str() : "");
+  return fmt::format("{} (mlprof {}--help lists the options)", what, sub ? sub->get_name() + " " : "");
+}
+
+int UsageError(const CLI::ParseError& e, const CLI::App& app, int argc, char** argv) {
+  const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  std::fprintf(stderr, "mlprof: error: %s\n", UsageText(e, app, args).c_str());
   return kExitUsage;
 }
 }  // namespace
@@ -218,4 +224,112 @@ int RunMain(int argc, char** argv) {
   return kExitUsage;
 }
 
+// --- embedding (cli/embed.h) ----------------------------------------------------
+namespace cli {
+namespace {
+
+const CommandInfo* FindCommand(const std::string& name) {
+  for (const auto& c : kCommands)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+Status UnknownCommand(const std::string& name) {
+  const std::string near = SuggestCommand(name);
+  return NotFound(
+      fmt::format("unknown command '{}'{}", name, near.empty() ? "" : fmt::format("; did you mean '{}'?", near)));
+}
+
+// CLI11 parses a vector given in reverse order.
+std::vector<std::string> Reversed(std::vector<std::string> v) {
+  std::reverse(v.begin(), v.end());
+  return v;
+}
+
+// Runs `body` and turns what escapes it into a Status, as RunMain does.
+template <typename F>
+StatusOr<Report> Guarded(F&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Internal("out of memory");
+  } catch (const std::exception& e) {
+    return Internal(fmt::format("internal error: {}", e.what()));
+  }
+}
+
+}  // namespace
+
+std::vector<CommandSummary> CommandList() {
+  std::vector<CommandSummary> out;
+  for (const auto& c : kCommands)
+    out.push_back({c.name, c.help, dynamic_cast<ProfileCommand*>(c.make().get()) != nullptr});
+  return out;
+}
+
+StatusOr<Report> RunCommand(const std::vector<std::string>& args) {
+  if (args.empty()) return InvalidArgument("no command given");
+  const CommandInfo* info = FindCommand(args[0]);
+  if (!info) return UnknownCommand(args[0]);
+  CLI::App app{"mlprof"};
+  CLI::App* sub = app.add_subcommand(info->name, info->help);
+  std::unique_ptr<Command> command = info->make();
+  command->AddOptions(sub);
+  command->set_format("json");  // every row unless --top is given
+  try {
+    std::vector<std::string> rev = Reversed(args);
+    app.parse(rev);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return InvalidArgument(sub->help());
+    return InvalidArgument(UsageText(e, app, args));
+  }
+  return Guarded([&] { return command->Run(); });
+}
+
+StatusOr<Report> RunOnSession(const std::string& name, const std::vector<std::string>& args, const app::Session& s) {
+  const CommandInfo* info = FindCommand(name);
+  if (!info) return UnknownCommand(name);
+  std::unique_ptr<Command> command = info->make();
+  auto* profile = dynamic_cast<ProfileCommand*>(command.get());
+  if (!profile) return InvalidArgument(fmt::format("'{}' does not read a loaded profile: run it as a command", name));
+  CLI::App app{"mlprof"};
+  CLI::App* sub = app.add_subcommand(info->name, info->help);
+  profile->AddAnalysisOptions(sub);
+  profile->set_format("json");
+  std::vector<std::string> full = {name};
+  full.insert(full.end(), args.begin(), args.end());
+  try {
+    std::vector<std::string> rev = Reversed(full);
+    app.parse(rev);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return InvalidArgument(sub->help());
+    return InvalidArgument(UsageText(e, app, full));
+  }
+  const bool fewer_args = profile->wanted_inputs().all_args && !s.inputs.all_args;
+  return Guarded([&]() -> StatusOr<Report> {
+    StatusOr<Report> r = profile->AnalyseLoaded(s);
+    if (r.ok() && fewer_args)
+      r->warnings.push_back(fmt::format(
+          "`{}` reads every arg of every event, which this profile was loaded without: its args are only those "
+          "mlprof analyses (load with all_args=True for the CLI's output)",
+          name));
+    return r;
+  });
+}
+
+StatusOr<std::string> CommandHelp(const std::string& name, bool analysis_only) {
+  const CommandInfo* info = FindCommand(name);
+  if (!info) return UnknownCommand(name);
+  CLI::App app{"mlprof"};
+  CLI::App* sub = app.add_subcommand(info->name, info->help);
+  std::unique_ptr<Command> command = info->make();
+  auto* profile = dynamic_cast<ProfileCommand*>(command.get());
+  if (analysis_only && profile)
+    profile->AddAnalysisOptions(sub);
+  else
+    command->AddOptions(sub);
+  return sub->help();
+}
+
+}  // namespace cli
 }  // namespace mlprof

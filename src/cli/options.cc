@@ -108,6 +108,12 @@ void ProfileCommand::AddOptions(CLI::App* app) {
   AddOwnOptions(app);
 }
 
+void ProfileCommand::AddAnalysisOptions(CLI::App* app) {
+  AddLeadingPositionals(app);
+  AddTopOption(app, top_, "rows per rank/class in ranked tables");
+  AddOwnOptions(app);
+}
+
 StatusOr<Report> ProfileCommand::Run() {
   if (!std::isnan(merge_offset_us_)) in_.merge_offset_us = merge_offset_us_;
   ASSIGN_OR_RETURN(app::Session s, OpenWithProgress(in_, with_view_));
