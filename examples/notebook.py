@@ -37,7 +37,7 @@ print(p.sql("select name, count(*) as n, sum(dur) / 1e6 as ms from slice group b
 
 # %% Commands that read no profile are functions: the planner, the chip database, the MFU calculator.
 plans = mlprof.plan(model="llama3-8b", chip="h100-sxm", chips=8, global_batch=8, top=3)["plans"]
-print(plans[["tp", "dp", "pp", "remat", "micro_batch", "step_ps", "mfu_pct"]])
+print(plans[["tp", "dp", "pp", "fsdp", "remat", "micro_batch", "step_ps", "mfu_pct"]])
 
 # %% Errors are exceptions with the CLI's message, the file and the byte offset where known.
 try:

@@ -130,15 +130,18 @@ class PySession {
     }
     return ReportToPython(Take(std::move(r)));
   }
+  // The ranks the analyses see (load(rank=N) selects one).
   std::vector<int64_t> Ranks() const {
     std::vector<int64_t> out;
     const auto& ranks = s_->session.profile.ranks;
-    for (size_t i = 0; i < ranks.size(); ++i) out.push_back(ranks[i].rank_or(static_cast<int64_t>(i)));
+    for (size_t i = 0; i < ranks.size(); ++i)
+      if (s_->session.Selected(ranks[i])) out.push_back(ranks[i].rank_or(static_cast<int64_t>(i)));
     return out;
   }
   py::list Files() const {
     py::list out;
-    for (const RankProfile& r : s_->session.profile.ranks) out.append(Text(r.path));
+    for (const RankProfile& r : s_->session.profile.ranks)
+      if (s_->session.Selected(r)) out.append(Text(r.path));
     return out;
   }
   py::list Warnings() const {

@@ -24,17 +24,21 @@ data_loss, wrong_format, unimplemented, internal) and, where the message names t
 `path` and the byte `offset`. Reading and analysing release the GIL.
 """
 
+import os as _os
 import re as _re
 
 from . import _native
 
-__all__ = ["Error", "Profile", "Result", "load", "run", "help", "commands", "version"]
+__all__ = ["Error", "Profile", "Result", "load", "run", "commands", "version"]  # and each command below
 
 version = _native.version
 
 
 class Error(Exception):
-    """An mlprof error: the message the CLI prints, its code, and the input file and byte offset when known."""
+    """An mlprof error: the message the CLI prints, its code, and the input file and byte offset when known.
+
+    `offset` is the byte the message names (in the file, or in its decompressed bytes where the
+    message says "decompressed byte")."""
 
     def __init__(self, message, code="internal"):
         super().__init__(message)
@@ -42,12 +46,17 @@ class Error(Exception):
         self.code = code
         self.path = None
         self.offset = None
-        m = _re.search(r"(?:compressed )?byte (\d+)", message)
-        if m:
-            self.offset = int(m.group(1))
+        self._find_offset(0)
+
+    def _find_offset(self, after):
+        m = _re.search(r"\bbyte (\d+)", self.message[after:])
+        self.offset = int(m.group(1)) if m else None
 
     def __str__(self):
         return self.message
+
+    def __repr__(self):
+        return f"mlprof.Error({self.message!r}, code={self.code!r})"
 
 
 _native.set_error_class(Error)
@@ -56,11 +65,23 @@ _native.set_error_class(Error)
 def _with_path(err, paths):
     """Fills err.path when the message starts with one of the inputs (or a file under one)."""
     for p in sorted(paths, key=len, reverse=True):
-        if err.message.startswith(p):
+        if p and err.message.startswith(p):
             end = err.message.find(": ", len(p))
             err.path = err.message[:end] if end >= 0 else p
+            err._find_offset(len(err.path))  # not a number inside the path
             break
     return err
+
+
+# The CLI's input options: given to load(), not to a command on a loaded profile.
+_INPUT_OPTIONS = {"rank", "hta_rounding", "all_steps", "threads", "max_input_gb", "all_args", "merge",
+                  "merge_offset_us", "capture"}
+
+
+def _path_text(p, what="path"):
+    if isinstance(p, (str, bytes)) or hasattr(p, "__fspath__"):
+        return _os.fsdecode(p)
+    raise TypeError(f"{what}: expected a path (str, bytes or os.PathLike), got {type(p).__name__}")
 
 
 def _args(options):
@@ -80,22 +101,51 @@ def _args(options):
     return out
 
 
-def _frame(table):
+# Units whose cells are whole numbers when a column has no value to tell.
+_INTEGER_UNITS = {"id", "count", "ps", "bytes"}
+
+
+def _series(unit, values):
     import pandas as pd
 
-    cols = table["columns"]
-    data = {}
-    for col, values in zip(cols, table["data"]):
-        kinds = {type(v) for v in values if v is not None}
-        if col["unit"] == "text" or str in kinds:
-            series = pd.Series(values, dtype="object")
-        elif kinds <= {int}:
-            # Integers stay exact (picoseconds overflow a float's 53 bits after 2.5 h).
-            series = pd.Series(values, dtype="Int64" if None in values else "int64")
+    kinds = {type(v) for v in values if v is not None}
+    if unit == "text" or str in kinds:
+        return pd.Series(values, dtype="object")
+    if kinds == {int} or (not kinds and unit in _INTEGER_UNITS):
+        # Integers stay exact (picoseconds overflow a float's 53 bits after 2.5 h).
+        return pd.Series(values, dtype="Int64" if None in values else "int64")
+    return pd.Series([float("nan") if v is None else float(v) for v in values], dtype="float64")
+
+
+def _merged(tables):
+    """Tables repeating an id (one per rank) with the same columns become one; others get "_2" (as the JSON)."""
+    out = []
+    for t in tables:
+        sig = [(c["name"], c["unit"]) for c in t["columns"]]
+        same = [g for g in out if g["base"] == t["id"]]
+        joined = next((g for g in same if g["sig"] == sig), None)
+        if joined:
+            joined["parts"].append(t)
         else:
-            series = pd.Series([float("nan") if v is None else float(v) for v in values], dtype="float64")
-        data[col["header"]] = series
-    df = pd.DataFrame(data, columns=[c["header"] for c in cols])
+            out.append({"base": t["id"], "id": f"{t['id']}_{len(same) + 1}" if same else t["id"], "sig": sig,
+                        "parts": [t]})
+    return out
+
+
+def _frame(group):
+    import pandas as pd
+
+    first = group["parts"][0]
+    cols = first["columns"]
+    columns = []
+    for i, col in enumerate(cols):
+        values = [v for part in group["parts"] for v in part["data"][i]]
+        columns.append(_series(col["unit"], values))
+    # Positional columns: a SQL result may repeat a name (t.name, s.name).
+    df = pd.DataFrame({i: c for i, c in enumerate(columns)}) if columns else pd.DataFrame()
+    df.columns = [c["header"] for c in cols]
+    table = {"id": group["id"], "title": first["title"],
+             "notes": list(dict.fromkeys(n for part in group["parts"] for n in part["notes"]))}
     df.attrs = {
         "id": table["id"],
         "title": table["title"],
@@ -112,7 +162,7 @@ class Result(dict):
     """A command's tables by id (DataFrames, in the CLI's order), with .warnings and .gate_failed."""
 
     def __init__(self, report):
-        super().__init__((t["id"], _frame(t)) for t in report["tables"])
+        super().__init__((g["id"], _frame(g)) for g in _merged(report["tables"]))
         self.warnings = list(report["warnings"])
         self.gate_failed = bool(report["gate_failed"])
 
@@ -152,6 +202,10 @@ class Profile:
 
     def analyse(self, command, *args, **options):
         """Runs a profile command (`summary`, `critical-path`, ...) with the CLI's options."""
+        given = sorted(_INPUT_OPTIONS & set(options))
+        if given:
+            raise Error(f"{', '.join(given)}: input options, given to mlprof.load(...) when the profile is read "
+                        "(this profile was read already)", "invalid_argument")
         report = _call(lambda: self._s.analyse(command, [str(a) for a in args] + _args(options)), self.paths)
         return Result(report)
 
@@ -181,7 +235,13 @@ def load(paths, *, rank=None, threads=0, all_steps=False, hta_rounding=False, ma
     The options are the CLI's input options (`mlprof summary --help`)."""
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
         paths = [paths]
-    paths = [str(p) for p in paths]
+    if paths is None or not hasattr(paths, "__iter__"):
+        raise TypeError(f"paths: expected a path or a list of paths, got {type(paths).__name__}")
+    paths = [_path_text(p) for p in paths]
+    if rank is not None and not isinstance(rank, int):
+        raise TypeError(f"rank: expected an int, got {type(rank).__name__}")
+    if threads < 0:
+        raise Error(f"threads = {threads}: expected 0 (one per core) or more", "invalid_argument")
     session = _call(
         lambda: _native.load(paths, -1 if rank is None else int(rank), bool(hta_rounding), bool(all_steps),
                              int(threads), float(max_input_gb or 0), bool(all_args), bool(merge),
@@ -190,10 +250,28 @@ def load(paths, *, rank=None, threads=0, all_steps=False, hta_rounding=False, ma
     return Profile(session, paths)
 
 
+def _positionals(args):
+    """Paths and other positionals: a loaded Profile stands for its paths, a list for its items."""
+    out = []
+    for a in args:
+        if isinstance(a, Profile):
+            out += a.paths
+        elif isinstance(a, (list, tuple)):
+            out += _positionals(a)
+        elif isinstance(a, (str, bytes)) or hasattr(a, "__fspath__"):
+            out.append(_os.fsdecode(a))
+        elif isinstance(a, (int, float)):
+            out.append(str(a))
+        else:
+            raise TypeError(f"expected paths, Profiles or text, got {type(a).__name__}")
+    return out
+
+
 def run(command, *args, **options):
     """Any command as the command line runs it: run("plan", model="llama3-8b", chips=8, global_batch=8)."""
-    argv = [command] + [str(a) for a in args] + _args(options)
-    return Result(_call(lambda: _native.run(argv), [str(a) for a in args]))
+    positionals = _positionals(args)
+    argv = [command] + positionals + _args(options)
+    return Result(_call(lambda: _native.run(argv), positionals))
 
 
 def help(command, analysis_only=False):  # noqa: A001 (the CLI's word)
@@ -208,6 +286,10 @@ def commands():
 
 def _module_function(name, doc):
     def fn(*args, **options):
+        if name in ("diff", "compare"):
+            for a in args:
+                if isinstance(a, Profile) and len(a.paths) != 1:
+                    raise TypeError(f"{name}: a Profile read from {len(a.paths)} paths; give the paths instead")
         return run(name, *args, **options)
 
     fn.__name__ = name.replace("-", "_")

@@ -277,3 +277,73 @@ def test_the_notebook_example_runs():
     assert r.returncode == 0, r.stderr
     assert "ranks: [0, 1]" in r.stdout
     assert "error: not_found no/such/trace.json" in r.stdout
+
+
+def test_tables_repeated_per_rank_are_one_frame(example):
+    # roofline has one summary per rank: one frame (and one JSON key) with both ranks' rows
+    want, err = cli_json("roofline", EXAMPLE)
+    assert err is None, err
+    r = example.roofline()
+    assert_same_report(r, want)
+    assert list(r["roofline_summary"]["rank"]) == [0, 1]
+
+
+def test_sql_keeps_repeated_column_names_and_types(example):
+    df = example.sql("select 1 as a, 2 as a, 'x' as t")
+    assert list(df.columns) == ["a", "a", "t"]
+    assert list(df.iloc[0]) == [1, 2, "x"]
+    q = "select s.name, t.name{} from slice s join track t on s.track_id = t.id order by s.id limit 1"
+    df = example.sql(q.format(""))
+    want, _ = cli_json("sql", q.format(" as tname"), EXAMPLE)
+    row = next(iter(want["tables"].values()))[0]
+    assert list(df.iloc[0]) == [row["name"], row["tname"]]
+
+
+def test_dtypes_follow_values_then_units(example):
+    # A column with no value takes its unit's type: times stay integers, percentages floats.
+    r = example.diagnose()
+    df = r["findings"]
+    assert len(df) == 0
+    for h, unit in df.attrs["units"].items():
+        if unit == "text":
+            assert df[h].dtype == object, h
+        elif unit in ("ps", "bytes", "count", "id"):
+            assert str(df[h].dtype) in ("int64", "Int64"), h
+        else:
+            assert df[h].dtype == "float64", h
+
+
+def test_input_options_belong_to_load(example):
+    with pytest.raises(mlprof.Error) as e:
+        example.ops(rank=1)
+    assert "mlprof.load" in str(e.value) and e.value.code == "invalid_argument"
+    one = mlprof.load(EXAMPLE, rank=1)
+    assert one.ranks == [1] and len(one.files) == 1
+    want, _ = cli_json("summary", EXAMPLE, "--rank", "1")
+    assert_same_report(one.summary(), want)
+    with pytest.raises(TypeError):
+        mlprof.load(None)
+    with pytest.raises(mlprof.Error):
+        mlprof.load(EXAMPLE, threads=-1)
+
+
+def test_profiles_and_lists_as_positionals(example):
+    files = sorted(os.listdir(EXAMPLE))
+    a, b = (mlprof.load(os.path.join(EXAMPLE, f)) for f in files[:2])
+    want, _ = cli_json("diff", os.path.join(EXAMPLE, files[0]), os.path.join(EXAMPLE, files[1]))
+    assert_same_report(mlprof.diff(a, b), want)
+    want, _ = cli_json("shape", "bf16[8]", "f32[2,2]")
+    assert_same_report(mlprof.shape(["bf16[8]", "f32[2,2]"]), want)
+    both = mlprof.load([os.path.join(EXAMPLE, f) for f in files[:2]])
+    with pytest.raises(TypeError):
+        mlprof.diff(both, both)  # two paths each
+
+
+def test_offset_is_not_read_from_the_path(tmp_path):
+    d = tmp_path / "byte 77"
+    d.mkdir()
+    f = d / "x.json"
+    f.write_bytes(b"xx")
+    with pytest.raises(mlprof.Error) as e:
+        mlprof.load(str(f))
+    assert e.value.path == str(f) and e.value.offset == 0

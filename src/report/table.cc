@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -310,46 +311,92 @@ std::string RenderText(const Report& r, int max_width) {
   return out;
 }
 
+namespace {
+// JSON keys tables by id: tables that repeat an id (one per rank, as the
+// roofline's) with the same columns become one table of all their rows
+// (their key columns tell the rows apart); a repeated id with other
+// columns gets a suffix ("_2"), so no key repeats and no rows are lost.
+struct JsonTable {
+  std::string id;
+  std::vector<const Table*> parts;
+};
+std::vector<JsonTable> JsonTables(const Report& r) {
+  std::vector<JsonTable> out;
+  auto same_columns = [](const Table& a, const Table& b) {
+    if (a.columns.size() != b.columns.size()) return false;
+    for (size_t c = 0; c < a.columns.size(); ++c)
+      if (a.columns[c].name != b.columns[c].name || a.columns[c].unit != b.columns[c].unit) return false;
+    return true;
+  };
+  for (const Table& t : r.tables) {
+    JsonTable* joined = nullptr;
+    int same_id = 0;
+    for (JsonTable& g : out) {
+      if (g.parts.front()->id != t.id) continue;
+      ++same_id;
+      if (!joined && same_columns(*g.parts.front(), t)) joined = &g;
+    }
+    if (joined) {
+      joined->parts.push_back(&t);
+      continue;
+    }
+    std::string id = same_id ? fmt::format("{}_{}", t.id, same_id + 1) : t.id;
+    out.push_back({std::move(id), {&t}});
+  }
+  return out;
+}
+}  // namespace
+
 std::string RenderJson(const Report& r) {
+  const std::vector<JsonTable> tables = JsonTables(r);
   std::string out = "{\n  \"tables\": {";
   bool first_table = true;
-  for (const Table& t : r.tables) {
+  for (const JsonTable& g : tables) {
     out += first_table ? "\n" : ",\n";
     first_table = false;
-    out += "    " + JsonEscape(t.id) + ": [";
+    out += "    " + JsonEscape(g.id) + ": [";
     bool first_row = true;
-    for (const auto& row : t.rows) {
-      out += first_row ? "\n      {" : ",\n      {";
-      first_row = false;
-      for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
-        if (c) out += ", ";
-        out += JsonEscape(t.columns[c].name) + ": ";
-        if (std::holds_alternative<std::string>(row[c].value)) {
-          out += JsonEscape(std::get<std::string>(row[c].value));
-        } else {
-          std::string v = FormatRaw(row[c]);
-          out += v.empty() ? "null" : v;
+    for (const Table* part : g.parts) {
+      const Table& t = *part;
+      for (const auto& row : t.rows) {
+        out += first_row ? "\n      {" : ",\n      {";
+        first_row = false;
+        for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
+          if (c) out += ", ";
+          out += JsonEscape(t.columns[c].name) + ": ";
+          if (std::holds_alternative<std::string>(row[c].value)) {
+            out += JsonEscape(std::get<std::string>(row[c].value));
+          } else {
+            std::string v = FormatRaw(row[c]);
+            out += v.empty() ? "null" : v;
+          }
         }
+        out += "}";
       }
-      out += "}";
     }
     out += first_row ? "]" : "\n    ]";
   }
   out += first_table ? "},\n" : "\n  },\n";
   out += "  \"schema\": {";
   first_table = true;
-  for (const Table& t : r.tables) {
+  for (const JsonTable& g : tables) {
+    const Table& t = *g.parts.front();
     out += first_table ? "\n" : ",\n";
     first_table = false;
-    out += "    " + JsonEscape(t.id) + ": {\"title\": " + JsonEscape(t.title) + ", \"columns\": [";
+    out += "    " + JsonEscape(g.id) + ": {\"title\": " + JsonEscape(t.title) + ", \"columns\": [";
     for (size_t c = 0; c < t.columns.size(); ++c) {
       const Column& col = t.columns[c];
       out += fmt::format("{}\n      {{\"name\": {}, \"unit\": \"{}\", \"role\": \"{}\", \"description\": {}}}",
                          c ? "," : "", JsonEscape(col.name), UnitName(col.unit),
                          col.role == Role::kKey ? "key" : "measure", JsonEscape(col.description));
     }
+    // Notes of every part, each once.
+    std::vector<std::string> notes;
+    for (const Table* part : g.parts)
+      for (const std::string& n : part->notes)
+        if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
     out += "], \"notes\": [";
-    for (size_t i = 0; i < t.notes.size(); ++i) out += (i ? ", " : "") + JsonEscape(t.notes[i]);
+    for (size_t i = 0; i < notes.size(); ++i) out += (i ? ", " : "") + JsonEscape(notes[i]);
     out += "]}";
   }
   out += first_table ? "},\n" : "\n  },\n";

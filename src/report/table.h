@@ -129,6 +129,8 @@ std::string RenderText(const Report& r, int max_width = 120);
 // JSON: {"tables": {id: [{col: raw value, ...}, ...]},
 //        "schema": {id: {"title", "columns": [{name, unit, role, description}], "notes"}},
 //        "warnings": [...]}.
+// Tables repeating an id with the same columns (one per rank) are one key
+// holding all their rows; with other columns the id gets a suffix ("_2").
 std::string RenderJson(const Report& r);
 // CSV: one block per table, preceded by "# <id>" when there are several;
 // headers carry the unit (idle_ps), cells the raw values. Cells are RFC

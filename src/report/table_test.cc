@@ -74,6 +74,30 @@ TEST(Json, EscapesControlCharactersAndQuotes) {
 
 // Width 21: name (18) + 2 + time_us (7) = 27 columns; the name is cut in
 // the middle down to its floor of 12 (5 + "..." + 4 characters).
+// Tables repeating an id (one per rank) are one JSON key holding every
+// row; a repeated id with other columns gets "_2": no key repeats.
+TEST(Json, RepeatedTableIdsMergeOrGetASuffix) {
+  Report r;
+  for (int rank = 0; rank < 2; ++rank) {
+    Table t("per_rank", "Per rank");
+    t.Add(Key("rank", Unit::kId, "rank")).Add(Measure("time", Unit::kTime, "time"));
+    t.rows.push_back({Cell::Int(rank), Cell::Int(10 + rank)});
+    t.notes.push_back("same note");
+    r.tables.push_back(t);
+  }
+  Table other("per_rank", "Other columns");
+  other.Add(Key("name", Unit::kText, "name"));
+  other.rows.push_back({Cell::Text("x")});
+  r.tables.push_back(other);
+  const std::string j = RenderJson(r);
+  EXPECT_NE(j.find("\"per_rank\": [\n      {\"rank\": 0, \"time\": 10},\n      {\"rank\": 1, \"time\": 11}\n    ]"),
+            std::string::npos)
+      << j;
+  EXPECT_NE(j.find("\"per_rank_2\": [\n      {\"name\": \"x\"}"), std::string::npos) << j;
+  EXPECT_EQ(j.find("\"per_rank\": {"), j.rfind("\"per_rank\": {")) << j;  // one schema entry
+  EXPECT_EQ(j.find("same note"), j.rfind("same note")) << j;
+}
+
 TEST(Text, FitsTheWidthCuttingInTheMiddle) {
   std::string t = RenderText(OneTable(), 21);
   // Width 20 cannot be reached (name floor 12 + 2 + 7 = 21): nothing is cut.
