@@ -1,6 +1,8 @@
 #include "io/xplane.h"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -283,6 +285,12 @@ class XPlaneReader {
     for (std::string_view line : lines) {
       ReportProgress(line.data());
       RETURN_IF_ERROR(ReadLine(line));
+      // A line's bytes are never read again (names are interned, the
+      // metadata the next lines need lies after the lines): give its pages
+      // back, so that the file and the model are not both resident at the
+      // end (a private file map reads back from the file, a decoded buffer
+      // as zeros: neither is read again).
+      ReleasePages(line);
     }
     return OkStatus();
   }
@@ -629,6 +637,13 @@ class XPlaneReader {
     for (const ArgValue& v : args) b_.AddDeviceArg(device, v);
     b_.meta().devices.push_back(std::move(d));
     return OkStatus();
+  }
+
+  static void ReleasePages(std::string_view s) {
+    static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const uintptr_t b = (reinterpret_cast<uintptr_t>(s.data()) + page - 1) & ~(page - 1);
+    const uintptr_t e = (reinterpret_cast<uintptr_t>(s.data()) + s.size()) & ~(page - 1);
+    if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
   }
 
   // Progress at line starts, at most once per MiB read.
