@@ -226,7 +226,7 @@ const char* ConfidenceName(Confidence c) {
 }
 
 std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o, const DiagnoseInputs& in,
-                              std::vector<std::string>* notes) {
+                              std::vector<DiagnoseNote>* notes) {
   std::vector<Finding> out;
   StepOptions so;
   so.warmup = o.warmup;
@@ -509,12 +509,15 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     // Gaps before ops of graph launches: the cause is not known (the graph's
     // earlier kernels may not be in the trace); said, not counted.
     if (notes && g.graph_gaps > 0 && worth(b.PerStep(g.graph), b.step))
-      notes->push_back(fmt::format(
-          "Rank {}: the GPU shows nothing for {} in {} gaps ({} per step) that end with ops of CUDA-graph launches "
-          "submitted before the gap: the graphs' other kernels were probably not recorded (torch.profiler records "
-          "kernels inside graphs only with CUPTI graph tracing), so neither host_wait_idle nor queued_idle counts "
-          "them.",
-          rv.rank, Ms(g.graph), g.graph_gaps, Ms(b.PerStep(g.graph))));
+      notes->push_back(
+          {rv.rank,
+           fmt::format(
+               "Rank {}: the GPU shows nothing for {} in {} gaps ({} per step) that end with ops of CUDA-graph "
+               "launches "
+               "submitted before the gap: the graphs' other kernels were probably not recorded (torch.profiler records "
+               "kernels inside graphs only with CUPTI graph tracing), so neither host_wait_idle nor queued_idle counts "
+               "them.",
+               rv.rank, Ms(g.graph), g.graph_gaps, Ms(b.PerStep(g.graph)))});
     const Ps per_step = b.PerStep(g.queued);
     if (g.queued_gaps == 0 || !worth(per_step, b.step)) continue;
     const RankProfile& p = *rv.profile;
@@ -998,12 +1001,23 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     out.push_back(std::move(f));
   }
 
+  if (o.cross_rank)
+    for (Finding& f : CrossRankFindings(steps.summary, o)) out.push_back(std::move(f));
+  SortFindings(out);
+  return out;
+}
+
+std::vector<Finding> CrossRankFindings(const std::vector<StepSummary>& summary, const DiagnoseOptions& o) {
+  std::vector<Finding> out;
+  auto worth = [&](Ps saving, Ps step) {
+    return saving >= o.min_saving && static_cast<double>(saving) >= o.min_share * static_cast<double>(step);
+  };
   // stragglers: per-rank steady-state compute; the others wait for the slowest.
-  if (steps.summary.size() >= 2) {
+  if (summary.size() >= 2) {
     const StepSummary* slow = nullptr;
     const StepSummary* fast = nullptr;
     size_t with_steps = 0;
-    for (const StepSummary& s : steps.summary) {
+    for (const StepSummary& s : summary) {
       if (s.steady_steps == 0) continue;
       ++with_steps;
       if (!slow || s.median_compute_us > slow->median_compute_us) slow = &s;
@@ -1020,7 +1034,7 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
         f.subject = fmt::format("rank {}", slow->rank);
         f.evidence = fmt::format(
             "rank {} computes {} per step (median) where rank {} computes {}; {} ranks with steady steps", slow->rank,
-            Ms(us(slow->median_compute_us)), fast->rank, Ms(us(fast->median_compute_us)), steps.summary.size());
+            Ms(us(slow->median_compute_us)), fast->rank, Ms(us(fast->median_compute_us)), summary.size());
         f.saving = gap;
         f.step = step;
         f.formula = fmt::format("slowest median compute {} - fastest {} = {} per step, if the work were balanced",
@@ -1031,13 +1045,16 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     }
   }
 
+  return out;
+}
+
+void SortFindings(std::vector<Finding>& out) {
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.saving != b.saving) return a.saving > b.saving;
     if (a.rule != b.rule) return a.rule < b.rule;
     if (a.rank != b.rank) return a.rank < b.rank;
     return a.subject < b.subject;
   });
-  return out;
 }
 
 }  // namespace mlprof

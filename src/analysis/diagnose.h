@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/roofline.h"
+#include "analysis/steps.h"
 #include "analysis/view.h"
 #include "analysis/xla.h"
 #include "model/import_stats.h"
@@ -125,6 +126,10 @@ struct DiagnoseOptions {
   Ps launch_cutoff = 50 * kPsPerUs;          // launch_overhead: longer calls are not launch cost (HTA runtime_cutoff)
   int warmup = -1;                           // steps left out of the steady state (-1: the steps' default)
   double matmul_efficiency = 0.7;            // matmul rules: the share of the roofline a good kernel reaches
+  // The cross-rank rules (stragglers) too; off in a shard of an MPI run,
+  // whose ranks are only some of the job's (CrossRankFindings then runs
+  // over every rank's step summary).
+  bool cross_rank = true;
 };
 
 // What some rules read beyond the view, per rank: the resolved XLA ops (XLA
@@ -145,9 +150,19 @@ struct DiagnoseInputs {
 // them).
 std::string UnalignedDims(std::string_view name);
 
-// The findings, largest saving first (ties: rule, rank, subject). `notes`
-// (when given) receives what the rules saw but could not count.
+// What a rule saw on a rank but could not count.
+struct DiagnoseNote {
+  int64_t rank = -1;
+  std::string text;
+};
+
+// The findings, largest saving first (SortFindings). `notes` (when given)
+// receives what the rules saw but could not count, in rank order.
 std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o, const DiagnoseInputs& in = {},
-                              std::vector<std::string>* notes = nullptr);
+                              std::vector<DiagnoseNote>* notes = nullptr);
+// The cross-rank rules over every rank's steady-state summary (rank order).
+std::vector<Finding> CrossRankFindings(const std::vector<StepSummary>& summary, const DiagnoseOptions& o);
+// Largest saving first; ties: rule, rank, subject (stable).
+void SortFindings(std::vector<Finding>& findings);
 
 }  // namespace mlprof

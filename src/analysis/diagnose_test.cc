@@ -364,7 +364,7 @@ TEST(Diagnose, QueuedIdleFires) {
       << q[0].evidence;
   EXPECT_TRUE(Of(all, Rule::host_wait_idle).empty());
   // The same wait behind a graph launch: not counted, but said in a note.
-  std::vector<std::string> notes;
+  std::vector<DiagnoseNote> notes;
   const auto g = Diagnose(BuildProfileView(testing::ProfileFromJson(R"J({"traceEvents":[
     {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},
     {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":0,"dur":10,"args":{"stream":7,"correlation":1}},
@@ -376,7 +376,9 @@ TEST(Diagnose, QueuedIdleFires) {
   EXPECT_TRUE(Of(g, Rule::queued_idle).empty());
   EXPECT_TRUE(Of(g, Rule::host_wait_idle).empty());
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].find("Rank 0: the GPU shows nothing for 0.064 ms in 1 gaps"), std::string::npos) << notes[0];
+  EXPECT_EQ(notes[0].rank, 0);
+  EXPECT_NE(notes[0].text.find("Rank 0: the GPU shows nothing for 0.064 ms in 1 gaps"), std::string::npos)
+      << notes[0].text;
 }
 
 // Launch latency is no queue: b runs 20 us after its launch returned (under

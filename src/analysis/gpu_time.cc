@@ -80,6 +80,18 @@ std::string KernelTypeLabel(int mask) {
   return s;
 }
 
+std::vector<KernelTypeShare> KernelTypeShares(const std::map<int, Ps>& by_mask) {
+  std::vector<KernelTypeShare> out;
+  Ps total = 0;
+  for (auto& [m, t] : by_mask) total += t;
+  for (auto& [m, t] : by_mask) {
+    if (t == 0) continue;
+    out.push_back({m, t, total > 0 ? 100.0 * t / total : 0.0});
+  }
+  std::sort(out.begin(), out.end(), [](const KernelTypeShare& a, const KernelTypeShare& b) { return a.time > b.time; });
+  return out;
+}
+
 KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBreakdownOptions& opt) {
   KernelBreakdown out;
   // 1. Time by set of active kernel types: sweep over the per-type unions.
@@ -111,14 +123,7 @@ KernelBreakdown ComputeKernelBreakdown(const ProfileView& view, const KernelBrea
       mask += edges[i].delta;
     }
   }
-  Ps total = 0;
-  for (auto& [m, t] : by_mask) total += t;
-  for (auto& [m, t] : by_mask) {
-    if (t == 0) continue;
-    out.types.push_back({m, t, total > 0 ? 100.0 * t / total : 0.0});
-  }
-  std::sort(out.types.begin(), out.types.end(),
-            [](const KernelTypeShare& a, const KernelTypeShare& b) { return a.time > b.time; });
+  out.types = KernelTypeShares(by_mask);
 
   // 2. Per-kernel statistics per (rank, class), top names plus "others".
   for (const RankView& rv : view.ranks) {

@@ -7,6 +7,7 @@
 //  * per-kernel statistics by (class, name).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct KernelTypeShare {
   Ps time = 0;     // summed over ranks
   double pct = 0;  // of the sum over all labels
 };
+
+// The shares of each set of kernel types from its time summed over ranks
+// (an MPI run sums its processes' times), largest first.
+std::vector<KernelTypeShare> KernelTypeShares(const std::map<int, Ps>& by_mask);
 
 // HTA's name of a kernel-type mask: "COMPUTATION overlapping COMMUNICATION".
 std::string KernelTypeLabel(int mask);

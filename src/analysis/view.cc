@@ -125,7 +125,7 @@ ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& opti
   std::set<int64_t> step_numbers;
   for (const RankProfile& p : profile.ranks)
     for (const Step& s : p.steps) step_numbers.insert(s.number);
-  view.multi_step = step_numbers.size() >= 2;
+  view.multi_step = options.multi_step >= 0 ? options.multi_step == 1 : step_numbers.size() >= 2;
 
   // Ranks are independent: build their views in parallel.
   view.ranks.resize(profile.ranks.size());

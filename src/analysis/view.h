@@ -26,6 +26,9 @@ struct AnalysisOptions {
   bool drop_last_step = true;
   bool hta_rounding = false;
   int threads = 0;  // ranks analysed at once; 0 = one per core
+  // ProfileView::multi_step from the whole job (an MPI process holds only
+  // some of its ranks): 0 or 1; -1: from the profile's own ranks.
+  int multi_step = -1;
 };
 
 struct GpuOpRef {

@@ -31,7 +31,10 @@ struct SummaryOptions : TableOptions {
   int warmup = -1;   // warm-up steps left out of medians (-1: default rule)
   int top_ops = 10;  // the heaviest XLA ops listed (0 = all); `top` is kernel names per class
 };
-Report Summary(const Session& s, const SummaryOptions& o);
+StatusOr<Report> Summary(const Session& s, const SummaryOptions& o);
+// Its shards (app/shards.h; `all_steps`: the inputs' --all-steps).
+struct Sharded;
+Sharded SummarySharded(const SummaryOptions& o, bool all_steps);
 // What is in the files (the session needs no view).
 Report Info(const Session& s);
 Report Kernels(const Session& s, const TableOptions& o);
@@ -91,6 +94,7 @@ struct DiagnoseOptions {
   double matmul_efficiency_pct = 70;  // matmul rules: a good kernel's share of the roofline
 };
 StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o);
+Sharded DiagnoseSharded(const DiagnoseOptions& o);
 // Forward / backward / optimizer per step and the repeated layers
 // (analysis/layers.h).
 Report Layers(const Session& s, int warmup);

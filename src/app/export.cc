@@ -294,7 +294,7 @@ ReportTables ComputeReportTables(const Session& s) {
   SummaryOptions so;
   so.top = 0;
   so.top_ops = 0;
-  t.summary = Summary(s, so);
+  if (auto r = Summary(s, so); r.ok()) t.summary = std::move(*r);
   TableOptions all;
   all.top = 0;
   t.engines = Engines(s, all);

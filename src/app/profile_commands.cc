@@ -24,6 +24,7 @@
 #include "analysis/xla.h"
 #include "app/chip.h"
 #include "app/commands.h"
+#include "app/shards.h"
 #include "report/columns.h"
 #include "report/tables.h"
 #include "report/xla_tables.h"
@@ -41,31 +42,33 @@ Report WithImportWarnings(const Session& s) {
   return r;
 }
 
-Report Summary(const Session& s, const SummaryOptions& o) {
-  Report r = WithImportWarnings(s);
+// summary's shard: the per-rank tables, the XLA tables of its ranks (three
+// each), and the kernel-type times summed over its ranks.
+StatusOr<Report> SummaryShard(const Session& s, const SummaryOptions& o) {
+  Report r;
+  Table warnings = WarningsShard(s);
   const Profile& p = s.profile;
   const ProfileView& v = s.view;
   r.tables.push_back(RanksTable(p));
-  bool any_xla = false;
+  Table xla_ranks("_xla_ranks", "");
+  xla_ranks.Add(RankKey());
   for (const auto& rank : p.ranks) {
     if (!s.Selected(rank) || rank.xla_ops.empty()) continue;
-    any_xla = true;
     XlaOps x = ResolveXlaOps(rank);
     XlaBreakdown b = BreakdownXla(rank, x);
     r.tables.push_back(XlaSummaryTable(rank.rank_or(0), b));
     r.tables.push_back(XlaAttributionTable(rank.rank_or(0), b));
     r.tables.push_back(XlaTopOpsTable(rank.rank_or(0), x, XlaOpsByTime(rank, x), o.top_ops));
-    for (const auto& problem : x.problems) r.warnings.push_back(problem);
+    for (const auto& problem : x.problems) AddRankWarning(warnings, rank.rank_or(0), problem);
+    xla_ranks.rows.push_back({Cell::Int(rank.rank_or(0))});
   }
+  r.tables.push_back(std::move(xla_ranks));
   bool any_gpu = false;
   for (const auto& rv : v.ranks) any_gpu |= !rv.gpu.empty();
-  if (!any_gpu) {
-    if (!any_xla)
-      r.tables.front().notes.push_back(
-          "No GPU stream activity in these inputs (a TPU, CPU-only or host-side profile?): there is no GPU time "
-          "to break down. `mlprof info` lists what the profile holds.");
-    return r;
-  }
+  Table facts("_facts", "");
+  facts.Add(Measure("any_gpu", Unit::kCount, "")).Add(Measure("multi_step", Unit::kCount, ""));
+  facts.rows.push_back({Cell::Int(any_gpu), Cell::Int(v.multi_step)});
+  r.tables.push_back(std::move(facts));
   r.tables.push_back(TemporalTable(ComputeTemporalBreakdown(v)));
   r.tables.push_back(OverlapTable(ComputeOverlap(v)));
   // The top names per class and the rest folded into "others": every class's
@@ -73,14 +76,72 @@ Report Summary(const Session& s, const SummaryOptions& o) {
   KernelBreakdownOptions ko;
   ko.top = o.top > 0 ? o.top : 1 << 30;
   KernelBreakdown kb = ComputeKernelBreakdown(v, ko);
-  r.tables.push_back(KernelTypeTable(kb));
+  Table types("_kernel_type_time", "");
+  types.Add(Key("mask", Unit::kId, "")).Add(Measure("time", Unit::kTime, ""));
+  for (const KernelTypeShare& t : kb.types) types.rows.push_back({Cell::Int(t.mask), Cell::Int(t.time)});
+  r.tables.push_back(std::move(types));
   r.tables.push_back(KernelStatTable(kb));
   StepReport steps = ComputeSteps(v, {o.warmup});
   if (!steps.summary.empty()) r.tables.push_back(StepSummaryTable(steps));
-  if (v.multi_step && !s.inputs.all_steps)
+  r.tables.push_back(std::move(warnings));
+  return r;
+}
+
+StatusOr<Report> SummaryCombine(std::vector<Report> shards, const SummaryOptions& o, bool all_steps) {
+  Report r;
+  r.warnings = CombineWarnings(shards);
+  ASSIGN_OR_RETURN(Table ranks, ConcatByRank(shards, "ranks"));
+  r.tables.push_back(std::move(ranks));
+  // Each rank's XLA tables, in rank order.
+  std::vector<std::pair<int64_t, const Table*>> xla;  // rank, its first table
+  bool any_gpu = false, multi_step = false;
+  for (const Report& shard : shards) {
+    size_t at = 1;  // after "ranks"
+    for (const Table& t : shard.tables)
+      if (t.id == "_xla_ranks")
+        for (const auto& row : t.rows) xla.push_back({IntAt(row, 0), &shard.tables[at]}), at += 3;
+      else if (t.id == "_facts")
+        any_gpu |= IntAt(t.rows.at(0), 0) != 0, multi_step |= IntAt(t.rows.at(0), 1) != 0;
+  }
+  std::stable_sort(xla.begin(), xla.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [rank, first] : xla)
+    for (int k = 0; k < 3; ++k) r.tables.push_back(first[k]);
+  if (!any_gpu) {
+    if (xla.empty())
+      r.tables.front().notes.push_back(
+          "No GPU stream activity in these inputs (a TPU, CPU-only or host-side profile?): there is no GPU time "
+          "to break down. `mlprof info` lists what the profile holds.");
+    return r;
+  }
+  ASSIGN_OR_RETURN(Table temporal, ConcatByRank(shards, "temporal"));
+  r.tables.push_back(std::move(temporal));
+  ASSIGN_OR_RETURN(Table overlap, ConcatByRank(shards, "overlap"));
+  r.tables.push_back(std::move(overlap));
+  std::map<int, Ps> by_mask;
+  for (const Table* t : TablesWithId(shards, "_kernel_type_time"))
+    for (const auto& row : t->rows) by_mask[static_cast<int>(IntAt(row, 0))] += IntAt(row, 1);
+  KernelBreakdown types;
+  types.types = KernelTypeShares(by_mask);
+  r.tables.push_back(KernelTypeTable(types));
+  ASSIGN_OR_RETURN(Table kernels, ConcatByRank(shards, "kernels"));
+  r.tables.push_back(std::move(kernels));
+  if (!TablesWithId(shards, "steady_state").empty()) {
+    ASSIGN_OR_RETURN(Table steady, ConcatByRank(shards, "steady_state"));
+    r.tables.push_back(std::move(steady));
+  }
+  if (multi_step && !all_steps)
     r.tables.front().notes.push_back(
         "The last ProfilerStep is left out of the GPU tables (as HTA does); --all-steps keeps it.");
   return r;
+}
+
+Sharded SummarySharded(const SummaryOptions& o, bool all_steps) {
+  return {[o](const Session& s) { return SummaryShard(s, o); },
+          [o, all_steps](std::vector<Report> shards) { return SummaryCombine(std::move(shards), o, all_steps); }};
+}
+
+StatusOr<Report> Summary(const Session& s, const SummaryOptions& o) {
+  return RunSharded(s, SummarySharded(o, s.inputs.all_steps));
 }
 
 Report Info(const Session& s) {
@@ -195,14 +256,24 @@ Report Idle(const Session& s, const IdleOptions& o) {
   return r;
 }
 
-StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o) {
-  Report r = WithImportWarnings(s);
+namespace {
+mlprof::DiagnoseOptions RuleOptions(const DiagnoseOptions& o) {
   mlprof::DiagnoseOptions d;
   d.min_share = o.min_share_pct / 100;
   d.min_saving = static_cast<Ps>(std::llround(o.min_saving_us * static_cast<double>(kPsPerUs)));
   d.kernel_wait_threshold = static_cast<Ps>(o.kernel_wait_us) * kPsPerUs;
   d.warmup = o.warmup;
   d.matmul_efficiency = o.matmul_efficiency_pct / 100;
+  return d;
+}
+}  // namespace
+
+// diagnose's shard: the per-rank rules' findings, notes and ranks with no
+// chip, and each rank's step summary (the cross-rank rules run on all of them).
+StatusOr<Report> DiagnoseShard(const Session& s, const DiagnoseOptions& o) {
+  Report r;
+  mlprof::DiagnoseOptions d = RuleOptions(o);
+  d.cross_rank = false;
   // What the XLA and matmul rules read: each rank's resolved XLA ops, and
   // its roofline where the chip is known (given, or detected).
   ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles({}));
@@ -214,7 +285,8 @@ StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o) {
   std::map<int64_t, RooflineResult> roof;
   std::vector<OpGpuTime> framework_ops;
   bool framework_done = false;
-  std::vector<std::string> no_chip;
+  Table no_chip("_no_chip", "");
+  no_chip.Add(RankKey());
   for (const RankView& rv : s.view.ranks) {
     const RankProfile& rank = *rv.profile;
     const hw::Chip* chip = forced ? forced : DetectChip(db, rank.meta.devices).chip;
@@ -223,14 +295,15 @@ StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o) {
       if (chip && chip->peak(hw::DType::kBf16) > 0) roof[rv.rank] = RooflineXla(rank, x, *chip, hw::DType::kBf16);
     } else if (!rv.gpu.empty()) {
       if (!chip || !(chip->peak(hw::DType::kBf16) > 0)) {
-        no_chip.push_back(fmt::format("rank {}", rv.rank));
+        no_chip.rows.push_back({Cell::Int(rv.rank)});
         continue;
       }
       if (!framework_done) {
-        // The steady steps' GPU work where every rank has steps (what the
-        // other rules measure), else all of it.
+        // The steady steps' GPU work where every rank of the job has steps
+        // (what the other rules measure), else all of it.
         bool steps = true;
         for (const RankView& x : s.view.ranks) steps = steps && !x.profile->steps.empty();
+        if (s.inputs.job.every_rank_has_steps >= 0) steps = s.inputs.job.every_rank_has_steps == 1;
         mlprof::OpsOptions oo{true, steps};
         oo.warmup = o.warmup;
         framework_ops = ComputeOpGpuTime(s.view, oo);
@@ -238,26 +311,91 @@ StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o) {
       }
       roof[rv.rank] = RooflineFrameworkOps(framework_ops, rv.rank, *chip, hw::DType::kBf16, true);
     }
-    if (!rank.xla_ops.empty() && !roof.count(rv.rank)) no_chip.push_back(fmt::format("rank {}", rv.rank));
+    if (!rank.xla_ops.empty() && !roof.count(rv.rank)) no_chip.rows.push_back({Cell::Int(rv.rank)});
   }
   mlprof::DiagnoseInputs in;
   for (const auto& [rank, x] : xla) in.xla[rank] = &x;
   for (const auto& [rank, rr] : roof) in.roofline[rank] = &rr;
-  std::vector<std::string> seen;
-  r.tables.push_back(FindingsTable(mlprof::Diagnose(s.view, d, in, &seen)));
+  std::vector<DiagnoseNote> seen;
+  const std::vector<Finding> found = mlprof::Diagnose(s.view, d, in, &seen);
+  Table findings("_findings", "");
+  for (const char* c : {"rule", "rank", "subject", "evidence", "saving", "step", "formula", "confidence"})
+    findings.Add(Measure(c, Unit::kText, ""));
+  for (const Finding& f : found)
+    findings.rows.push_back({Cell::Int(static_cast<int64_t>(f.rule)), Cell::Int(f.rank), Cell::Text(f.subject),
+                             Cell::Text(f.evidence), Cell::Int(f.saving), Cell::Int(f.step), Cell::Text(f.formula),
+                             Cell::Int(static_cast<int64_t>(f.confidence))});
+  r.tables.push_back(std::move(findings));
+  Table notes("_notes", "");
+  notes.Add(RankKey()).Add(Measure("text", Unit::kText, ""));
+  for (DiagnoseNote& n : seen) notes.rows.push_back({Cell::Int(n.rank), Cell::Text(std::move(n.text))});
+  r.tables.push_back(std::move(notes));
+  r.tables.push_back(std::move(no_chip));
+  // The cross-rank rules' input: each rank's steady state, as the rules see it.
+  StepOptions so;
+  so.warmup = d.warmup;
+  Table steps("_steps", "");
+  steps.Add(RankKey());
+  for (const char* c : {"steps", "steady_steps", "wall", "span", "busy", "compute"})
+    steps.Add(Measure(c, Unit::kRatio, ""));
+  for (const StepSummary& x : ComputeSteps(s.view, so).summary)
+    steps.rows.push_back({Cell::Int(x.rank), Cell::Int(x.steps), Cell::Int(x.steady_steps),
+                          Cell::Real(x.median_wall_us), Cell::Real(x.median_gpu_span_us), Cell::Real(x.median_busy_us),
+                          Cell::Real(x.median_compute_us)});
+  r.tables.push_back(std::move(steps));
+  r.tables.push_back(WarningsShard(s));
+  return r;
+}
+
+StatusOr<Report> DiagnoseCombine(std::vector<Report> shards, const DiagnoseOptions& o) {
+  Report r;
+  r.warnings = CombineWarnings(shards);
+  std::vector<Finding> found;
+  for (const Table* t : TablesWithId(shards, "_findings"))
+    for (const auto& row : t->rows) {
+      Finding f;
+      f.rule = static_cast<Rule>(IntAt(row, 0));
+      f.rank = IntAt(row, 1);
+      f.subject = TextAt(row, 2);
+      f.evidence = TextAt(row, 3);
+      f.saving = IntAt(row, 4);
+      f.step = IntAt(row, 5);
+      f.formula = TextAt(row, 6);
+      f.confidence = static_cast<Confidence>(IntAt(row, 7));
+      found.push_back(std::move(f));
+    }
+  ASSIGN_OR_RETURN(Table steps, ConcatByRank(shards, "_steps"));
+  std::vector<StepSummary> summary;
+  for (const auto& row : steps.rows)
+    summary.push_back(
+        {IntAt(row, 0), IntAt(row, 1), IntAt(row, 2), RealAt(row, 3), RealAt(row, 4), RealAt(row, 5), RealAt(row, 6)});
+  for (Finding& f : CrossRankFindings(summary, RuleOptions(o))) found.push_back(std::move(f));
+  SortFindings(found);
+  r.tables.push_back(FindingsTable(found));
   Table& t = r.tables.back();
-  for (std::string& n : seen) t.notes.push_back(std::move(n));
-  if (!no_chip.empty())
+  ASSIGN_OR_RETURN(Table notes, ConcatByRank(shards, "_notes"));
+  for (const auto& row : notes.rows) t.notes.push_back(TextAt(row, 1));
+  ASSIGN_OR_RETURN(Table no_chip, ConcatByRank(shards, "_no_chip"));
+  std::vector<std::string> ranks;
+  for (const auto& row : no_chip.rows) ranks.push_back(fmt::format("rank {}", IntAt(row, 0)));
+  if (!ranks.empty())
     t.notes.push_back(fmt::format(
         "Not checked on {}: the matmul rules (matmul_efficiency, memory_bound_matmul) need the chip, which is "
         "not known from the profile's device names (or has no bf16 peak); pass --chip (`mlprof chips` lists them).",
-        fmt::join(no_chip, ", ")));
+        fmt::join(ranks, ", ")));
   t.notes.push_back(
       "Not checked: hardware-unit bound (scalar or vector units busy while the matrix unit idles) needs per-unit "
       "counters, which none of the profiles mlprof reads carries yet.");
   if (o.rules) r.tables.push_back(RulesTable());
   return r;
 }
+
+Sharded DiagnoseSharded(const DiagnoseOptions& o) {
+  return {[o](const Session& s) { return DiagnoseShard(s, o); },
+          [o](std::vector<Report> shards) { return DiagnoseCombine(std::move(shards), o); }};
+}
+
+StatusOr<Report> Diagnose(const Session& s, const DiagnoseOptions& o) { return RunSharded(s, DiagnoseSharded(o)); }
 
 Report Layers(const Session& s, int warmup) {
   Report r = WithImportWarnings(s);

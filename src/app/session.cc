@@ -1,7 +1,9 @@
 #include "app/session.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "io/load.h"
@@ -24,23 +26,31 @@ StatusOr<Session> OpenSession(const InputOptions& inputs, const ProgressFn& prog
   s.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (const auto& r : s.profile.ranks) s.decoded_bytes += r.decoded_bytes, s.ops += r.ops.size();
   if (!with_view) return s;
+  RETURN_IF_ERROR(AttachView(s));
+  return s;
+}
+
+Status AttachView(Session& s) {
+  const InputOptions& inputs = s.inputs;
   AnalysisOptions ao;
   ao.drop_last_step = !inputs.all_steps;
   ao.hta_rounding = inputs.hta_rounding;
   ao.threads = inputs.threads;
+  ao.multi_step = inputs.job.multi_step;
   s.view = BuildProfileView(s.profile, ao);
   if (inputs.rank >= 0) {
     std::vector<RankView> keep;
     for (auto& r : s.view.ranks)
       if (r.rank == inputs.rank) keep.push_back(std::move(r));
     s.view.ranks = std::move(keep);
-    if (s.view.ranks.empty()) {
-      std::string have;
-      for (const auto& r : s.profile.ranks) have += (have.empty() ? "" : ", ") + std::to_string(r.rank_or(-1));
-      return InvalidArgument(fmt::format("--rank {}: no such rank (the inputs hold ranks {})", inputs.rank, have));
-    }
+    std::vector<int64_t> ranks = inputs.job.ranks;
+    if (ranks.empty())
+      for (const auto& r : s.profile.ranks) ranks.push_back(r.rank_or(-1));
+    if (std::find(ranks.begin(), ranks.end(), inputs.rank) == ranks.end())
+      return InvalidArgument(
+          fmt::format("--rank {}: no such rank (the inputs hold ranks {})", inputs.rank, fmt::join(ranks, ", ")));
   }
-  return s;
+  return OkStatus();
 }
 
 }  // namespace mlprof::app

@@ -20,6 +20,15 @@
 
 namespace mlprof::app {
 
+// Facts about the whole job that analyses need when a process holds only
+// some of its ranks (an MPI run: exchanged between the processes before the
+// analyses; app/distributed.h). Unset (-1, empty): from the session's ranks.
+struct JobFacts {
+  int multi_step = -1;            // >= 2 distinct ProfilerStep numbers over all ranks
+  int every_rank_has_steps = -1;  // every rank has ProfilerSteps
+  std::vector<int64_t> ranks;     // every rank of the job, ascending
+};
+
 struct InputOptions {
   std::vector<std::string> paths;  // trace files or directories of per-rank traces
   int64_t rank = -1;               // only this rank (-1: all)
@@ -31,6 +40,7 @@ struct InputOptions {
   bool merge = false;       // --merge: host side from the first input, GPU work from the others (io/merge.h)
   std::optional<double> merge_offset_us;
   std::string capture;  // --capture FILE|DIR (io/graph_capture.h)
+  JobFacts job;         // set by app/distributed.h only
 };
 
 // (bytes done, bytes total) over all files, from reader threads.
@@ -51,5 +61,8 @@ struct Session {
 // Loads the inputs; with_view also builds the analysis view and checks that
 // the selected rank exists (a usage error naming the ranks there are).
 StatusOr<Session> OpenSession(const InputOptions& inputs, const ProgressFn& progress, bool with_view = true);
+// OpenSession's second half: the analysis view of a loaded profile, and the
+// --rank check (against inputs.job.ranks when set).
+Status AttachView(Session& s);
 
 }  // namespace mlprof::app

@@ -180,8 +180,14 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
   // Files named on the command line must be traces; files found in a
   // directory may be other JSON (configs, sidecars) and are then skipped.
   std::set<std::string> named(paths.begin(), paths.end());
+  ASSIGN_OR_RETURN(Profile profile, LoadExpanded(files, named, options));
+  profile.notes.insert(profile.notes.begin(), notes.begin(), notes.end());
+  return profile;
+}
+
+StatusOr<Profile> LoadExpanded(const std::vector<std::string>& files, const std::set<std::string>& named,
+                               const LoadOptions& options, const ExpandedLoad& how) {
   Profile profile;
-  profile.notes = std::move(notes);
   profile.ranks.resize(files.size());
   std::vector<Status> statuses(files.size());
 
@@ -235,8 +241,9 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
     }
     RETURN_IF_ERROR(s);
     kept.push_back(std::move(profile.ranks[i]));
+    if (how.kept) how.kept->push_back(i);
   }
-  if (kept.empty())
+  if (kept.empty() && how.require_one)
     return NotFound(fmt::format("no traces among the {} files given ({})", files.size(),
                                 profile.skipped.empty() ? "" : profile.skipped.front()));
   profile.ranks = std::move(kept);
@@ -283,6 +290,7 @@ StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadO
     }
   }
 
+  if (!how.assign_ranks) return profile;
   // Ranks: distributedInfo.rank where recorded; files without one take the
   // smallest unused numbers in file order. Two files with one rank: error.
   std::set<int64_t> taken;

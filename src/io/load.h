@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,19 @@ StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::strin
                                                     std::vector<std::string>* notes = nullptr);
 
 StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadOptions& options);
+
+// LoadProfile's second half: reads files already expanded (`named`: those
+// given by name, which must be traces; the others are skipped when they are
+// not). A process of an MPI run reads its share of a job's files this way,
+// leaving the ranks to be numbered over the whole job and an empty share
+// allowed; `kept` receives the indices of the files that gave a rank.
+struct ExpandedLoad {
+  bool assign_ranks = true;  // number and sort the ranks (else meta.rank stays as recorded, -1 if none)
+  bool require_one = true;   // no trace among the files: an error
+  std::vector<size_t>* kept = nullptr;
+};
+StatusOr<Profile> LoadExpanded(const std::vector<std::string>& files, const std::set<std::string>& named,
+                               const LoadOptions& options, const ExpandedLoad& how = {});
 
 // Reads one in-memory trace (tests, fuzzing).
 StatusOr<RankProfile> LoadTraceBytes(std::string_view bytes, const std::string& name);

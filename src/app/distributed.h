@@ -1,0 +1,43 @@
+// One command over many processes (mpirun -n K mlprof summary DIR): each
+// process reads a contiguous share of the job's files (balanced by bytes),
+// the processes exchange a few facts about their ranks (recorded rank
+// numbers, step numbers, errors) so that every rank is numbered and viewed
+// as one process would, each runs the command's shard over its ranks
+// (app/shards.h), and process 0 combines the gathered shards into the
+// report. Only those facts and the shards cross the network.
+//
+// The transport is an interface: MPI in the mlprof binary (cli/mpi.cc, built
+// with MLPROF_MPI), threads in the tests.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/session.h"
+#include "app/shards.h"
+#include "base/status.h"
+#include "report/table.h"
+
+namespace mlprof::app {
+
+class Comm {
+ public:
+  virtual ~Comm() = default;
+  virtual int rank() const = 0;  // this process, 0 .. size-1
+  virtual int size() const = 0;
+  // Every process's bytes, in process order, on every process.
+  virtual std::vector<std::string> AllGather(std::string bytes) = 0;
+  // Every process's bytes on process 0 (empty elsewhere).
+  virtual std::vector<std::string> Gather(std::string bytes) = 0;
+};
+
+// The files each process reads: contiguous runs of `sizes` (in file order)
+// with about the same bytes each; [first, last) per process.
+std::vector<std::pair<size_t, size_t>> ShareFiles(const std::vector<uint64_t>& sizes, int processes);
+
+// Runs the command over the inputs on this process's share. Process 0 gets
+// the report; the others nullopt. Every process returns the same error.
+StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const Sharded& command, Comm& comm);
+
+}  // namespace mlprof::app

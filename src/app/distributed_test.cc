@@ -1,0 +1,177 @@
+// The MPI path without MPI: K threads each run RunDistributed over a shared
+// in-memory transport; process 0's report must render byte-identically to
+// one process's. mpirun runs the same code over MPI (tests/mpi_test.sh).
+#include "app/distributed.h"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "../../tests/corpus_util.h"
+#include "app/commands.h"
+#include "report/serialize.h"
+
+namespace mlprof::app {
+namespace {
+
+class ThreadComm : public Comm {
+ public:
+  struct Shared {
+    explicit Shared(int n) : n(n), slots(static_cast<size_t>(n)) {}
+    int n;
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<std::string> slots, result;
+    int arrived = 0;
+    uint64_t round = 0;
+  };
+  ThreadComm(Shared* shared, int rank) : shared_(shared), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return shared_->n; }
+  std::vector<std::string> AllGather(std::string bytes) override {
+    std::unique_lock<std::mutex> lock(shared_->mu);
+    shared_->slots[static_cast<size_t>(rank_)] = std::move(bytes);
+    const uint64_t round = shared_->round;
+    if (++shared_->arrived == shared_->n) {
+      shared_->result = shared_->slots;
+      shared_->arrived = 0;
+      ++shared_->round;
+      shared_->cv.notify_all();
+    } else {
+      shared_->cv.wait(lock, [&] { return shared_->round != round; });
+    }
+    return shared_->result;
+  }
+  std::vector<std::string> Gather(std::string bytes) override {
+    std::vector<std::string> all = AllGather(std::move(bytes));
+    return rank_ == 0 ? all : std::vector<std::string>{};
+  }
+
+ private:
+  Shared* shared_;
+  int rank_;
+};
+
+// Process 0's outcome of K threads running the command.
+StatusOr<Report> RunOnThreads(const InputOptions& in, const Sharded& c, int k) {
+  ThreadComm::Shared shared(k);
+  std::vector<StatusOr<std::optional<Report>>> out(static_cast<size_t>(k), Internal("not run"));
+  std::vector<std::thread> threads;
+  for (int p = 0; p < k; ++p)
+    threads.emplace_back([&, p] {
+      ThreadComm comm(&shared, p);
+      out[static_cast<size_t>(p)] = RunDistributed(in, c, comm);
+    });
+  for (auto& t : threads) t.join();
+  for (int p = 1; p < k; ++p) {
+    const auto& o = out[static_cast<size_t>(p)];
+    if (o.ok() && o->has_value()) return Internal("a process other than 0 got a report");
+  }
+  if (!out[0].ok()) return out[0].status();
+  if (!out[0]->has_value()) return Internal("process 0 got no report");
+  return std::move(**out[0]);
+}
+
+std::string Rendered(const Report& r) {
+  std::string all = RenderText(r, 120) + RenderJson(r) + RenderCsv(r);
+  for (const auto& w : r.warnings) all += "warning: " + w + "\n";
+  return all;
+}
+
+void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions in = {}) {
+  in.paths = paths;
+  in.threads = 1;
+  auto session = OpenSession(in, nullptr);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  SummaryOptions so;
+  DiagnoseOptions dopt;
+  const std::vector<std::pair<std::string, Sharded>> commands = {{"summary", SummarySharded(so, in.all_steps)},
+                                                                 {"diagnose", DiagnoseSharded(dopt)}};
+  for (const auto& [name, c] : commands) {
+    auto one = RunSharded(*session, c);
+    ASSERT_TRUE(one.ok()) << one.status().message();
+    const std::string want = Rendered(*one);
+    for (int k : {2, 3, 5}) {
+      auto many = RunOnThreads(in, c, k);
+      ASSERT_TRUE(many.ok()) << name << " on " << k << ": " << many.status().message();
+      EXPECT_EQ(Rendered(*many), want) << name << " over " << k << " processes: " << paths.front();
+    }
+  }
+}
+
+TEST(Distributed, ShareFilesIsContiguousAndBalanced) {
+  auto s = ShareFiles({10, 10, 10, 10}, 2);
+  EXPECT_EQ(s, (std::vector<std::pair<size_t, size_t>>{{0, 2}, {2, 4}}));
+  s = ShareFiles({30, 10, 10, 10}, 2);  // the first file is half the bytes
+  EXPECT_EQ(s, (std::vector<std::pair<size_t, size_t>>{{0, 1}, {1, 4}}));
+  s = ShareFiles({5}, 3);  // more processes than files: some read none
+  EXPECT_EQ(s.size(), 3u);
+  size_t files = 0;
+  for (auto [a, b] : s) files += b - a;
+  EXPECT_EQ(files, 1u);
+  s = ShareFiles({}, 2);
+  EXPECT_EQ(s, (std::vector<std::pair<size_t, size_t>>{{0, 0}, {0, 0}}));
+}
+
+TEST(Distributed, ReportRoundTripsExactly) {
+  Report r;
+  r.warnings = {"w1", ""};
+  r.gate_failed = true;
+  Table t("id", "title");
+  t.Add(Key("rank", Unit::kId, "d")).Add(Measure("x", Unit::kTime, "t").Us().Symbol());
+  t.rows.push_back({Cell::Int(-5), Cell::Real(0.1 + 0.2)});
+  t.rows.push_back({Cell::Null(), Cell::Text("a\0b").Shown("shown")});
+  t.notes = {"n"};
+  r.tables.push_back(t);
+  auto back = DecodeReport(EncodeReport(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(EncodeReport(*back), EncodeReport(r));
+  EXPECT_EQ(std::get<double>(back->tables[0].rows[0][1].value), 0.1 + 0.2);
+  EXPECT_EQ(back->tables[0].columns[1].label, "x_us");
+  EXPECT_TRUE(back->tables[0].columns[1].symbol);
+  EXPECT_TRUE(back->gate_failed);
+  // Every truncation is an error naming its offset, never a crash.
+  const std::string bytes = EncodeReport(r);
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    auto cut = DecodeReport(std::string_view(bytes).substr(0, n));
+    EXPECT_FALSE(cut.ok()) << n;
+  }
+  EXPECT_FALSE(DecodeReport(bytes + "x").ok());
+}
+
+TEST(Distributed, SameAsOneProcessOnTheExample) {
+  ExpectSameOverProcesses({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"});
+  InputOptions rank1;
+  rank1.rank = 1;
+  ExpectSameOverProcesses({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"}, rank1);
+  InputOptions all_steps;
+  all_steps.all_steps = true;
+  ExpectSameOverProcesses({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"}, all_steps);
+}
+
+TEST(Distributed, SameAsOneProcessOnCorpusJobs) {
+  for (const char* rel : {"kineto/hta_sampled_2rank_nccl", "kineto/tbplugin_resnet50", "kineto/hta_amd_mi250",
+                          "ascend/msinsight_2rank/db/level1", "ascend/msinsight_2rank/text/level2",
+                          "ascend/msinsight_16rank_partial", "xla/xprof_demo_tf_gpu_v100x8_multiworker.xplane.pb"}) {
+    MLPROF_CORPUS_FILE(path, rel);
+    SCOPED_TRACE(rel);
+    ExpectSameOverProcesses({path});
+  }
+}
+
+TEST(Distributed, ErrorsAreOneProcesssErrors) {
+  InputOptions in;
+  in.paths = {std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"};
+  in.rank = 7;
+  auto r = RunOnThreads(in, SummarySharded({}, false), 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "--rank 7: no such rank (the inputs hold ranks 0, 1)");
+  in.rank = -1;
+  in.merge = true;
+  EXPECT_FALSE(RunOnThreads(in, SummarySharded({}, false), 2).ok());
+}
+
+}  // namespace
+}  // namespace mlprof::app

@@ -1,0 +1,143 @@
+#include "app/shards.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/tables.h"
+
+namespace mlprof::app {
+
+StatusOr<Report> RunSharded(const Session& s, const Sharded& c) {
+  ASSIGN_OR_RETURN(Report shard, c.shard(s));
+  std::vector<Report> shards;
+  shards.push_back(std::move(shard));
+  return c.combine(std::move(shards));
+}
+
+namespace {
+// ImportWarnings' order: the job's notes, skipped files (file order), each
+// rank's sidecar warnings, each rank's import counts, then --hta-rounding
+// refusals and the commands' own per-rank warnings.
+enum WarningGroup : int64_t { kJobNotes, kSkipped, kSidecar, kImportStats, kRounding, kRankExtra, kGroups };
+
+void AddWarning(Table& t, int64_t group, int64_t rank, std::string text) {
+  t.rows.push_back({Cell::Int(group), Cell::Int(rank), Cell::Text(std::move(text))});
+}
+}  // namespace
+
+Table WarningsShard(const Session& s) {
+  Table t("_warnings", "");
+  t.Add(Key("group", Unit::kId, "")).Add(Key("rank", Unit::kId, "")).Add(Measure("text", Unit::kText, ""));
+  const Profile& p = s.profile;
+  for (const auto& n : p.notes) AddWarning(t, kJobNotes, -1, n);
+  for (const auto& n : p.skipped) AddWarning(t, kSkipped, -1, "skipped: " + n);
+  // One rank at a time, through ImportWarnings itself: the same words.
+  for (const RankProfile& r : p.ranks) {
+    Profile one;
+    one.ranks.resize(1);
+    one.ranks[0].path = r.path;
+    one.ranks[0].compression = r.compression;
+    one.ranks[0].stats = r.stats;
+    for (std::string& w : ImportWarnings(one)) AddWarning(t, kImportStats, r.rank_or(0), std::move(w));
+    for (const auto& w : r.sidecar_warnings) AddWarning(t, kSidecar, r.rank_or(0), w);
+  }
+  for (const RankView& rv : s.view.ranks)
+    if (rv.rounding_refused)
+      AddWarning(t, kRounding, rv.rank,
+                 rv.profile->path +
+                     ": --hta-rounding not applied: the trace clock passes 2^53 us, where float64 microseconds (HTA's "
+                     "arithmetic) no longer hold every whole microsecond; times are exact");
+  return t;
+}
+
+void AddRankWarning(Table& warnings, int64_t rank, std::string text) {
+  AddWarning(warnings, kRankExtra, rank, std::move(text));
+}
+
+std::vector<std::string> CombineWarnings(const std::vector<Report>& shards) {
+  struct W {
+    int64_t group, rank;
+    size_t order;
+    const std::string* text;
+  };
+  std::vector<W> all;
+  for (const Table* t : TablesWithId(shards, "_warnings"))
+    for (const auto& row : t->rows) all.push_back({IntAt(row, 0), IntAt(row, 1), all.size(), &TextAt(row, 2)});
+  // Job notes come from the first process only (each process finds the same).
+  std::stable_sort(all.begin(), all.end(), [](const W& a, const W& b) {
+    if (a.group != b.group) return a.group < b.group;
+    // Skipped files keep process (file) order; per-rank groups go by rank.
+    if (a.group >= kSidecar && a.rank != b.rank) return a.rank < b.rank;
+    return a.order < b.order;
+  });
+  std::vector<std::string> out;
+  for (const W& w : all) out.push_back(*w.text);
+  return out;
+}
+
+std::vector<const Table*> TablesWithId(const std::vector<Report>& shards, std::string_view id) {
+  std::vector<const Table*> out;
+  for (const Report& r : shards)
+    for (const Table& t : r.tables)
+      if (t.id == id) {
+        out.push_back(&t);
+        break;
+      }
+  return out;
+}
+
+StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view id) {
+  std::vector<const Table*> parts = TablesWithId(shards, id);
+  if (parts.empty()) return NotFound(fmt::format("no shard has table '{}'", id));
+  // A shard without rows for it (a process whose ranks have none) adds
+  // nothing, not even its columns.
+  std::vector<const Table*> with_rows;
+  for (const Table* t : parts)
+    if (!t->rows.empty()) with_rows.push_back(t);
+  if (!with_rows.empty()) parts = std::move(with_rows);
+  Table out = *parts.front();
+  out.rows.clear();
+  out.notes.clear();
+  struct R {
+    int64_t rank;
+    const std::vector<Cell>* row;
+  };
+  std::vector<R> rows;
+  for (const Table* t : parts) {
+    bool same = t->columns.size() == out.columns.size();
+    for (size_t c = 0; same && c < out.columns.size(); ++c) same = t->columns[c].name == out.columns[c].name;
+    if (!same)
+      return Unimplemented(fmt::format(
+          "table '{}': the processes' shares of the ranks give it different columns (a rank driving several "
+          "devices beside ranks driving one?); run this job without MPI",
+          id));
+    for (const auto& row : t->rows) rows.push_back({IntAt(row, 0), &row});
+    for (const std::string& n : t->notes)
+      if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end()) out.notes.push_back(n);
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const R& a, const R& b) { return a.rank < b.rank; });
+  out.rows.reserve(rows.size());
+  for (const R& r : rows) out.rows.push_back(*r.row);
+  return out;
+}
+
+int64_t IntAt(const std::vector<Cell>& row, size_t col) {
+  if (col >= row.size()) return 0;
+  const auto* v = std::get_if<int64_t>(&row[col].value);
+  return v ? *v : 0;
+}
+double RealAt(const std::vector<Cell>& row, size_t col) {
+  if (col >= row.size()) return 0;
+  if (const auto* v = std::get_if<double>(&row[col].value)) return *v;
+  if (const auto* v = std::get_if<int64_t>(&row[col].value)) return static_cast<double>(*v);
+  return 0;
+}
+const std::string& TextAt(const std::vector<Cell>& row, size_t col) {
+  static const std::string kEmpty;
+  if (col >= row.size()) return kEmpty;
+  const auto* v = std::get_if<std::string>(&row[col].value);
+  return v ? *v : kEmpty;
+}
+
+}  // namespace mlprof::app

@@ -1,0 +1,48 @@
+// Commands built from shards, so that they can run over MPI (summary,
+// diagnose). A shard is the command's results over some of the job's ranks:
+// the report's tables with those ranks' rows, plus hidden tables (ids
+// starting with '_') carrying what cross-rank tables are computed from.
+// Combine turns the shards, in process order, into the command's report.
+// One process runs the same two steps over one shard (all ranks), so that
+// the MPI output is byte-identical to it by construction; only results cross
+// the network, never the ranks' ops.
+#pragma once
+
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "app/session.h"
+#include "base/status.h"
+#include "report/table.h"
+
+namespace mlprof::app {
+
+struct Sharded {
+  std::function<StatusOr<Report>(const Session&)> shard;
+  std::function<StatusOr<Report>(std::vector<Report>)> combine;  // shards in process order
+};
+
+// shard then combine, in one process.
+StatusOr<Report> RunSharded(const Session& s, const Sharded& c);
+
+// --- building blocks ------------------------------------------------------------
+// The shard's import warnings (and --hta-rounding refusals), in a hidden
+// table that CombineWarnings orders as one process orders them.
+Table WarningsShard(const Session& s);
+// Extra warnings about a rank (XLA problems), after the import warnings.
+void AddRankWarning(Table& warnings, int64_t rank, std::string text);
+std::vector<std::string> CombineWarnings(const std::vector<Report>& shards);
+
+// The table `id` of each shard that has it (nullptr where none has).
+std::vector<const Table*> TablesWithId(const std::vector<Report>& shards, std::string_view id);
+// One table from the shards' tables `id`, rows in rank order (the first
+// column is the rank; a shard's rows of one rank stay in their order),
+// notes in first-seen order. An error when shards disagree on its columns.
+StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view id);
+// The integer cell (0 when null or not an integer).
+int64_t IntAt(const std::vector<Cell>& row, size_t col);
+double RealAt(const std::vector<Cell>& row, size_t col);
+const std::string& TextAt(const std::vector<Cell>& row, size_t col);
+
+}  // namespace mlprof::app
