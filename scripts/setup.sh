@@ -6,6 +6,7 @@
 # it back in the tests), Chromium (the report.html browser test), and from npm Apache ECharts at the
 # version web/package.json pins (web/package-lock.json; embedded in report.html at build time),
 # pybind11 2.10.3 with python3-dev 3.11 (the Python module), pandas 1.5.3 and pytest 7.2.1 (its tests),
+# OpenMPI 4.1.4 (`mpirun -n K mlprof summary DIR`),
 # GoogleTest 1.12.1, Google Benchmark
 # 1.7.1, clang 14 (fuzzing only). CMake checks the minimum versions.
 #   scripts/setup.sh         build + test dependencies
@@ -16,7 +17,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libsimdjson-dev libdeflate-dev zlib1g-dev libzstd-dev
       libcli11-dev libfmt-dev libabsl-dev libtomlplusplus-dev libsqlite3-dev libxlsxwriter-dev
       libgtest-dev libgmock-dev libbenchmark-dev python3 python3-openpyxl chromium
-      python3-dev pybind11-dev python3-pandas python3-pytest)
+      python3-dev pybind11-dev python3-pandas python3-pytest libopenmpi-dev openmpi-bin)
 if [ "${1:-}" = "--ci" ]; then pkgs+=(clang clang-format libclang-rt-14-dev python3 time); fi
 command -v npm >/dev/null || pkgs+=(npm)
 

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -103,7 +104,18 @@ std::string EncodeShard(const StatusOr<Report>& shard) {
 
 }  // namespace
 
-StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const Sharded& command, Comm& comm) {
+StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const Sharded& command, Comm& comm,
+                                               DistributedStats* stats) {
+  DistributedStats local;
+  if (!stats) stats = &local;
+  stats->processes = comm.size();
+  auto clock = std::chrono::steady_clock::now();
+  auto lap = [&clock] {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - clock).count();
+    clock = now;
+    return s;
+  };
   if (inputs.merge || inputs.merge_offset_us || !inputs.capture.empty())
     return InvalidArgument("--merge and --capture do not run under MPI: run them as one process");
   // 1. Every process finds the same files, and reads its share.
@@ -131,6 +143,8 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
   how.kept = &kept;
   const std::set<std::string> named(inputs.paths.begin(), inputs.paths.end());
   StatusOr<Profile> loaded = LoadExpanded(mine, named, lo, how);
+  stats->files = files.size();
+  stats->read_s = lap();
 
   // 2. What each process found, to every process.
   ShareFacts facts;
@@ -148,6 +162,7 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
   }
   std::vector<ShareFacts> all;
   for (const std::string& bytes : comm.AllGather(EncodeFacts(facts))) {
+    stats->fact_bytes += bytes.size();
     ASSIGN_OR_RETURN(ShareFacts f, DecodeFacts(bytes));
     all.push_back(std::move(f));
   }
@@ -194,6 +209,7 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
     if (!x->has_steps) jf.every_rank_has_steps = 0;
   }
   std::sort(jf.ranks.begin(), jf.ranks.end());
+  stats->ranks = jf.ranks.size();
   jf.multi_step = step_numbers.size() >= 2 ? 1 : 0;
 
   // 4. This process's ranks, viewed as the whole job views them; its shard.
@@ -211,6 +227,7 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
     return command.shard(s);
   }();
   s = Session();  // the ops go before the gather
+  stats->shard_s = lap();
 
   // 5. The shards to process 0, which combines them.
   std::vector<std::string> gathered = comm.Gather(EncodeShard(shard));
@@ -222,6 +239,8 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
   }
   std::vector<Report> shards;
   for (size_t p = 0; p < gathered.size(); ++p) {
+    stats->shard_bytes += gathered[p].size();
+    stats->max_shard_bytes = std::max<uint64_t>(stats->max_shard_bytes, gathered[p].size());
     ByteReader r(gathered[p]);
     const auto code = static_cast<int>(r.I64());
     std::string body = r.Str();
@@ -231,6 +250,7 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
     shards.push_back(std::move(rep));
   }
   ASSIGN_OR_RETURN(Report report, command.combine(std::move(shards)));
+  stats->combine_s = lap();
   return std::optional<Report>(std::move(report));
 }
 

@@ -36,8 +36,21 @@ class Comm {
 // with about the same bytes each; [first, last) per process.
 std::vector<std::pair<size_t, size_t>> ShareFiles(const std::vector<uint64_t>& sizes, int processes);
 
+// What a run cost (--stats): process 0's view.
+struct DistributedStats {
+  int processes = 0;
+  size_t files = 0, ranks = 0;
+  uint64_t fact_bytes = 0;       // exchanged after reading (all processes' together)
+  uint64_t shard_bytes = 0;      // gathered to process 0 (all shards together)
+  uint64_t max_shard_bytes = 0;  // the largest one process sent
+  double read_s = 0;             // this process: reading its share
+  double shard_s = 0;            // this process: its shard
+  double combine_s = 0;          // process 0: gathering and combining
+};
+
 // Runs the command over the inputs on this process's share. Process 0 gets
 // the report; the others nullopt. Every process returns the same error.
-StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const Sharded& command, Comm& comm);
+StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const Sharded& command, Comm& comm,
+                                               DistributedStats* stats = nullptr);
 
 }  // namespace mlprof::app

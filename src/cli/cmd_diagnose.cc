@@ -30,6 +30,7 @@ class DiagnoseCommand : public ProfileCommand {
         ->check(NumberAtLeastZero());
   }
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Diagnose(s, o_); }
+  std::optional<app::Sharded> Sharded() override { return app::DiagnoseSharded(o_); }
   app::DiagnoseOptions o_;
 };
 

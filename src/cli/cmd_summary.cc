@@ -18,11 +18,18 @@ class SummaryCommand : public ProfileCommand {
     app->add_option("--warmup", o_.warmup, "warm-up steps left out of medians (default 1 if >= 3 steps)")
         ->check(NumberAtLeastZero());
   }
-  StatusOr<Report> Analyse(const app::Session& s) override {
+  void Prepare() {
     // --top: kernel names per class; the heaviest XLA ops: 10 in text.
     o_.top = top();
     o_.top_ops = top_.given >= 0 ? top_.given : out_.format == "text" ? 10 : 0;
+  }
+  StatusOr<Report> Analyse(const app::Session& s) override {
+    Prepare();
     return app::Summary(s, o_);
+  }
+  std::optional<app::Sharded> Sharded() override {
+    Prepare();
+    return app::SummarySharded(o_, in_.all_steps);
   }
   app::SummaryOptions o_;
 };

@@ -6,10 +6,13 @@
 
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "app/distributed.h"
 #include "app/session.h"
+#include "app/shards.h"
 #include "base/status.h"
 #include "report/table.h"
 
@@ -87,6 +90,8 @@ class ProfileCommand : public Command {
   // Positionals that come before the paths (`mlprof sql QUERY PATH...`).
   virtual void AddLeadingPositionals(CLI::App*) {}
   virtual StatusOr<Report> Analyse(const app::Session& s) = 0;
+  // Commands that run under MPI: their shard and combine (app/shards.h).
+  virtual std::optional<app::Sharded> Sharded() { return std::nullopt; }
   int top() const { return top_.For(out_.format); }
   app::InputOptions in_;
   TopOption top_;
@@ -94,10 +99,15 @@ class ProfileCommand : public Command {
  private:
   bool with_view_;
   bool stats_ = false;
+  app::DistributedStats mpi_;  // under MPI
   double merge_offset_us_ = std::numeric_limits<double>::quiet_NaN();
   double load_s_ = 0, analyse_s_ = 0;
   uint64_t bytes_ = 0, ops_ = 0;
 };
+
+// The MPI world of this process (null: one process). Set by RunMain.
+void SetProcessComm(app::Comm* comm);
+app::Comm* ProcessComm();
 
 // Opens the inputs with a progress bar on a terminal.
 StatusOr<app::Session> OpenWithProgress(const app::InputOptions& in, bool with_view = true);

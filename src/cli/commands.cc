@@ -88,12 +88,16 @@ int ExitFor(const Status& s) {
   return kExitInternal;
 }
 
+// Under MPI only process 0 prints (the others' errors are its errors).
+bool g_silent = false;
+
 int Fail(const Status& s) {
-  std::fprintf(stderr, "mlprof: error: %s\n", s.message().c_str());
+  if (!g_silent) std::fprintf(stderr, "mlprof: error: %s\n", s.message().c_str());
   return ExitFor(s);
 }
 
 void Emit(const Report& r, const cli::OutputOptions& o) {
+  if (g_silent) return;
   if (!o.quiet)
     for (const auto& w : r.warnings) std::fprintf(stderr, "mlprof: warning: %s\n", w.c_str());
   const Renderer* renderer = FindRenderer(o.format);
@@ -173,7 +177,14 @@ std::string SuggestCommand(const std::string& typo) {
   return Closest(typo, names);
 }
 
-int RunMain(int argc, char** argv) {
+int RunMain(int argc, char** argv, std::unique_ptr<app::Comm> comm) {
+  cli::SetProcessComm(comm.get());
+  // Under MPI every process parses the same arguments and meets the same
+  // errors: only process 0 speaks (help and usage errors included).
+  g_silent = comm && comm->rank() != 0;
+  if (g_silent) {
+    if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) return kExitInternal;
+  }
   // "did you mean": checked before CLI11 so that a typo never reads as a path.
   if (argc >= 2 && argv[1][0] != '-') {
     std::string cmd = argv[1];

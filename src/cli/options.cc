@@ -114,8 +114,24 @@ void ProfileCommand::AddAnalysisOptions(CLI::App* app) {
   AddOwnOptions(app);
 }
 
+namespace {
+app::Comm* g_comm = nullptr;
+}  // namespace
+void SetProcessComm(app::Comm* comm) { g_comm = comm; }
+app::Comm* ProcessComm() { return g_comm; }
+
 StatusOr<Report> ProfileCommand::Run() {
   if (!std::isnan(merge_offset_us_)) in_.merge_offset_us = merge_offset_us_;
+  if (g_comm && g_comm->size() > 1) {
+    std::optional<app::Sharded> sharded = Sharded();
+    if (!sharded)
+      return Unimplemented(fmt::format(
+          "this command does not run under MPI yet (summary and diagnose do): run it as one process, without "
+          "mpirun ({} processes here)",
+          g_comm->size()));
+    ASSIGN_OR_RETURN(std::optional<Report> r, app::RunDistributed(in_, *sharded, *g_comm, &mpi_));
+    return r ? std::move(*r) : Report{};
+  }
   ASSIGN_OR_RETURN(app::Session s, OpenWithProgress(in_, with_view_));
   const auto t0 = std::chrono::steady_clock::now();
   StatusOr<Report> r = Analyse(s);
@@ -126,6 +142,16 @@ StatusOr<Report> ProfileCommand::Run() {
 
 void ProfileCommand::AfterOutput() {
   if (!stats_) return;
+  if (mpi_.processes > 1) {
+    std::fprintf(stderr,
+                 "mlprof: stats: %d processes, %zu files, %zu ranks; process 0: read %.3f s, shard %.3f s, gather and "
+                 "combine %.3f s; exchanged %llu bytes of facts, gathered %llu bytes of shards (at most %llu from one "
+                 "process)\n",
+                 mpi_.processes, mpi_.files, mpi_.ranks, mpi_.read_s, mpi_.shard_s, mpi_.combine_s,
+                 static_cast<unsigned long long>(mpi_.fact_bytes), static_cast<unsigned long long>(mpi_.shard_bytes),
+                 static_cast<unsigned long long>(mpi_.max_shard_bytes));
+    return;
+  }
   std::fprintf(stderr, "mlprof: stats: load %.3f s (%.1f MB/s of decoded input, %llu ops), analyse %.3f s\n", load_s_,
                load_s_ > 0 ? static_cast<double>(bytes_) / 1e6 / load_s_ : 0.0, static_cast<unsigned long long>(ops_),
                analyse_s_);

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# mlprof under mpirun: output byte-identical to one process (stdout, and the
+# warnings on stderr) for summary and diagnose in every format, on the bundled
+# example and the corpus's multi-rank jobs, over 2 and 3 processes (more
+# processes than files included); errors the same words and exit code; a
+# command that cannot yet run under MPI says so. Usage: mpi_test.sh MLPROF SOURCE_DIR
+set -u
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
+CORPUS=${MLPROF_CORPUS:-$SRC/../shared/corpus}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# OpenMPI refuses root without these (CI containers run as root).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# No network needed: shared memory between processes on this machine.
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+pass=0
+fail=0
+same() {  # name, mlprof arguments...
+  local name=$1 rc1 rc2 k
+  shift
+  "$BIN" "$@" >"$TMP/one.out" 2>"$TMP/one.err"
+  rc1=$?
+  for k in 2 3; do
+    mpirun -n $k "$BIN" "$@" >"$TMP/mpi.out" 2>"$TMP/mpi.err"
+    rc2=$?
+    # mpirun adds its own lines about non-zero exits; mlprof's are kept.
+    grep '^mlprof' "$TMP/mpi.err" >"$TMP/mpi.err2"
+    grep '^mlprof' "$TMP/one.err" >"$TMP/one.err2"
+    if [ "$rc1" -eq "$rc2" ] && cmp -s "$TMP/one.out" "$TMP/mpi.out" && cmp -s "$TMP/one.err2" "$TMP/mpi.err2"; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1))
+      echo "FAIL: $name over $k processes (exit $rc2, one process $rc1): mlprof $*"
+      diff "$TMP/one.out" "$TMP/mpi.out" | head -5
+      diff "$TMP/one.err2" "$TMP/mpi.err2" | head -5
+    fi
+  done
+}
+
+inputs=("$SRC/examples/two_rank")
+for rel in kineto/hta_sampled_2rank_nccl kineto/tbplugin_resnet50 kineto/hta_trace_diff/control \
+  ascend/msinsight_2rank/db/level1 ascend/msinsight_2rank/text/level2 ascend/msinsight_16rank_partial; do
+  if [ -e "$CORPUS/$rel" ]; then
+    inputs+=("$CORPUS/$rel")
+  elif [ "${CI:-}" = true ]; then
+    echo "FAIL: corpus missing under CI: $CORPUS/$rel"
+    fail=$((fail + 1))
+  else
+    echo "SKIPPED: corpus not found ($CORPUS/$rel); set MLPROF_CORPUS or clone ../shared"
+  fi
+done
+for in in "${inputs[@]}"; do
+  for fmt in text json csv; do
+    same "summary $fmt" summary "$in" --format "$fmt"
+    same "diagnose $fmt" diagnose "$in" --format "$fmt"
+  done
+done
+same "summary --rank 1" summary "$SRC/examples/two_rank" --rank 1 --format csv
+same "summary --all-steps --top 2" summary "$SRC/examples/two_rank" --all-steps --top 2
+same "diagnose --rules" diagnose "$SRC/examples/two_rank" --rules --min-share 0.1
+same "no such rank" summary "$SRC/examples/two_rank" --rank 9
+same "no such file" summary "$SRC/examples/no_such_dir"
+same "not a trace" summary "$SRC/README.md"
+
+# A command without shards: a clear error, not a wrong number.
+mpirun -n 2 "$BIN" kernels "$SRC/examples/two_rank" >"$TMP/out" 2>"$TMP/err"
+if [ $? -ne 0 ] && grep -q "does not run under MPI yet" "$TMP/err" && [ ! -s "$TMP/out" ]; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL: kernels under MPI should refuse"
+fi
+echo "mpi: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
