@@ -63,6 +63,21 @@ same "no such rank" summary "$SRC/examples/two_rank" --rank 9
 same "no such file" summary "$SRC/examples/no_such_dir"
 same "not a trace" summary "$SRC/README.md"
 
+# diff: each side's ranks shared out; gates and their exit code.
+ex=$SRC/examples/two_rank
+for fmt in text json csv; do
+  same "diff $fmt" diff "$ex" "$ex" --format "$fmt" --fail-if 'step_time>+5%' --fail-if 'idle<-1us'
+done
+same "diff one side one rank" diff "$ex" "$ex/rank-1.json.gz" --format json
+same "diff paired single ranks" diff "$ex/rank-0.json.gz" "$ex/rank-1.json.gz" --fail-if 'compute>+0us'
+same "diff bad gate" diff "$ex" "$ex" --fail-if 'speed>1%'
+same "diff no such file" diff "$ex" "$SRC/examples/no_such_dir"
+if [ -e "$CORPUS/kineto/hta_trace_diff/test" ]; then
+  same "diff corpus" diff "$CORPUS/kineto/hta_trace_diff/control" "$CORPUS/kineto/hta_trace_diff/test" --format json
+  same "diff corpus 2 ranks" diff "$CORPUS/kineto/hta_sampled_2rank_nccl" "$ex" --format csv
+  same "diff ascend" diff "$CORPUS/ascend/msinsight_2rank/db/level1" "$CORPUS/ascend/msinsight_2rank/text/level2"
+fi
+
 # A command without shards: a clear error, not a wrong number.
 mpirun -n 2 "$BIN" kernels "$SRC/examples/two_rank" >"$TMP/out" 2>"$TMP/err"
 if [ $? -ne 0 ] && grep -q "does not run under MPI yet" "$TMP/err" && [ ! -s "$TMP/out" ]; then

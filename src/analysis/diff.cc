@@ -10,62 +10,68 @@
 namespace mlprof {
 namespace {
 
-// Per rank: the steady steps' breakdowns.
-std::map<int64_t, std::vector<const StepBreakdown*>> SteadySteps(const StepReport& r) {
-  std::map<int64_t, std::vector<const StepBreakdown*>> out;
-  for (const StepBreakdown& s : r.steps)
-    if (!s.warmup && !s.last) out[s.rank].push_back(&s);
-  return out;
-}
-
-double MedianOf(const std::vector<const StepBreakdown*>& steps, Ps StepBreakdown::*field) {
+double MedianOf(const std::vector<std::array<Ps, 6>>& steps, size_t field) {
   std::vector<double> v;
-  for (const StepBreakdown* s : steps) v.push_back(static_cast<double>(s->*field));
+  for (const auto& s : steps) v.push_back(static_cast<double>(s[field]));
   return v.empty() ? NAN : Median(v);
-}
-
-// Per GPU op name: (count, time per step), summed over ranks.
-std::map<std::string, std::pair<int64_t, double>> OpsPerStep(const ProfileView& view) {
-  std::map<std::string, std::pair<int64_t, double>> out;
-  for (const RankView& rv : view.ranks) {
-    const RankProfile& p = *rv.profile;
-    std::map<StringId, std::pair<int64_t, Ps>> by_name;
-    for (size_t i = 0; i < p.ops.size(); ++i) {
-      if (!rv.keep.empty() && !rv.keep[i]) continue;
-      const OpKind k = p.ops.kind[i];
-      if (k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) continue;
-      auto& [n, t] = by_name[p.ops.name[i]];
-      ++n, t += rv.End(static_cast<uint32_t>(i)) - rv.Ts(static_cast<uint32_t>(i));
-    }
-    const double steps = static_cast<double>(std::max<int64_t>(1, rv.KeptSteps()));
-    for (const auto& [name, nt] : by_name) {
-      auto& [n, t] = out[std::string(p.str(name))];
-      n += nt.first;
-      t += static_cast<double>(nt.second) / steps;
-    }
-  }
-  return out;
 }
 
 }  // namespace
 
-DiffResult ComputeDiff(const ProfileView& base, const ProfileView& neu, const DiffOptions& o) {
-  DiffResult d;
+std::vector<DiffRank> SummarizeDiffSide(const ProfileView& view, const DiffOptions& o) {
   StepOptions so;
   so.warmup = o.warmup;
-  const StepReport bs = ComputeSteps(base, so), ns = ComputeSteps(neu, so);
-  const auto b_steady = SteadySteps(bs);
-  auto n_steady = SteadySteps(ns);
+  const StepReport steps = ComputeSteps(view, so);
+  std::vector<DiffRank> out;
+  std::map<int64_t, size_t> at;  // rank -> index in out
+  for (const RankView& rv : view.ranks) {
+    at[rv.rank] = out.size();
+    DiffRank d;
+    d.rank = rv.rank;
+    const RankProfile& p = *rv.profile;
+    std::map<std::string_view, std::pair<int64_t, Ps>> by_name;
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      if (!rv.keep.empty() && !rv.keep[i]) continue;
+      const OpKind k = p.ops.kind[i];
+      if (k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) continue;
+      auto& [n, t] = by_name[p.str(p.ops.name[i])];
+      ++n, t += rv.End(static_cast<uint32_t>(i)) - rv.Ts(static_cast<uint32_t>(i));
+    }
+    // A rank without steps counts its trace as one step.
+    const double per = static_cast<double>(std::max<int64_t>(1, rv.KeptSteps()));
+    for (const auto& [name, nt] : by_name)
+      d.ops.push_back({std::string(name), nt.first, static_cast<double>(nt.second) / per});
+    out.push_back(std::move(d));
+  }
+  for (const StepBreakdown& s : steps.steps) {
+    if (s.warmup || s.last) continue;
+    const auto it = at.find(s.rank);
+    if (it == at.end()) continue;
+    out[it->second].steady.push_back({s.wall, s.gpu_busy, s.compute, s.communication, s.memory, s.idle});
+  }
+  return out;
+}
+
+DiffResult CombineDiff(const std::vector<DiffRank>& base, const std::vector<DiffRank>& neu) {
+  DiffResult d;
+  // Ranks with steady steps.
+  std::map<int64_t, const DiffRank*> b_steady, n_steady;
   std::set<int64_t> b_ranks, n_ranks;
-  for (const RankView& rv : base.ranks) b_ranks.insert(rv.rank);
-  for (const RankView& rv : neu.ranks) n_ranks.insert(rv.rank);
+  for (const DiffRank& r : base) {
+    b_ranks.insert(r.rank);
+    if (!r.steady.empty()) b_steady[r.rank] = &r;
+  }
+  for (const DiffRank& r : neu) {
+    n_ranks.insert(r.rank);
+    if (!r.steady.empty()) n_steady[r.rank] = &r;
+  }
   if (b_ranks.size() == 1 && n_ranks.size() == 1 && *b_ranks.begin() != *n_ranks.begin()) {
     // Two single-rank traces: compare them whatever their rank numbers.
     d.paired_base = *b_ranks.begin(), d.paired_new = *n_ranks.begin();
     if (auto it = n_steady.find(d.paired_new); it != n_steady.end()) {
-      auto steps = std::move(it->second);
+      const DiffRank* r = it->second;
       n_steady.erase(it);
-      n_steady[d.paired_base] = std::move(steps);
+      n_steady[d.paired_base] = r;
     }
     n_ranks = b_ranks;
   }
@@ -79,23 +85,30 @@ DiffResult ComputeDiff(const ProfileView& base, const ProfileView& neu, const Di
     if (bi == b_steady.end() || ni == n_steady.end()) continue;  // no steady steps on a side
     StepDiff s;
     s.rank = r;
-    for (const StepBreakdown* x : bi->second) s.base.push_back(static_cast<double>(x->wall));
-    for (const StepBreakdown* x : ni->second) s.neu.push_back(static_cast<double>(x->wall));
+    for (const auto& x : bi->second->steady) s.base.push_back(static_cast<double>(x[0]));
+    for (const auto& x : ni->second->steady) s.neu.push_back(static_cast<double>(x[0]));
     s.base_median = Median(s.base);
     s.new_median = Median(s.neu);
     s.test = MannWhitneyU(s.base, s.neu);
     d.steps.push_back(std::move(s));
-    const std::pair<const char*, Ps StepBreakdown::*> fields[] = {
-        {"step_time", &StepBreakdown::wall},  {"gpu_busy", &StepBreakdown::gpu_busy},
-        {"compute", &StepBreakdown::compute}, {"communication", &StepBreakdown::communication},
-        {"memory", &StepBreakdown::memory},   {"idle", &StepBreakdown::idle}};
-    for (const auto& [name, field] : fields)
-      d.breakdown.push_back({r, name, MedianOf(bi->second, field), MedianOf(ni->second, field)});
+    for (size_t f = 0; f < 6; ++f)
+      d.breakdown.push_back({r, kDiffMeasures[f], MedianOf(bi->second->steady, f), MedianOf(ni->second->steady, f)});
   }
   for (int64_t r : n_ranks)
     if (!b_ranks.count(r)) d.only_new.push_back(r);
 
-  const auto b_ops = OpsPerStep(base), n_ops = OpsPerStep(neu);
+  // Per GPU op name: (count, time per step), summed over ranks in rank order.
+  auto ops_per_step = [](const std::vector<DiffRank>& side) {
+    std::map<std::string, std::pair<int64_t, double>> out;
+    for (const DiffRank& r : side)
+      for (const DiffRank::Op& op : r.ops) {
+        auto& [n, t] = out[op.name];
+        n += op.count;
+        t += op.time;
+      }
+    return out;
+  };
+  const auto b_ops = ops_per_step(base), n_ops = ops_per_step(neu);
   std::set<std::string> names;
   for (const auto& [n, v] : b_ops) names.insert(n);
   for (const auto& [n, v] : n_ops) names.insert(n);
@@ -114,6 +127,10 @@ DiffResult ComputeDiff(const ProfileView& base, const ProfileView& neu, const Di
     return a.name < b.name;
   });
   return d;
+}
+
+DiffResult ComputeDiff(const ProfileView& base, const ProfileView& neu, const DiffOptions& o) {
+  return CombineDiff(SummarizeDiffSide(base, o), SummarizeDiffSide(neu, o));
 }
 
 }  // namespace mlprof

@@ -5,6 +5,7 @@
 // each, new and vanished ones included.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,26 @@ struct DiffOptions {
   int warmup = -1;  // steps left out of the steady state (-1: the steps' default)
 };
 
+// One side's rank, all that the diff needs of it: so that a side's ranks can
+// be summarised on different processes (MPI) and combined.
+struct DiffRank {
+  int64_t rank = 0;
+  // Per steady step: wall, gpu_busy, compute, communication, memory, idle (ps).
+  std::vector<std::array<Ps, 6>> steady;
+  struct Op {
+    std::string name;
+    int64_t count = 0;
+    double time = 0;  // ps per step: the rank's total / its steps
+  };
+  std::vector<Op> ops;  // GPU op names, each once
+};
+inline constexpr const char* kDiffMeasures[6] = {"step_time", "gpu_busy", "compute", "communication", "memory", "idle"};
+
+// The view's ranks, in view order.
+std::vector<DiffRank> SummarizeDiffSide(const ProfileView& v, const DiffOptions& o);
+// The diff from both sides' ranks (each in rank order).
+DiffResult CombineDiff(const std::vector<DiffRank>& base, const std::vector<DiffRank>& neu);
+// CombineDiff of the two views' summaries.
 DiffResult ComputeDiff(const ProfileView& base, const ProfileView& neu, const DiffOptions& o);
 
 }  // namespace mlprof

@@ -177,6 +177,11 @@ struct DiffOptions : TableOptions {
   std::vector<std::string> gates;
 };
 StatusOr<Report> Diff(const Session& base, const Session& neu, const DiffOptions& o);
+// The gates' words checked before any input is read.
+Status CheckDiffGates(const DiffOptions& o);
+// Diff as a shard over a share of each side's ranks and a combine (MPI).
+struct PairSharded;
+PairSharded DiffSharded(const DiffOptions& o);
 
 // mlprof compare RUN...: the run table, best first. Per run: the job's step
 // (the slowest rank's median over the chosen steps), its spread, the

@@ -7,8 +7,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 #include "app/commands.h"
+#include "app/shards.h"
 #include "report/columns.h"
 #include "report/tables.h"
 
@@ -65,18 +67,82 @@ StatusOr<Gate> ParseGate(const std::string& text) {
 
 }  // namespace
 
-StatusOr<Report> Diff(const Session& base, const Session& neu, const DiffOptions& o) {
+Status CheckDiffGates(const DiffOptions& o) {
+  for (const std::string& t : o.gates) RETURN_IF_ERROR(ParseGate(t).status());
+  return OkStatus();
+}
+
+namespace {
+
+// One side's ranks as hidden tables: `_{side}_ranks` (rank), `_{side}_steps`
+// (rank and the six measures per steady step), `_{side}_ops` (rank, name,
+// count, time per step), `_{side}_warnings`.
+void AddSide(Report& shard, const Session& s, const mlprof::DiffOptions& d, const std::string& side) {
+  Table ranks("_" + side + "_ranks", "");
+  ranks.Add(RankKey());
+  Table steps("_" + side + "_steps", "");
+  steps.Add(RankKey());
+  for (const char* m : kDiffMeasures) steps.Add(Measure(m, Unit::kTime, ""));
+  Table ops("_" + side + "_ops", "");
+  ops.Add(RankKey()).Add(Key("name", Unit::kText, "")).Add(Count("count", "")).Add(Measure("time", Unit::kRatio, ""));
+  for (const DiffRank& r : SummarizeDiffSide(s.view, d)) {
+    ranks.rows.push_back({Cell::Int(r.rank)});
+    for (const auto& x : r.steady) {
+      std::vector<Cell> row{Cell::Int(r.rank)};
+      for (Ps v : x) row.push_back(Cell::Int(v));
+      steps.rows.push_back(std::move(row));
+    }
+    for (const DiffRank::Op& op : r.ops)
+      ops.rows.push_back({Cell::Int(r.rank), Cell::Text(op.name), Cell::Int(op.count), Cell::Real(op.time)});
+  }
+  shard.tables.push_back(WarningsShard(s, "_" + side + "_warnings"));
+  shard.tables.push_back(std::move(ranks));
+  shard.tables.push_back(std::move(steps));
+  shard.tables.push_back(std::move(ops));
+}
+
+// One side's ranks back from the shards, in rank order.
+StatusOr<std::vector<DiffRank>> GatherSide(const std::vector<Report>& shards, const std::string& side) {
+  ASSIGN_OR_RETURN(Table ranks, ConcatByRank(shards, "_" + side + "_ranks"));
+  ASSIGN_OR_RETURN(Table steps, ConcatByRank(shards, "_" + side + "_steps"));
+  ASSIGN_OR_RETURN(Table ops, ConcatByRank(shards, "_" + side + "_ops"));
+  std::vector<DiffRank> out;
+  std::map<int64_t, size_t> at;
+  for (const auto& row : ranks.rows) {
+    at[IntAt(row, 0)] = out.size();
+    out.push_back({});
+    out.back().rank = IntAt(row, 0);
+  }
+  auto rank_of = [&](const std::vector<Cell>& row) -> StatusOr<DiffRank*> {
+    const auto it = at.find(IntAt(row, 0));
+    if (it == at.end()) return DataLoss(fmt::format("diff shard: rank {} has no entry", IntAt(row, 0)));
+    return &out[it->second];
+  };
+  for (const auto& row : steps.rows) {
+    ASSIGN_OR_RETURN(DiffRank * r, rank_of(row));
+    std::array<Ps, 6> x{};
+    for (size_t f = 0; f < x.size(); ++f) x[f] = IntAt(row, f + 1);
+    r->steady.push_back(x);
+  }
+  for (const auto& row : ops.rows) {
+    ASSIGN_OR_RETURN(DiffRank * r, rank_of(row));
+    r->ops.push_back({TextAt(row, 1), IntAt(row, 2), RealAt(row, 3)});
+  }
+  return out;
+}
+
+StatusOr<Report> CombineDiffShards(const std::vector<Report>& shards, const DiffOptions& o) {
   std::vector<Gate> gates;
   for (const std::string& t : o.gates) {
     ASSIGN_OR_RETURN(Gate g, ParseGate(t));
     gates.push_back(std::move(g));
   }
-  mlprof::DiffOptions d;
-  d.warmup = o.warmup;
-  const DiffResult r = ComputeDiff(base.view, neu.view, d);
+  ASSIGN_OR_RETURN(std::vector<DiffRank> b, GatherSide(shards, "base"));
+  ASSIGN_OR_RETURN(std::vector<DiffRank> n, GatherSide(shards, "new"));
+  const DiffResult r = CombineDiff(b, n);
   Report rep;
-  for (const std::string& w : ImportWarnings(base.profile)) rep.warnings.push_back("base: " + w);
-  for (const std::string& w : ImportWarnings(neu.profile)) rep.warnings.push_back("new: " + w);
+  for (const std::string& w : CombineWarnings(shards, "_base_warnings")) rep.warnings.push_back("base: " + w);
+  for (const std::string& w : CombineWarnings(shards, "_new_warnings")) rep.warnings.push_back("new: " + w);
 
   Table st("diff_steps", "Steady-state step time, base vs new (ms)");
   st.Add(RankKey())
@@ -171,6 +237,26 @@ StatusOr<Report> Diff(const Session& base, const Session& neu, const DiffOptions
     rep.tables.push_back(std::move(gt));
   }
   return rep;
+}
+
+}  // namespace
+
+PairSharded DiffSharded(const DiffOptions& o) {
+  PairSharded c;
+  c.shard = [o](const Session& base, const Session& neu) -> StatusOr<Report> {
+    mlprof::DiffOptions d;
+    d.warmup = o.warmup;
+    Report shard;
+    AddSide(shard, base, d, "base");
+    AddSide(shard, neu, d, "new");
+    return shard;
+  };
+  c.combine = [o](std::vector<Report> shards) { return CombineDiffShards(shards, o); };
+  return c;
+}
+
+StatusOr<Report> Diff(const Session& base, const Session& neu, const DiffOptions& o) {
+  return RunSharded(base, neu, DiffSharded(o));
 }
 
 }  // namespace mlprof::app

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -104,18 +105,20 @@ std::string EncodeShard(const StatusOr<Report>& shard) {
 
 }  // namespace
 
-StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const Sharded& command, Comm& comm,
-                                               DistributedStats* stats) {
-  DistributedStats local;
-  if (!stats) stats = &local;
-  stats->processes = comm.size();
+namespace {
+
+double Lap(std::chrono::steady_clock::time_point& clock) {
+  const auto now = std::chrono::steady_clock::now();
+  const double s = std::chrono::duration<double>(now - clock).count();
+  clock = now;
+  return s;
+}
+
+// Steps 1-4 of a run: this process's share of the inputs, its ranks numbered
+// as the whole job numbers them, not yet viewed. Every process returns the
+// same error.
+StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedStats* stats) {
   auto clock = std::chrono::steady_clock::now();
-  auto lap = [&clock] {
-    const auto now = std::chrono::steady_clock::now();
-    const double s = std::chrono::duration<double>(now - clock).count();
-    clock = now;
-    return s;
-  };
   if (inputs.merge || inputs.merge_offset_us || !inputs.capture.empty())
     return InvalidArgument("--merge and --capture do not run under MPI: run them as one process");
   // 1. Every process finds the same files, and reads its share.
@@ -143,8 +146,8 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
   how.kept = &kept;
   const std::set<std::string> named(inputs.paths.begin(), inputs.paths.end());
   StatusOr<Profile> loaded = LoadExpanded(mine, named, lo, how);
-  stats->files = files.size();
-  stats->read_s = lap();
+  stats->files += files.size();
+  stats->read_s += Lap(clock);
 
   // 2. What each process found, to every process.
   ShareFacts facts;
@@ -209,7 +212,7 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
     if (!x->has_steps) jf.every_rank_has_steps = 0;
   }
   std::sort(jf.ranks.begin(), jf.ranks.end());
-  stats->ranks = jf.ranks.size();
+  stats->ranks += jf.ranks.size();
   jf.multi_step = step_numbers.size() >= 2 ? 1 : 0;
 
   // 4. This process's ranks, viewed as the whole job views them; its shard.
@@ -222,14 +225,14 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
                    [](const RankProfile& a, const RankProfile& b) { return a.meta.rank < b.meta.rank; });
   // The job's notes once (process 0); skipped files where they were found.
   if (comm.rank() == 0) s.profile.notes = std::move(notes);
-  StatusOr<Report> shard = [&]() -> StatusOr<Report> {
-    RETURN_IF_ERROR(AttachView(s));
-    return command.shard(s);
-  }();
-  s = Session();  // the ops go before the gather
-  stats->shard_s = lap();
+  return s;
+}
 
-  // 5. The shards to process 0, which combines them.
+// Step 5: the shards to process 0, which combines them.
+StatusOr<std::optional<Report>> GatherAndCombine(const StatusOr<Report>& shard,
+                                                 const std::function<StatusOr<Report>(std::vector<Report>)>& combine,
+                                                 Comm& comm, DistributedStats* stats) {
+  auto clock = std::chrono::steady_clock::now();
   std::vector<std::string> gathered = comm.Gather(EncodeShard(shard));
   // Errors: process 0 knows them all; the others know their own. Every
   // process that failed returns its error; process 0 the first in order.
@@ -249,9 +252,46 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
     ASSIGN_OR_RETURN(Report rep, DecodeReport(body));
     shards.push_back(std::move(rep));
   }
-  ASSIGN_OR_RETURN(Report report, command.combine(std::move(shards)));
-  stats->combine_s = lap();
+  ASSIGN_OR_RETURN(Report report, combine(std::move(shards)));
+  stats->combine_s = Lap(clock);
   return std::optional<Report>(std::move(report));
+}
+
+}  // namespace
+
+StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const Sharded& command, Comm& comm,
+                                               DistributedStats* stats) {
+  DistributedStats local;
+  if (!stats) stats = &local;
+  stats->processes = comm.size();
+  ASSIGN_OR_RETURN(Session s, OpenShare(inputs, comm, stats));
+  auto clock = std::chrono::steady_clock::now();
+  StatusOr<Report> shard = [&]() -> StatusOr<Report> {
+    RETURN_IF_ERROR(AttachView(s));
+    return command.shard(s);
+  }();
+  s = Session();  // the ops go before the gather
+  stats->shard_s = Lap(clock);
+  return GatherAndCombine(shard, command.combine, comm, stats);
+}
+
+StatusOr<std::optional<Report>> RunDistributed(const InputOptions& base, const InputOptions& neu,
+                                               const PairSharded& command, Comm& comm, DistributedStats* stats) {
+  DistributedStats local;
+  if (!stats) stats = &local;
+  stats->processes = comm.size();
+  // Both sides read first, as one process reads them, then viewed.
+  ASSIGN_OR_RETURN(Session b, OpenShare(base, comm, stats));
+  ASSIGN_OR_RETURN(Session n, OpenShare(neu, comm, stats));
+  auto clock = std::chrono::steady_clock::now();
+  StatusOr<Report> shard = [&]() -> StatusOr<Report> {
+    RETURN_IF_ERROR(AttachView(b));
+    RETURN_IF_ERROR(AttachView(n));
+    return command.shard(b, n);
+  }();
+  b = Session(), n = Session();
+  stats->shard_s = Lap(clock);
+  return GatherAndCombine(shard, command.combine, comm, stats);
 }
 
 }  // namespace mlprof::app

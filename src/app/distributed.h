@@ -52,5 +52,11 @@ struct DistributedStats {
 // the report; the others nullopt. Every process returns the same error.
 StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const Sharded& command, Comm& comm,
                                                DistributedStats* stats = nullptr);
+// A command over two profiles (diff): each side shared out over the
+// processes as above (both read before either is analysed, as one process
+// does), one shard per process from its shares of both.
+StatusOr<std::optional<Report>> RunDistributed(const InputOptions& base, const InputOptions& neu,
+                                               const PairSharded& command, Comm& comm,
+                                               DistributedStats* stats = nullptr);
 
 }  // namespace mlprof::app

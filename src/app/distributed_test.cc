@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -54,15 +55,15 @@ class ThreadComm : public Comm {
   int rank_;
 };
 
-// Process 0's outcome of K threads running the command.
-StatusOr<Report> RunOnThreads(const InputOptions& in, const Sharded& c, int k) {
+// Process 0's outcome of K threads each running `run` over its transport.
+StatusOr<Report> RunOnThreads(const std::function<StatusOr<std::optional<Report>>(Comm&)>& run, int k) {
   ThreadComm::Shared shared(k);
   std::vector<StatusOr<std::optional<Report>>> out(static_cast<size_t>(k), Internal("not run"));
   std::vector<std::thread> threads;
   for (int p = 0; p < k; ++p)
     threads.emplace_back([&, p] {
       ThreadComm comm(&shared, p);
-      out[static_cast<size_t>(p)] = RunDistributed(in, c, comm);
+      out[static_cast<size_t>(p)] = run(comm);
     });
   for (auto& t : threads) t.join();
   for (int p = 1; p < k; ++p) {
@@ -72,6 +73,9 @@ StatusOr<Report> RunOnThreads(const InputOptions& in, const Sharded& c, int k) {
   if (!out[0].ok()) return out[0].status();
   if (!out[0]->has_value()) return Internal("process 0 got no report");
   return std::move(**out[0]);
+}
+StatusOr<Report> RunOnThreads(const InputOptions& in, const Sharded& c, int k) {
+  return RunOnThreads([&](Comm& comm) { return RunDistributed(in, c, comm); }, k);
 }
 
 std::string Rendered(const Report& r) {
@@ -159,6 +163,55 @@ TEST(Distributed, SameAsOneProcessOnCorpusJobs) {
     SCOPED_TRACE(rel);
     ExpectSameOverProcesses({path});
   }
+}
+
+// mlprof diff BASE NEW over K processes against one process.
+void ExpectSameDiff(const std::string& base, const std::string& neu, const DiffOptions& o = {}) {
+  InputOptions b, n;
+  b.paths = {base}, n.paths = {neu};
+  b.threads = n.threads = 1;
+  auto sb = OpenSession(b, nullptr);
+  auto sn = OpenSession(n, nullptr);
+  ASSERT_TRUE(sb.ok() && sn.ok());
+  auto one = Diff(*sb, *sn, o);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  ASSERT_FALSE(one->tables.empty());
+  for (const Table& t : one->tables) EXPECT_NE(t.id.front(), '_') << t.id;  // hidden tables never shown
+  const std::string want = Rendered(*one) + (one->gate_failed ? "gate failed" : "");
+  for (int k : {2, 3, 5}) {
+    auto many = RunOnThreads([&](Comm& comm) { return RunDistributed(b, n, DiffSharded(o), comm); }, k);
+    ASSERT_TRUE(many.ok()) << k << ": " << many.status().message();
+    EXPECT_EQ(Rendered(*many) + (many->gate_failed ? "gate failed" : ""), want)
+        << "diff over " << k << " processes: " << base << " vs " << neu;
+  }
+}
+
+TEST(Distributed, DiffSameAsOneProcess) {
+  const std::string ex = std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank";
+  DiffOptions gates;
+  gates.gates = {"step_time>+5%", "idle<-1us"};
+  ExpectSameDiff(ex, ex, gates);
+  ExpectSameDiff(ex, ex + "/rank-1.json.gz");                             // rank 0 only in the base
+  ExpectSameDiff(ex + "/rank-0.json.gz", ex + "/rank-1.json.gz", gates);  // two single ranks, paired
+  MLPROF_CORPUS_FILE(control, "kineto/hta_trace_diff/control");
+  MLPROF_CORPUS_FILE(test, "kineto/hta_trace_diff/test");
+  ExpectSameDiff(control, test, gates);
+  MLPROF_CORPUS_FILE(nccl, "kineto/hta_sampled_2rank_nccl");
+  ExpectSameDiff(nccl, ex);
+  MLPROF_CORPUS_FILE(level1, "ascend/msinsight_2rank/db/level1");
+  MLPROF_CORPUS_FILE(level2, "ascend/msinsight_2rank/text/level2");
+  ExpectSameDiff(level1, level2);
+}
+
+TEST(Distributed, DiffErrorsAreOneProcesssErrors) {
+  InputOptions b, n;
+  b.paths = {std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"};
+  n.paths = {"/nonexistent/new"};
+  auto one = OpenSession(n, nullptr);
+  ASSERT_FALSE(one.ok());
+  auto r = RunOnThreads([&](Comm& comm) { return RunDistributed(b, n, DiffSharded({}), comm); }, 3);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), one.status().message());
 }
 
 TEST(Distributed, ErrorsAreOneProcesssErrors) {

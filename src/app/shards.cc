@@ -15,6 +15,13 @@ StatusOr<Report> RunSharded(const Session& s, const Sharded& c) {
   return c.combine(std::move(shards));
 }
 
+StatusOr<Report> RunSharded(const Session& base, const Session& neu, const PairSharded& c) {
+  ASSIGN_OR_RETURN(Report shard, c.shard(base, neu));
+  std::vector<Report> shards;
+  shards.push_back(std::move(shard));
+  return c.combine(std::move(shards));
+}
+
 namespace {
 // ImportWarnings' order: the job's notes, skipped files (file order), each
 // rank's sidecar warnings, each rank's import counts, then --hta-rounding
@@ -26,8 +33,8 @@ void AddWarning(Table& t, int64_t group, int64_t rank, std::string text) {
 }
 }  // namespace
 
-Table WarningsShard(const Session& s) {
-  Table t("_warnings", "");
+Table WarningsShard(const Session& s, std::string id) {
+  Table t(std::move(id), "");
   t.Add(Key("group", Unit::kId, "")).Add(Key("rank", Unit::kId, "")).Add(Measure("text", Unit::kText, ""));
   const Profile& p = s.profile;
   for (const auto& n : p.notes) AddWarning(t, kJobNotes, -1, n);
@@ -55,14 +62,14 @@ void AddRankWarning(Table& warnings, int64_t rank, std::string text) {
   AddWarning(warnings, kRankExtra, rank, std::move(text));
 }
 
-std::vector<std::string> CombineWarnings(const std::vector<Report>& shards) {
+std::vector<std::string> CombineWarnings(const std::vector<Report>& shards, std::string_view id) {
   struct W {
     int64_t group, rank;
     size_t order;
     const std::string* text;
   };
   std::vector<W> all;
-  for (const Table* t : TablesWithId(shards, "_warnings"))
+  for (const Table* t : TablesWithId(shards, id))
     for (const auto& row : t->rows) all.push_back({IntAt(row, 0), IntAt(row, 1), all.size(), &TextAt(row, 2)});
   // Job notes come from the first process only (each process finds the same).
   std::stable_sort(all.begin(), all.end(), [](const W& a, const W& b) {

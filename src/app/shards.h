@@ -23,16 +23,25 @@ struct Sharded {
   std::function<StatusOr<Report>(std::vector<Report>)> combine;  // shards in process order
 };
 
+// A command over two profiles (diff): the shard sees this process's share
+// of each side's ranks.
+struct PairSharded {
+  std::function<StatusOr<Report>(const Session& base, const Session& neu)> shard;
+  std::function<StatusOr<Report>(std::vector<Report>)> combine;  // shards in process order
+};
+
 // shard then combine, in one process.
 StatusOr<Report> RunSharded(const Session& s, const Sharded& c);
+StatusOr<Report> RunSharded(const Session& base, const Session& neu, const PairSharded& c);
 
 // --- building blocks ------------------------------------------------------------
 // The shard's import warnings (and --hta-rounding refusals), in a hidden
 // table that CombineWarnings orders as one process orders them.
-Table WarningsShard(const Session& s);
+// `id`: the hidden table's id (a command over two profiles keeps two).
+Table WarningsShard(const Session& s, std::string id = "_warnings");
 // Extra warnings about a rank (XLA problems), after the import warnings.
 void AddRankWarning(Table& warnings, int64_t rank, std::string text);
-std::vector<std::string> CombineWarnings(const std::vector<Report>& shards);
+std::vector<std::string> CombineWarnings(const std::vector<Report>& shards, std::string_view id = "_warnings");
 
 // The table `id` of each shard that has it (nullptr where none has).
 std::vector<const Table*> TablesWithId(const std::vector<Report>& shards, std::string_view id);

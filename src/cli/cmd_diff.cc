@@ -32,6 +32,12 @@ class DiffCommand : public Command {
     new_.paths = {new_path_};
     new_.threads = base_.threads;
     o_.top = top_.For(out_.format);
+    RETURN_IF_ERROR(app::CheckDiffGates(o_));  // before reading gigabytes
+    if (app::Comm* comm = ProcessComm(); comm && comm->size() > 1) {
+      // Under MPI: each process reads a share of each side's ranks.
+      ASSIGN_OR_RETURN(std::optional<Report> r, app::RunDistributed(base_, new_, app::DiffSharded(o_), *comm));
+      return r ? std::move(*r) : Report{};
+    }
     ASSIGN_OR_RETURN(app::Session b, OpenWithProgress(base_));
     ASSIGN_OR_RETURN(app::Session n, OpenWithProgress(new_));
     return app::Diff(b, n, o_);
