@@ -226,7 +226,7 @@ const char* ConfidenceName(Confidence c) {
 }
 
 std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o, const DiagnoseInputs& in,
-                              std::vector<DiagnoseNote>* notes) {
+                              std::vector<DiagnoseNote>* notes, std::vector<StepSummary>* step_summary) {
   std::vector<Finding> out;
   StepOptions so;
   so.warmup = o.warmup;
@@ -1004,6 +1004,7 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
   if (o.cross_rank)
     for (Finding& f : CrossRankFindings(steps.summary, o)) out.push_back(std::move(f));
   SortFindings(out);
+  if (step_summary) *step_summary = steps.summary;
   return out;
 }
 
@@ -1034,7 +1035,7 @@ std::vector<Finding> CrossRankFindings(const std::vector<StepSummary>& summary, 
         f.subject = fmt::format("rank {}", slow->rank);
         f.evidence = fmt::format(
             "rank {} computes {} per step (median) where rank {} computes {}; {} ranks with steady steps", slow->rank,
-            Ms(us(slow->median_compute_us)), fast->rank, Ms(us(fast->median_compute_us)), summary.size());
+            Ms(us(slow->median_compute_us)), fast->rank, Ms(us(fast->median_compute_us)), with_steps);
         f.saving = gap;
         f.step = step;
         f.formula = fmt::format("slowest median compute {} - fastest {} = {} per step, if the work were balanced",

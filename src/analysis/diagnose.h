@@ -157,9 +157,11 @@ struct DiagnoseNote {
 };
 
 // The findings, largest saving first (SortFindings). `notes` (when given)
-// receives what the rules saw but could not count, in rank order.
+// receives what the rules saw but could not count, in rank order;
+// `summary` (when given) each rank's steady state as the rules saw it (the
+// cross-rank rules' input).
 std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o, const DiagnoseInputs& in = {},
-                              std::vector<DiagnoseNote>* notes = nullptr);
+                              std::vector<DiagnoseNote>* notes = nullptr, std::vector<StepSummary>* summary = nullptr);
 // The cross-rank rules over every rank's steady-state summary (rank order).
 std::vector<Finding> CrossRankFindings(const std::vector<StepSummary>& summary, const DiagnoseOptions& o);
 // Largest saving first; ties: rule, rank, subject (stable).

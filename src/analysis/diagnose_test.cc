@@ -453,6 +453,18 @@ TEST(Diagnose, StragglerFires) {
   EXPECT_DOUBLE_EQ(f[0].saving_pct(), 25.0);
 }
 
+// The evidence counts the ranks with steady steps, not every rank (the
+// cross-rank rule's input as the MPI combine gives it).
+TEST(Diagnose, StragglerCountsRanksWithSteadySteps) {
+  std::vector<StepSummary> summary = {
+      {0, 4, 3, 200, 190, 150, 100}, {1, 4, 3, 200, 190, 180, 150}, {2, 1, 0, 0, 0, 0, 0}};
+  const auto f = CrossRankFindings(summary, {});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].subject, "rank 1");
+  EXPECT_EQ(f[0].saving, 50 * us);
+  EXPECT_NE(f[0].evidence.find("; 2 ranks with steady steps"), std::string::npos) << f[0].evidence;
+}
+
 // 104 us against 100 us: 4 us, 2 % of the step, under the 5 % threshold.
 TEST(Diagnose, StragglerSilentWhenBalanced) {
   EXPECT_TRUE(Of(Diagnose(BuildProfileView(TwoRanks(104), {}), {}), Rule::stragglers).empty());

@@ -214,6 +214,41 @@ TEST(Distributed, DiffErrorsAreOneProcesssErrors) {
   EXPECT_EQ(r.status().message(), one.status().message());
 }
 
+// --stats' fact bytes, counted by hand from the encoding: per process its
+// error code, message, skipped count and file count (1 byte each when
+// empty); per file its index, recorded rank, path (length and bytes), has
+// steps, step count and step numbers (1 byte each: LEB128 of small values).
+TEST(Distributed, StatsCountTheFactsExchanged) {
+  InputOptions in;
+  in.paths = {std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"};
+  in.threads = 1;
+  auto one = OpenSession(in, nullptr);
+  ASSERT_TRUE(one.ok());
+  for (int k : {2, 3}) {
+    uint64_t want = 4 * static_cast<uint64_t>(k);
+    for (const RankProfile& r : one->profile.ranks) {
+      ASSERT_LT(r.path.size(), 128u);
+      ASSERT_LT(r.steps.size(), 128u);
+      for (const Step& st : r.steps) ASSERT_LT(st.number, 64);
+      ASSERT_LT(r.meta.rank, 64);
+      want += 1 + 1 + (1 + r.path.size()) + 1 + 1 + r.steps.size();
+    }
+    std::vector<DistributedStats> stats(static_cast<size_t>(k));
+    auto r = RunOnThreads(
+        [&](Comm& comm) {
+          return RunDistributed(in, SummarySharded({}, false), comm, &stats[static_cast<size_t>(comm.rank())]);
+        },
+        k);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(stats[0].fact_bytes, want) << k;
+    EXPECT_EQ(stats[0].processes, k);
+    EXPECT_EQ(stats[0].files, 2u);
+    EXPECT_EQ(stats[0].ranks, 2u);
+    EXPECT_GT(stats[0].shard_bytes, 0u);
+    EXPECT_LE(stats[0].max_shard_bytes, stats[0].shard_bytes);
+  }
+}
+
 TEST(Distributed, ErrorsAreOneProcesssErrors) {
   InputOptions in;
   in.paths = {std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"};

@@ -317,7 +317,8 @@ StatusOr<Report> DiagnoseShard(const Session& s, const DiagnoseOptions& o) {
   for (const auto& [rank, x] : xla) in.xla[rank] = &x;
   for (const auto& [rank, rr] : roof) in.roofline[rank] = &rr;
   std::vector<DiagnoseNote> seen;
-  const std::vector<Finding> found = mlprof::Diagnose(s.view, d, in, &seen);
+  std::vector<StepSummary> step_summary;
+  const std::vector<Finding> found = mlprof::Diagnose(s.view, d, in, &seen, &step_summary);
   Table findings("_findings", "");
   for (const char* c : {"rule", "rank", "subject", "evidence", "saving", "step", "formula", "confidence"})
     findings.Add(Measure(c, Unit::kText, ""));
@@ -332,13 +333,11 @@ StatusOr<Report> DiagnoseShard(const Session& s, const DiagnoseOptions& o) {
   r.tables.push_back(std::move(notes));
   r.tables.push_back(std::move(no_chip));
   // The cross-rank rules' input: each rank's steady state, as the rules see it.
-  StepOptions so;
-  so.warmup = d.warmup;
   Table steps("_steps", "");
   steps.Add(RankKey());
   for (const char* c : {"steps", "steady_steps", "wall", "span", "busy", "compute"})
     steps.Add(Measure(c, Unit::kRatio, ""));
-  for (const StepSummary& x : ComputeSteps(s.view, so).summary)
+  for (const StepSummary& x : step_summary)
     steps.rows.push_back({Cell::Int(x.rank), Cell::Int(x.steps), Cell::Int(x.steady_steps),
                           Cell::Real(x.median_wall_us), Cell::Real(x.median_gpu_span_us), Cell::Real(x.median_busy_us),
                           Cell::Real(x.median_compute_us)});

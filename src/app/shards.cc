@@ -39,14 +39,8 @@ Table WarningsShard(const Session& s, std::string id) {
   const Profile& p = s.profile;
   for (const auto& n : p.notes) AddWarning(t, kJobNotes, -1, n);
   for (const auto& n : p.skipped) AddWarning(t, kSkipped, -1, "skipped: " + n);
-  // One rank at a time, through ImportWarnings itself: the same words.
   for (const RankProfile& r : p.ranks) {
-    Profile one;
-    one.ranks.resize(1);
-    one.ranks[0].path = r.path;
-    one.ranks[0].compression = r.compression;
-    one.ranks[0].stats = r.stats;
-    for (std::string& w : ImportWarnings(one)) AddWarning(t, kImportStats, r.rank_or(0), std::move(w));
+    for (std::string& w : RankImportWarnings(r)) AddWarning(t, kImportStats, r.rank_or(0), std::move(w));
     for (const auto& w : r.sidecar_warnings) AddWarning(t, kSidecar, r.rank_or(0), w);
   }
   for (const RankView& rv : s.view.ranks)

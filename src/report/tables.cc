@@ -1517,6 +1517,21 @@ Table ShapeTable(const std::vector<ShapeElement>& elements) {
   return t;
 }
 
+std::vector<std::string> RankImportWarnings(const RankProfile& r) {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < kImportStatCount; ++k) {
+    if (!r.stats.count[k]) continue;
+    const auto& info = GetImportStatInfo(static_cast<ImportStat>(k));
+    if (info.severity < Severity::kWarning) continue;
+    out.push_back(fmt::format("{}: {} x {} (first at {}byte {}): {}", r.path, r.stats.count[k], info.name,
+                              r.compression == "none" || r.compression.empty()                        ? ""
+                              : static_cast<ImportStat>(k) == ImportStat::compressed_trailing_garbage ? "compressed "
+                                                                                                      : "decompressed ",
+                              r.stats.first_offset[k], info.help));
+  }
+  return out;
+}
+
 std::vector<std::string> ImportWarnings(const Profile& p) {
   std::vector<std::string> out;
   for (const auto& s : p.notes) out.push_back(s);
@@ -1524,17 +1539,7 @@ std::vector<std::string> ImportWarnings(const Profile& p) {
   for (const auto& r : p.ranks)
     for (const auto& w : r.sidecar_warnings) out.push_back(w);
   for (const auto& r : p.ranks)
-    for (size_t k = 0; k < kImportStatCount; ++k) {
-      if (!r.stats.count[k]) continue;
-      const auto& info = GetImportStatInfo(static_cast<ImportStat>(k));
-      if (info.severity < Severity::kWarning) continue;
-      out.push_back(fmt::format("{}: {} x {} (first at {}byte {}): {}", r.path, r.stats.count[k], info.name,
-                                r.compression == "none" || r.compression.empty() ? ""
-                                : static_cast<ImportStat>(k) == ImportStat::compressed_trailing_garbage
-                                    ? "compressed "
-                                    : "decompressed ",
-                                r.stats.first_offset[k], info.help));
-    }
+    for (std::string& w : RankImportWarnings(r)) out.push_back(std::move(w));
   return out;
 }
 

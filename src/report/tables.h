@@ -103,5 +103,7 @@ std::vector<Table> InfoTables(const std::vector<RankInfo>& infos);
 Table ShapeTable(const std::vector<ShapeElement>& elements);
 // One line per import problem that occurred (warnings for every command).
 std::vector<std::string> ImportWarnings(const Profile& p);
+// One rank's import counts (the last part of ImportWarnings).
+std::vector<std::string> RankImportWarnings(const RankProfile& r);
 
 }  // namespace mlprof
