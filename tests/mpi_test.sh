@@ -55,7 +55,15 @@ for in in "${inputs[@]}"; do
     same "summary $fmt" summary "$in" --format "$fmt"
     same "diagnose $fmt" diagnose "$in" --format "$fmt"
   done
+  # The per-rank commands (app::PerRankSharded), in JSON (every row).
+  same "kernels" kernels "$in" --format json --top 3
+  same "idle" idle "$in" --format json --intervals
+  same "overlap" overlap "$in" --format json
+  same "launches" launches "$in" --format json
+  same "info" info "$in" --format json
+  same "stats" stats "$in" --format json --top 3
 done
+same "kernels text" kernels "$SRC/examples/two_rank"
 same "summary --rank 1" summary "$SRC/examples/two_rank" --rank 1 --format csv
 same "summary --all-steps --top 2" summary "$SRC/examples/two_rank" --all-steps --top 2
 same "diagnose --rules" diagnose "$SRC/examples/two_rank" --rules --min-share 0.1
@@ -79,12 +87,12 @@ if [ -e "$CORPUS/kineto/hta_trace_diff/test" ]; then
 fi
 
 # A command without shards: a clear error, not a wrong number.
-mpirun -n 2 "$BIN" kernels "$SRC/examples/two_rank" >"$TMP/out" 2>"$TMP/err"
+mpirun -n 2 "$BIN" ops "$SRC/examples/two_rank" >"$TMP/out" 2>"$TMP/err"
 if [ $? -ne 0 ] && grep -q "does not run under MPI yet" "$TMP/err" && [ ! -s "$TMP/out" ]; then
   pass=$((pass + 1))
 else
   fail=$((fail + 1))
-  echo "FAIL: kernels under MPI should refuse"
+  echo "FAIL: ops under MPI should refuse"
 fi
 echo "mpi: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -35,6 +35,7 @@ StatusOr<Report> Summary(const Session& s, const SummaryOptions& o);
 // Its shards (app/shards.h; `all_steps`: the inputs' --all-steps).
 struct Sharded;
 Sharded SummarySharded(const SummaryOptions& o, bool all_steps);
+Sharded KernelsSharded(const TableOptions& o);
 // What is in the files (the session needs no view).
 Report Info(const Session& s);
 Report Kernels(const Session& s, const TableOptions& o);

@@ -12,7 +12,9 @@
 
 #include "../../tests/corpus_util.h"
 #include "app/commands.h"
+#include "report/columns.h"
 #include "report/serialize.h"
+#include "report/tables.h"
 
 namespace mlprof::app {
 namespace {
@@ -91,16 +93,39 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
   ASSERT_TRUE(session.ok()) << session.status().message();
   SummaryOptions so;
   DiagnoseOptions dopt;
-  const std::vector<std::pair<std::string, Sharded>> commands = {{"summary", SummarySharded(so, in.all_steps)},
-                                                                 {"diagnose", DiagnoseSharded(dopt)}};
-  for (const auto& [name, c] : commands) {
-    auto one = RunSharded(*session, c);
-    ASSERT_TRUE(one.ok()) << one.status().message();
-    const std::string want = Rendered(*one);
+  StatsOptions sto;
+  sto.top = 3;
+  IdleOptions io;
+  io.intervals = true;
+  struct Case {
+    std::string name;
+    Sharded sharded;
+    std::function<Report(const Session&)> direct;  // one process, as the CLI runs it
+  };
+  auto via = [](Sharded c) {
+    return [c](const Session& s) {
+      auto r = RunSharded(s, c);
+      return r.ok() ? std::move(*r) : Report{};
+    };
+  };
+  std::vector<Case> commands = {
+      {"summary", SummarySharded(so, in.all_steps), via(SummarySharded(so, in.all_steps))},
+      {"diagnose", DiagnoseSharded(dopt), via(DiagnoseSharded(dopt))},
+      {"kernels --top 3", KernelsSharded({3}), [](const Session& s) { return Kernels(s, {3}); }},
+      {"idle --intervals", PerRankSharded([io](const Session& s) { return Idle(s, io); }),
+       [io](const Session& s) { return Idle(s, io); }},
+      {"overlap", PerRankSharded(Overlap), Overlap},
+      {"launches", PerRankSharded(Launches), Launches},
+      {"info", PerRankSharded(Info), Info},
+      {"stats --top 3", PerRankSharded([sto](const Session& s) { return Stats(s, sto); }),
+       [sto](const Session& s) { return Stats(s, sto); }},
+  };
+  for (const Case& c : commands) {
+    const std::string want = Rendered(c.direct(*session));
     for (int k : {2, 3, 5}) {
-      auto many = RunOnThreads(in, c, k);
-      ASSERT_TRUE(many.ok()) << name << " on " << k << ": " << many.status().message();
-      EXPECT_EQ(Rendered(*many), want) << name << " over " << k << " processes: " << paths.front();
+      auto many = RunOnThreads(in, c.sharded, k);
+      ASSERT_TRUE(many.ok()) << c.name << " on " << k << ": " << many.status().message();
+      EXPECT_EQ(Rendered(*many), want) << c.name << " over " << k << " processes: " << paths.front();
     }
   }
 }
@@ -117,6 +142,48 @@ TEST(Distributed, ShareFilesIsContiguousAndBalanced) {
   EXPECT_EQ(files, 1u);
   s = ShareFiles({}, 2);
   EXPECT_EQ(s, (std::vector<std::pair<size_t, size_t>>{{0, 0}, {0, 0}}));
+}
+
+// A rank with several devices on one process, one-device ranks on another:
+// the device column padded with nulls, its note first; "N more rows" summed.
+TEST(Distributed, ConcatByRankPadsDevicesAndSumsHiddenRows) {
+  auto table = [](bool per_device, std::vector<int64_t> ranks, size_t hidden) {
+    Table t("t", "title");
+    t.Add(RankKey());
+    if (per_device) t.Add(Key("device", Unit::kId, "d"));
+    t.Add(Measure("x", Unit::kCount, "x"));
+    for (int64_t r : ranks) {
+      std::vector<Cell> row{Cell::Int(r)};
+      if (per_device) row.push_back(Cell::Int(7));
+      row.push_back(Cell::Int(r * 10));
+      t.rows.push_back(std::move(row));
+    }
+    if (per_device) t.notes.push_back(kPerDeviceNote);
+    t.notes.push_back("shared");
+    NoteHiddenRows(t, hidden);
+    Report r;
+    r.tables.push_back(std::move(t));
+    return r;
+  };
+  const std::vector<Report> shards = {table(false, {3}, 2), table(true, {1, 1}, 1), table(false, {}, 0)};
+  auto t = ConcatByRank(shards, "t");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->columns.size(), 3u);
+  EXPECT_EQ(t->columns[1].name, "device");
+  ASSERT_EQ(t->rows.size(), 3u);
+  EXPECT_EQ(IntAt(t->rows[0], 0), 1);
+  EXPECT_EQ(IntAt(t->rows[0], 1), 7);
+  EXPECT_EQ(IntAt(t->rows[2], 0), 3);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(t->rows[2][1].value));
+  EXPECT_EQ(IntAt(t->rows[2], 2), 30);
+  EXPECT_EQ(t->notes, (std::vector<std::string>{kPerDeviceNote, "shared", "3 more rows (--top 0 for all)."}));
+  // Columns that differ otherwise: refused, never mixed.
+  Report other = table(false, {5}, 0);
+  other.tables[0].columns[1].name = "y";
+  EXPECT_FALSE(ConcatByRank({table(false, {3}, 0), other}, "t").ok());
+  EXPECT_EQ(HiddenRowsIn("1 more row (--top 0 for all)."), 1u);
+  EXPECT_EQ(HiddenRowsIn("12 more rows (--top 0 for all)."), 12u);
+  EXPECT_EQ(HiddenRowsIn("12 more rows"), 0u);
 }
 
 TEST(Distributed, ReportRoundTripsExactly) {

@@ -42,6 +42,25 @@ Report WithImportWarnings(const Session& s) {
   return r;
 }
 
+namespace {
+// The time each set of kernel types runs, summed over the shard's ranks
+// (kernel_types is a share of the job's total: computed at the combine).
+Table KernelTypeTimeShard(const KernelBreakdown& kb) {
+  Table types("_kernel_type_time", "");
+  types.Add(Key("mask", Unit::kId, "")).Add(Measure("time", Unit::kTime, ""));
+  for (const KernelTypeShare& t : kb.types) types.rows.push_back({Cell::Int(t.mask), Cell::Int(t.time)});
+  return types;
+}
+Table KernelTypeTableOfShards(const std::vector<Report>& shards) {
+  std::map<int, Ps> by_mask;
+  for (const Table* t : TablesWithId(shards, "_kernel_type_time"))
+    for (const auto& row : t->rows) by_mask[static_cast<int>(IntAt(row, 0))] += IntAt(row, 1);
+  KernelBreakdown types;
+  types.types = KernelTypeShares(by_mask);
+  return KernelTypeTable(types);
+}
+}  // namespace
+
 // summary's shard: the per-rank tables, the XLA tables of its ranks (three
 // each), and the kernel-type times summed over its ranks.
 StatusOr<Report> SummaryShard(const Session& s, const SummaryOptions& o) {
@@ -76,10 +95,7 @@ StatusOr<Report> SummaryShard(const Session& s, const SummaryOptions& o) {
   KernelBreakdownOptions ko;
   ko.top = o.top > 0 ? o.top : 1 << 30;
   KernelBreakdown kb = ComputeKernelBreakdown(v, ko);
-  Table types("_kernel_type_time", "");
-  types.Add(Key("mask", Unit::kId, "")).Add(Measure("time", Unit::kTime, ""));
-  for (const KernelTypeShare& t : kb.types) types.rows.push_back({Cell::Int(t.mask), Cell::Int(t.time)});
-  r.tables.push_back(std::move(types));
+  r.tables.push_back(KernelTypeTimeShard(kb));
   r.tables.push_back(KernelStatTable(kb));
   StepReport steps = ComputeSteps(v, {o.warmup});
   if (!steps.summary.empty()) r.tables.push_back(StepSummaryTable(steps));
@@ -117,12 +133,7 @@ StatusOr<Report> SummaryCombine(std::vector<Report> shards, const SummaryOptions
   r.tables.push_back(std::move(temporal));
   ASSIGN_OR_RETURN(Table overlap, ConcatByRank(shards, "overlap"));
   r.tables.push_back(std::move(overlap));
-  std::map<int, Ps> by_mask;
-  for (const Table* t : TablesWithId(shards, "_kernel_type_time"))
-    for (const auto& row : t->rows) by_mask[static_cast<int>(IntAt(row, 0))] += IntAt(row, 1);
-  KernelBreakdown types;
-  types.types = KernelTypeShares(by_mask);
-  r.tables.push_back(KernelTypeTable(types));
+  r.tables.push_back(KernelTypeTableOfShards(shards));
   ASSIGN_OR_RETURN(Table kernels, ConcatByRank(shards, "kernels"));
   r.tables.push_back(std::move(kernels));
   if (!TablesWithId(shards, "steady_state").empty()) {
@@ -206,14 +217,26 @@ Report Stats(const Session& s, const StatsOptions& o) {
   return r;
 }
 
+Sharded KernelsSharded(const TableOptions& o) {
+  return PerRankSharded(
+      [o](const Session& s) {
+        Report r;
+        KernelBreakdownOptions ko;
+        ko.top = o.top > 0 ? o.top : 1 << 30;
+        KernelBreakdown kb = ComputeKernelBreakdown(s.view, ko);
+        r.tables.push_back(KernelTypeTimeShard(kb));
+        r.tables.push_back(KernelStatTable(kb));
+        return r;
+      },
+      [](Report& r, const std::vector<Report>& shards) {
+        r.tables.insert(r.tables.begin(), KernelTypeTableOfShards(shards));
+        return OkStatus();
+      });
+}
+
 Report Kernels(const Session& s, const TableOptions& o) {
-  Report r = WithImportWarnings(s);
-  KernelBreakdownOptions ko;
-  ko.top = o.top > 0 ? o.top : 1 << 30;
-  KernelBreakdown kb = ComputeKernelBreakdown(s.view, ko);
-  r.tables.push_back(KernelTypeTable(kb));
-  r.tables.push_back(KernelStatTable(kb));
-  return r;
+  auto r = RunSharded(s, KernelsSharded(o));
+  return r.ok() ? std::move(*r) : Report{};
 }
 
 Report Ops(const Session& s, const OpsOptions& o) {

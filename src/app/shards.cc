@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "report/columns.h"
 #include "report/tables.h"
 
 namespace mlprof::app {
@@ -88,6 +89,16 @@ std::vector<const Table*> TablesWithId(const std::vector<Report>& shards, std::s
   return out;
 }
 
+namespace {
+bool HasDeviceColumn(const Table& t) { return t.columns.size() > 1 && t.columns[1].name == "device"; }
+bool SameColumns(const Table& a, const Table& b) {
+  if (a.columns.size() != b.columns.size()) return false;
+  for (size_t c = 0; c < a.columns.size(); ++c)
+    if (a.columns[c].name != b.columns[c].name) return false;
+  return true;
+}
+}  // namespace
+
 StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view id) {
   std::vector<const Table*> parts = TablesWithId(shards, id);
   if (parts.empty()) return NotFound(fmt::format("no shard has table '{}'", id));
@@ -97,30 +108,97 @@ StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view
   for (const Table* t : parts)
     if (!t->rows.empty()) with_rows.push_back(t);
   if (!with_rows.empty()) parts = std::move(with_rows);
-  Table out = *parts.front();
+  // A table with a row per device where a rank drives several: its columns
+  // (and its note first) when any part has them.
+  const Table* shape = parts.front();
+  for (const Table* t : parts)
+    if (HasDeviceColumn(*t) && !HasDeviceColumn(*shape)) shape = t;
+  Table out = *shape;
   out.rows.clear();
   out.notes.clear();
+  const bool per_device = HasDeviceColumn(out);
+  if (per_device && std::find(shape->notes.begin(), shape->notes.end(), kPerDeviceNote) != shape->notes.end())
+    out.notes.push_back(kPerDeviceNote);
   struct R {
     int64_t rank;
     const std::vector<Cell>* row;
+    bool pad;  // a part without the device column
   };
   std::vector<R> rows;
+  size_t hidden = 0;
+  bool hidden_noted = false;
   for (const Table* t : parts) {
-    bool same = t->columns.size() == out.columns.size();
-    for (size_t c = 0; same && c < out.columns.size(); ++c) same = t->columns[c].name == out.columns[c].name;
-    if (!same)
-      return Unimplemented(fmt::format(
-          "table '{}': the processes' shares of the ranks give it different columns (a rank driving several "
-          "devices beside ranks driving one?); run this job without MPI",
-          id));
-    for (const auto& row : t->rows) rows.push_back({IntAt(row, 0), &row});
-    for (const std::string& n : t->notes)
-      if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end()) out.notes.push_back(n);
+    bool pad = false;
+    if (!SameColumns(*t, out)) {
+      Table padded = *t;
+      if (per_device && !HasDeviceColumn(*t)) padded.columns.insert(padded.columns.begin() + 1, out.columns[1]);
+      if (!SameColumns(padded, out))
+        return Unimplemented(fmt::format(
+            "table '{}': the processes' shares of the ranks give it different columns; run this job without MPI", id));
+      pad = true;
+    }
+    for (const auto& row : t->rows) rows.push_back({IntAt(row, 0), &row, pad});
+    // Notes in first-seen order; --top's "N more rows" summed, where first seen.
+    for (const std::string& n : t->notes) {
+      if (const size_t h = HiddenRowsIn(n)) {
+        hidden += h;
+        if (!hidden_noted) out.notes.push_back(""), hidden_noted = true;
+      } else if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end()) {
+        out.notes.push_back(n);
+      }
+    }
   }
+  for (std::string& n : out.notes)
+    if (n.empty()) n = HiddenRowsNote(hidden);
   std::stable_sort(rows.begin(), rows.end(), [](const R& a, const R& b) { return a.rank < b.rank; });
   out.rows.reserve(rows.size());
-  for (const R& r : rows) out.rows.push_back(*r.row);
+  for (const R& r : rows) {
+    out.rows.push_back(*r.row);
+    if (r.pad) out.rows.back().insert(out.rows.back().begin() + 1, Cell::Null());
+  }
   return out;
+}
+
+std::vector<std::string> ShownTableIds(const std::vector<Report>& shards) {
+  std::vector<std::string> order;
+  for (const Report& r : shards) {
+    size_t at = 0;  // where this shard's next new id goes
+    for (const Table& t : r.tables) {
+      if (!t.id.empty() && t.id.front() == '_') continue;
+      const auto it = std::find(order.begin(), order.end(), t.id);
+      if (it != order.end()) {
+        at = static_cast<size_t>(it - order.begin()) + 1;
+      } else {
+        order.insert(order.begin() + static_cast<std::ptrdiff_t>(at), t.id);
+        ++at;
+      }
+    }
+  }
+  return order;
+}
+
+Sharded PerRankSharded(std::function<Report(const Session&)> analyse,
+                       std::function<Status(Report&, const std::vector<Report>&)> finish) {
+  Sharded c;
+  c.shard = [analyse](const Session& s) -> StatusOr<Report> {
+    Report r = analyse(s);
+    // Its warnings are the import warnings, which the combine orders as one
+    // process orders them.
+    r.warnings.clear();
+    r.tables.push_back(WarningsShard(s));
+    return r;
+  };
+  c.combine = [finish](std::vector<Report> shards) -> StatusOr<Report> {
+    Report r;
+    r.warnings = CombineWarnings(shards);
+    for (const std::string& id : ShownTableIds(shards)) {
+      ASSIGN_OR_RETURN(Table t, ConcatByRank(shards, id));
+      r.tables.push_back(std::move(t));
+    }
+    if (finish) RETURN_IF_ERROR(finish(r, shards));
+    return r;
+  };
+  return c;
 }
 
 int64_t IntAt(const std::vector<Cell>& row, size_t col) {

@@ -49,6 +49,25 @@ std::vector<const Table*> TablesWithId(const std::vector<Report>& shards, std::s
 // column is the rank; a shard's rows of one rank stay in their order),
 // notes in first-seen order. An error when shards disagree on its columns.
 StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view id);
+// A table with a row per device (second column "device") where some
+// shard's ranks drive several devices: the other shards' rows get a null
+// device, and the per-device note comes first. The "N more rows (--top 0
+// for all)" notes are summed into one.
+//
+// The ids of the shown tables (not '_'), in the order one process gives
+// them: a table some shards leave out goes after the one before it where
+// it appears.
+std::vector<std::string> ShownTableIds(const std::vector<Report>& shards);
+
+// A command whose every shown table is per rank (first column the rank, its
+// rows computed from that rank alone) and whose warnings are the import
+// warnings: the shard is the command's report over the process's ranks; the
+// combine concatenates each table by rank (ConcatByRank), then `finish`
+// (when given) fixes what depends on every rank, from the hidden tables the
+// command added.
+Sharded PerRankSharded(std::function<Report(const Session&)> analyse,
+                       std::function<Status(Report&, const std::vector<Report>&)> finish = {});
+
 // The integer cell (0 when null or not an integer).
 int64_t IntAt(const std::vector<Cell>& row, size_t col);
 double RealAt(const std::vector<Cell>& row, size_t col);

@@ -16,6 +16,9 @@ class IdleCommand : public ProfileCommand {
     app->add_flag("--intervals", o_.intervals, "also print interval statistics per category");
   }
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Idle(s, o_); }
+  std::optional<app::Sharded> Sharded() override {
+    return app::PerRankSharded([o = o_](const app::Session& s) { return app::Idle(s, o); });
+  }
   app::IdleOptions o_;
 };
 

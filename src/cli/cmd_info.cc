@@ -14,6 +14,7 @@ class InfoCommand : public ProfileCommand {
 
  private:
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Info(s); }
+  std::optional<app::Sharded> Sharded() override { return app::PerRankSharded(app::Info); }
 };
 
 }  // namespace

@@ -9,6 +9,7 @@ namespace {
 
 class KernelsCommand : public ProfileCommand {
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Kernels(s, {top()}); }
+  std::optional<app::Sharded> Sharded() override { return app::KernelsSharded({top()}); }
 };
 
 }  // namespace

@@ -9,6 +9,7 @@ namespace {
 
 class LaunchesCommand : public ProfileCommand {
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Launches(s); }
+  std::optional<app::Sharded> Sharded() override { return app::PerRankSharded(app::Launches); }
 };
 
 }  // namespace

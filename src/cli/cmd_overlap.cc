@@ -9,6 +9,7 @@ namespace {
 
 class OverlapCommand : public ProfileCommand {
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Overlap(s); }
+  std::optional<app::Sharded> Sharded() override { return app::PerRankSharded(app::Overlap); }
 };
 
 }  // namespace

@@ -22,6 +22,11 @@ class StatsCommand : public ProfileCommand {
     o.top = top();
     return app::Stats(s, o);
   }
+  std::optional<app::Sharded> Sharded() override {
+    app::StatsOptions o = o_;
+    o.top = top();
+    return app::PerRankSharded([o](const app::Session& s) { return app::Stats(s, o); });
+  }
   app::StatsOptions o_;
 };
 

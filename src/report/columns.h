@@ -58,9 +58,17 @@ void LimitedRows(Table& t, const std::vector<Row>& rows, int top, size_t* hidden
 
 // Says under a table that `hidden` rows were left out by --top (nothing when
 // none were).
+inline std::string HiddenRowsNote(size_t hidden) {
+  return std::to_string(hidden) + (hidden == 1 ? " more row" : " more rows") + " (--top 0 for all).";
+}
 inline void NoteHiddenRows(Table& t, size_t hidden) {
-  if (hidden > 0)
-    t.notes.push_back(std::to_string(hidden) + (hidden == 1 ? " more row" : " more rows") + " (--top 0 for all).");
+  if (hidden > 0) t.notes.push_back(HiddenRowsNote(hidden));
+}
+// The count in a note NoteHiddenRows wrote (0 for any other note).
+inline size_t HiddenRowsIn(const std::string& note) {
+  size_t n = 0, i = 0;
+  while (i < note.size() && note[i] >= '0' && note[i] <= '9') n = n * 10 + static_cast<size_t>(note[i++] - '0');
+  return i > 0 && n > 0 && note == HiddenRowsNote(n) ? n : 0;
 }
 
 }  // namespace mlprof

@@ -22,9 +22,9 @@ bool PerDevice(const std::vector<Row>& v) {
 }
 Column DeviceKey() { return Key("device", Unit::kId, "the device (null: all the rank's devices together)"); }
 Cell DeviceCell(int32_t d) { return d >= 0 ? Cell::Int(d) : Cell::Null(); }
-const char* kPerDeviceNote =
-    "A rank that drives several devices has a row per device, then its all-device row (device -).";
 }  // namespace
+const char* const kPerDeviceNote =
+    "A rank that drives several devices has a row per device, then its all-device row (device -).";
 
 Table TemporalTable(const std::vector<TemporalBreakdown>& v) {
   Table t("temporal", "GPU time breakdown per rank (HTA temporal breakdown; us)");

@@ -103,6 +103,8 @@ std::vector<Table> InfoTables(const std::vector<RankInfo>& infos);
 Table ShapeTable(const std::vector<ShapeElement>& elements);
 // One line per import problem that occurred (warnings for every command).
 std::vector<std::string> ImportWarnings(const Profile& p);
+// The note under a table with a row per device (its second column "device").
+extern const char* const kPerDeviceNote;
 // One rank's import counts (the last part of ImportWarnings).
 std::vector<std::string> RankImportWarnings(const RankProfile& r);
 
