@@ -36,6 +36,8 @@ StatusOr<Report> Summary(const Session& s, const SummaryOptions& o);
 struct Sharded;
 Sharded SummarySharded(const SummaryOptions& o, bool all_steps);
 Sharded KernelsSharded(const TableOptions& o);
+Sharded EnginesSharded(const TableOptions& o);
+Sharded OverviewSharded();
 // What is in the files (the session needs no view).
 Report Info(const Session& s);
 Report Kernels(const Session& s, const TableOptions& o);

@@ -115,6 +115,8 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
       {"idle --intervals", PerRankSharded([io](const Session& s) { return Idle(s, io); }),
        [io](const Session& s) { return Idle(s, io); }},
       {"overlap", PerRankSharded(Overlap), Overlap},
+      {"engines --top 3", EnginesSharded({3}), [](const Session& s) { return Engines(s, {3}); }},
+      {"overview", OverviewSharded(), Overview},
       {"launches", PerRankSharded(Launches), Launches},
       {"info", PerRankSharded(Info), Info},
       {"stats --top 3", PerRankSharded([sto](const Session& s) { return Stats(s, sto); }),

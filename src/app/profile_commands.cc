@@ -474,20 +474,36 @@ Report Steps(const Session& s, const StepsOptions& o) {
   return r;
 }
 
+Sharded EnginesSharded(const TableOptions& o) {
+  return PerRankSharded(
+      [o](const Session& s) {
+        Report r;
+        r.tables.push_back(EngineTable(ComputeEngines(s.view)));
+        // Per-kernel hardware counters, where the profile has them (Ascend PMU).
+        // Device counters sampled over time (nsys GPU metrics), where present.
+        const std::vector<MetricRow> metrics = ComputeGpuMetrics(s.profile, o.top > 0 ? o.top : 0);
+        if (!metrics.empty()) r.tables.push_back(GpuMetricsTable(metrics));
+        const UnitReport units = ComputeUnitUtilisation(s.profile);
+        if (!units.rows.empty()) {
+          size_t hidden = 0;
+          r.tables.push_back(UnitsTable(units, o.top, &hidden));
+          NoteHiddenRows(r.tables.back(), hidden);
+        }
+        return r;
+      },
+      [](Report& r, const std::vector<Report>& shards) {
+        // "No op records the bytes" only when no rank's op does.
+        bool any_bytes = false;
+        for (const Table* t : TablesWithId(shards, "engines"))
+          any_bytes |= std::find(t->notes.begin(), t->notes.end(), kNoBytesNote) == t->notes.end();
+        if (any_bytes) std::erase(r.tables.front().notes, std::string(kNoBytesNote));
+        return OkStatus();
+      });
+}
+
 Report Engines(const Session& s, const TableOptions& o) {
-  Report r = WithImportWarnings(s);
-  r.tables.push_back(EngineTable(ComputeEngines(s.view)));
-  // Per-kernel hardware counters, where the profile has them (Ascend PMU).
-  // Device counters sampled over time (nsys GPU metrics), where present.
-  const std::vector<MetricRow> metrics = ComputeGpuMetrics(s.profile, o.top > 0 ? o.top : 0);
-  if (!metrics.empty()) r.tables.push_back(GpuMetricsTable(metrics));
-  const UnitReport units = ComputeUnitUtilisation(s.profile);
-  if (!units.rows.empty()) {
-    size_t hidden = 0;
-    r.tables.push_back(UnitsTable(units, o.top, &hidden));
-    NoteHiddenRows(r.tables.back(), hidden);
-  }
-  return r;
+  auto r = RunSharded(s, EnginesSharded(o));
+  return r.ok() ? std::move(*r) : Report{};
 }
 
 Report Memory(const Session& s, const TableOptions& o) {
@@ -507,25 +523,48 @@ Report Memory(const Session& s, const TableOptions& o) {
   return r;
 }
 
+Sharded OverviewSharded() {
+  return PerRankSharded(
+      [](const Session& s) {
+        Report r;
+        std::vector<RankOverview> o;
+        for (const RankView& rv : s.view.ranks) {
+          if (rv.profile->ops.size() == 0) continue;
+          o.push_back(ComputeRankOverview(*rv.profile, rv.rank));
+        }
+        r.tables.push_back(OverviewStepTable(o));
+        r.tables.push_back(OverviewMeanTable(o));
+        r.tables.push_back(GpuSummaryTable(o));
+        // What the notes say over every rank.
+        Table facts("_overview", "");
+        for (const char* c : {"any_steps", "adjusted", "dropped", "host_span"}) facts.Add(Measure(c, Unit::kCount, ""));
+        for (const RankOverview& x : o)
+          facts.rows.push_back({Cell::Int(!x.steps.empty()), Cell::Int(x.gpu_adjusted), Cell::Int(x.dropped_tail_steps),
+                                Cell::Int(x.host_span_step)});
+        r.tables.push_back(std::move(facts));
+        return r;
+      },
+      [](Report& r, const std::vector<Report>& shards) {
+        bool any = false, adjusted = false, host_span = false;
+        int64_t dropped = 0;
+        for (const Table* t : TablesWithId(shards, "_overview"))
+          for (const auto& row : t->rows)
+            any |= IntAt(row, 0) != 0, adjusted |= IntAt(row, 1) != 0, dropped += IntAt(row, 2),
+                host_span |= IntAt(row, 3) != 0;
+        r.tables.front().notes = OverviewStepNotes(adjusted, dropped, host_span);
+        if (!any) {
+          r.tables.resize(1);
+          r.tables.front().notes = {
+              "No host ops in these inputs: the overview reads PyTorch (Kineto) traces; for XLA profiles see `mlprof "
+              "steps` and `mlprof summary`."};
+        }
+        return OkStatus();
+      });
+}
+
 Report Overview(const Session& s) {
-  Report r = WithImportWarnings(s);
-  std::vector<RankOverview> o;
-  for (const RankView& rv : s.view.ranks) {
-    if (rv.profile->ops.size() == 0) continue;
-    o.push_back(ComputeRankOverview(*rv.profile, rv.rank));
-  }
-  r.tables.push_back(OverviewStepTable(o));
-  r.tables.push_back(OverviewMeanTable(o));
-  r.tables.push_back(GpuSummaryTable(o));
-  bool any = false;
-  for (const RankOverview& x : o) any = any || !x.steps.empty();
-  if (!any) {
-    r.tables.resize(1);
-    r.tables.front().notes = {
-        "No host ops in these inputs: the overview reads PyTorch (Kineto) traces; for XLA profiles see `mlprof "
-        "steps` and `mlprof summary`."};
-  }
-  return r;
+  auto r = RunSharded(s, OverviewSharded());
+  return r.ok() ? std::move(*r) : Report{};
 }
 
 Report Launches(const Session& s) {

@@ -13,6 +13,11 @@ class EnginesCommand : public ProfileCommand {
     o.top = top();
     return app::Engines(s, o);
   }
+  std::optional<app::Sharded> Sharded() override {
+    app::TableOptions o;
+    o.top = top();
+    return app::EnginesSharded(o);
+  }
 };
 
 }  // namespace

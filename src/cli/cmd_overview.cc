@@ -9,6 +9,7 @@ namespace {
 
 class OverviewCommand : public ProfileCommand {
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Overview(s); }
+  std::optional<app::Sharded> Sharded() override { return app::OverviewSharded(); }
 };
 
 }  // namespace

@@ -1135,6 +1135,8 @@ Table UnitsTable(const UnitReport& u, int top, size_t* hidden) {
   return t;
 }
 
+const char* const kNoBytesNote = "No op records the bytes it moved (Kineto writes them for memcpy and memset).";
+
 Table EngineTable(const std::vector<EngineRow>& rows) {
   Table t("engines", "Engines: busy, idle and utilisation over each rank's window (ms)");
   t.Add(RankKey())
@@ -1164,7 +1166,7 @@ Table EngineTable(const std::vector<EngineRow>& rows) {
                           ? Cell::Real(static_cast<double>(r.bytes) / (static_cast<double>(r.bytes_time) / 1e12))
                           : Cell::Null()});
   }
-  if (!any_bytes) t.notes.push_back("No op records the bytes it moved (Kineto writes them for memcpy and memset).");
+  if (!any_bytes) t.notes.push_back(kNoBytesNote);
   return t;
 }
 
@@ -1188,19 +1190,24 @@ Table OverviewStepTable(const std::vector<RankOverview>& o) {
       t.rows.push_back(std::move(row));
     }
   }
-  t.notes.push_back(
+  t.notes = OverviewStepNotes(adjusted, dropped, host_span);
+  return t;
+}
+
+std::vector<std::string> OverviewStepNotes(bool adjusted, int64_t dropped, bool host_span) {
+  std::vector<std::string> notes = {
       "Each instant of a step goes to the first of kernel, memcpy, memset, comm, runtime, dataloader, cpu_exec that "
-      "covers it (as the TensorBoard PyTorch profiler plugin counts); other is the rest.");
+      "covers it (as the TensorBoard PyTorch profiler plugin counts); other is the rest."};
   if (adjusted)
-    t.notes.push_back(
+    notes.push_back(
         "Steps are ProfilerStep spans widened to the GPU work they launched: each starts where the previous one "
         "ended and ends at the later of its host end and its last GPU op's end.");
   if (dropped > 0)
-    t.notes.push_back(std::to_string(dropped) + (dropped == 1 ? " last step was" : " last steps were") +
-                      " left out: it launched no GPU work, or under 80 % of the step before (the profiler stopped "
-                      "before its kernels ran).");
-  if (host_span) t.notes.push_back("No ProfilerStep#N: one step spans the host ops.");
-  return t;
+    notes.push_back(std::to_string(dropped) + (dropped == 1 ? " last step was" : " last steps were") +
+                    " left out: it launched no GPU work, or under 80 % of the step before (the profiler stopped "
+                    "before its kernels ran).");
+  if (host_span) notes.push_back("No ProfilerStep#N: one step spans the host ops.");
+  return notes;
 }
 
 Table OverviewMeanTable(const std::vector<RankOverview>& o) {

@@ -88,7 +88,12 @@ Table MemorySitesTable(const std::vector<DeviceMemory>& m, bool at_peak, int top
 Table UnitsTable(const UnitReport& u, int top, size_t* hidden);
 // GPU metrics over time and during kernels (ComputeGpuMetrics).
 Table GpuMetricsTable(const std::vector<MetricRow>& rows);
+// The engines table's note when no op records its bytes.
+extern const char* const kNoBytesNote;
 Table EngineTable(const std::vector<EngineRow>& rows);
+// The overview_steps table's notes: any rank's steps widened to their GPU
+// work, the last steps left out (over all ranks), no ProfilerSteps.
+std::vector<std::string> OverviewStepNotes(bool adjusted, int64_t dropped, bool host_span);
 Table OverviewStepTable(const std::vector<RankOverview>& o);
 Table OverviewMeanTable(const std::vector<RankOverview>& o);
 Table GpuSummaryTable(const std::vector<RankOverview>& o);
