@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # mlprof under mpirun: output byte-identical to one process (stdout, and the
-# warnings on stderr) for summary and diagnose in every format, on the bundled
+# warnings on stderr) for summary, diagnose and diff in every format, and for
+# kernels, ops, idle, overlap, engines, overview, launches, info and stats in
+# JSON, on the bundled
 # example and the corpus's multi-rank jobs, over 2 and 3 processes (more
 # processes than files included); errors the same words and exit code; a
 # command that cannot yet run under MPI says so. Usage: mpi_test.sh MLPROF SOURCE_DIR
@@ -62,7 +64,13 @@ for in in "${inputs[@]}"; do
   same "launches" launches "$in" --format json
   same "info" info "$in" --format json
   same "stats" stats "$in" --format json --top 3
+  same "engines" engines "$in" --format json --top 3
+  same "overview" overview "$in" --format json
+  same "ops" ops "$in" --format json --top 3
 done
+# Files not in rank order: process 0 reads rank 1.
+same "ops, files not in rank order" ops "$SRC/examples/two_rank/rank-1.json.gz" "$SRC/examples/two_rank/rank-0.json.gz"
+same "ops --by-stack" ops "$SRC/examples/two_rank" --by-name --by-stack 2 --format csv
 same "kernels text" kernels "$SRC/examples/two_rank"
 same "summary --rank 1" summary "$SRC/examples/two_rank" --rank 1 --format csv
 same "summary --all-steps --top 2" summary "$SRC/examples/two_rank" --all-steps --top 2
@@ -87,12 +95,12 @@ if [ -e "$CORPUS/kineto/hta_trace_diff/test" ]; then
 fi
 
 # A command without shards: a clear error, not a wrong number.
-mpirun -n 2 "$BIN" ops "$SRC/examples/two_rank" >"$TMP/out" 2>"$TMP/err"
+mpirun -n 2 "$BIN" collectives "$SRC/examples/two_rank" >"$TMP/out" 2>"$TMP/err"
 if [ $? -ne 0 ] && grep -q "does not run under MPI yet" "$TMP/err" && [ ! -s "$TMP/out" ]; then
   pass=$((pass + 1))
 else
   fail=$((fail + 1))
-  echo "FAIL: ops under MPI should refuse"
+  echo "FAIL: collectives under MPI should refuse"
 fi
 echo "mpi: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -53,6 +53,7 @@ struct OpsOptions : TableOptions {
   int by_stack = 0;      // > 0: host ops also grouped by their innermost N Python frames
 };
 Report Ops(const Session& s, const OpsOptions& o);
+Sharded OpsSharded(const OpsOptions& o);
 struct IdleOptions {
   int kernel_wait_us = 30;  // gaps shorter than this are kernel wait
   bool intervals = false;   // also interval statistics per category
@@ -259,5 +260,11 @@ StatusOr<Report> Chips(const ChipsOptions& o);
 // Why some framework ops have no FLOPs: no shapes recorded, or a
 // convolution's stride unknown (one warning each).
 std::vector<std::string> UncostedWarnings(const ProfileView& v);
+std::vector<std::string> UncostedWarnings(const std::vector<std::pair<std::string, int64_t>>& without_shapes,
+                                          const std::vector<std::pair<std::string, int64_t>>& without_stride);
+// The same over shards: each shard's `_uncosted` table (UncostedShard),
+// calls summed by name.
+Table UncostedShard(const ProfileView& v);
+std::vector<std::string> UncostedWarnings(const std::vector<Report>& shards);
 
 }  // namespace mlprof::app

@@ -95,6 +95,10 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
   DiagnoseOptions dopt;
   StatsOptions sto;
   sto.top = 3;
+  OpsOptions ops3, ops_stack;
+  ops3.top = 3;
+  ops_stack.by_name = true;
+  ops_stack.by_stack = 2;
   IdleOptions io;
   io.intervals = true;
   struct Case {
@@ -117,6 +121,9 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
       {"overlap", PerRankSharded(Overlap), Overlap},
       {"engines --top 3", EnginesSharded({3}), [](const Session& s) { return Engines(s, {3}); }},
       {"overview", OverviewSharded(), Overview},
+      {"ops --top 3", OpsSharded(ops3), [ops3](const Session& s) { return Ops(s, ops3); }},
+      {"ops --by-name --by-stack 2", OpsSharded(ops_stack),
+       [ops_stack](const Session& s) { return Ops(s, ops_stack); }},
       {"launches", PerRankSharded(Launches), Launches},
       {"info", PerRankSharded(Info), Info},
       {"stats --top 3", PerRankSharded([sto](const Session& s) { return Stats(s, sto); }),
@@ -222,6 +229,9 @@ TEST(Distributed, SameAsOneProcessOnTheExample) {
   InputOptions all_steps;
   all_steps.all_steps = true;
   ExpectSameOverProcesses({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"}, all_steps);
+  // Files not in rank order: process 0 reads rank 1, process 1 rank 0.
+  ExpectSameOverProcesses({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank/rank-1.json.gz",
+                           std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank/rank-0.json.gz"});
 }
 
 TEST(Distributed, SameAsOneProcessOnCorpusJobs) {

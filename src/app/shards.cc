@@ -91,11 +91,17 @@ std::vector<const Table*> TablesWithId(const std::vector<Report>& shards, std::s
 
 namespace {
 bool HasDeviceColumn(const Table& t) { return t.columns.size() > 1 && t.columns[1].name == "device"; }
-bool SameColumns(const Table& a, const Table& b) {
-  if (a.columns.size() != b.columns.size()) return false;
-  for (size_t c = 0; c < a.columns.size(); ++c)
-    if (a.columns[c].name != b.columns[c].name) return false;
-  return true;
+// Where each of `part`'s columns is among `shape`'s (in order), or empty
+// when they are not a subsequence of them.
+std::vector<size_t> ColumnsWithin(const Table& part, const Table& shape) {
+  std::vector<size_t> at;
+  size_t j = 0;
+  for (const Column& c : part.columns) {
+    while (j < shape.columns.size() && shape.columns[j].name != c.name) ++j;
+    if (j == shape.columns.size()) return {};
+    at.push_back(j++);
+  }
+  return at;
 }
 }  // namespace
 
@@ -108,36 +114,43 @@ StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view
   for (const Table* t : parts)
     if (!t->rows.empty()) with_rows.push_back(t);
   if (!with_rows.empty()) parts = std::move(with_rows);
-  // A table with a row per device where a rank drives several: its columns
-  // (and its note first) when any part has them.
+  // Columns some ranks give and others do not (a device column where a rank
+  // drives several devices; FLOPs where some rank's ops are costed): the
+  // widest part's, the others' rows padded with nulls.
   const Table* shape = parts.front();
   for (const Table* t : parts)
-    if (HasDeviceColumn(*t) && !HasDeviceColumn(*shape)) shape = t;
+    if (t->columns.size() > shape->columns.size()) shape = t;
   Table out = *shape;
   out.rows.clear();
   out.notes.clear();
-  const bool per_device = HasDeviceColumn(out);
-  if (per_device && std::find(shape->notes.begin(), shape->notes.end(), kPerDeviceNote) != shape->notes.end())
+  if (HasDeviceColumn(out) && std::find(shape->notes.begin(), shape->notes.end(), kPerDeviceNote) != shape->notes.end())
     out.notes.push_back(kPerDeviceNote);
   struct R {
     int64_t rank;
     const std::vector<Cell>* row;
-    bool pad;  // a part without the device column
+    const std::vector<size_t>* at;  // where its cells go (null: as they are)
   };
   std::vector<R> rows;
+  std::vector<std::vector<size_t>> places;
+  places.reserve(parts.size());
   size_t hidden = 0;
   bool hidden_noted = false;
   for (const Table* t : parts) {
-    bool pad = false;
-    if (!SameColumns(*t, out)) {
-      Table padded = *t;
-      if (per_device && !HasDeviceColumn(*t)) padded.columns.insert(padded.columns.begin() + 1, out.columns[1]);
-      if (!SameColumns(padded, out))
+    const std::vector<size_t>* at = nullptr;
+    if (t->columns.size() != out.columns.size()) {
+      places.push_back(ColumnsWithin(*t, out));
+      if (places.back().empty())
         return Unimplemented(fmt::format(
             "table '{}': the processes' shares of the ranks give it different columns; run this job without MPI", id));
-      pad = true;
+      at = &places.back();
+    } else {
+      for (size_t c = 0; c < out.columns.size(); ++c)
+        if (t->columns[c].name != out.columns[c].name)
+          return Unimplemented(fmt::format(
+              "table '{}': the processes' shares of the ranks give it different columns; run this job without MPI",
+              id));
     }
-    for (const auto& row : t->rows) rows.push_back({IntAt(row, 0), &row, pad});
+    for (const auto& row : t->rows) rows.push_back({IntAt(row, 0), &row, at});
     // Notes in first-seen order; --top's "N more rows" summed, where first seen.
     for (const std::string& n : t->notes) {
       if (const size_t h = HiddenRowsIn(n)) {
@@ -153,8 +166,13 @@ StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view
   std::stable_sort(rows.begin(), rows.end(), [](const R& a, const R& b) { return a.rank < b.rank; });
   out.rows.reserve(rows.size());
   for (const R& r : rows) {
-    out.rows.push_back(*r.row);
-    if (r.pad) out.rows.back().insert(out.rows.back().begin() + 1, Cell::Null());
+    if (!r.at) {
+      out.rows.push_back(*r.row);
+      continue;
+    }
+    std::vector<Cell> row(out.columns.size(), Cell::Null());
+    for (size_t c = 0; c < r.row->size() && c < r.at->size(); ++c) row[(*r.at)[c]] = (*r.row)[c];
+    out.rows.push_back(std::move(row));
   }
   return out;
 }

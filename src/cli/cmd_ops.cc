@@ -20,6 +20,10 @@ class OpsCommand : public ProfileCommand {
     o_.top = top();
     return app::Ops(s, o_);
   }
+  std::optional<app::Sharded> Sharded() override {
+    o_.top = top();
+    return app::OpsSharded(o_);
+  }
   app::OpsOptions o_;
 };
 
