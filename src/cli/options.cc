@@ -126,8 +126,8 @@ StatusOr<Report> ProfileCommand::Run() {
     std::optional<app::Sharded> sharded = Sharded();
     if (!sharded)
       return Unimplemented(
-          fmt::format("this command does not run under MPI yet (summary, diagnose, diff, kernels, idle, overlap, "
-                      "launches, info and stats do): run it as one process, without "
+          fmt::format("this command does not run under MPI yet (summary, diagnose, diff, kernels, ops, idle, overlap, "
+                      "engines, overview, launches, info and stats do): run it as one process, without "
                       "mpirun ({} processes here)",
                       g_comm->size()));
     ASSIGN_OR_RETURN(std::optional<Report> r, app::RunDistributed(in_, *sharded, *g_comm, &mpi_));
