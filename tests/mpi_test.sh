@@ -66,6 +66,7 @@ for in in "${inputs[@]}"; do
   same "stats" stats "$in" --format json --top 3
   same "engines" engines "$in" --format json --top 3
   same "overview" overview "$in" --format json
+  same "steps" steps "$in" --format json
   same "ops" ops "$in" --format json --top 3
 done
 # Files not in rank order: process 0 reads rank 1.

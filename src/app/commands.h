@@ -64,6 +64,7 @@ struct StepsOptions {
   int warmup = -1;
 };
 Report Steps(const Session& s, const StepsOptions& o);
+Sharded StepsSharded(const StepsOptions& o);
 Report Launches(const Session& s);
 // The critical path (analysis/critical_path.h): per window (default: every
 // ProfilerStep but the last, else the whole trace), its bounds, the ops on

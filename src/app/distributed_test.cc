@@ -121,6 +121,7 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
       {"overlap", PerRankSharded(Overlap), Overlap},
       {"engines --top 3", EnginesSharded({3}), [](const Session& s) { return Engines(s, {3}); }},
       {"overview", OverviewSharded(), Overview},
+      {"steps", StepsSharded({}), [](const Session& s) { return Steps(s, {}); }},
       {"ops --top 3", OpsSharded(ops3), [ops3](const Session& s) { return Ops(s, ops3); }},
       {"ops --by-name --by-stack 2", OpsSharded(ops_stack),
        [ops_stack](const Session& s) { return Ops(s, ops_stack); }},
@@ -242,6 +243,15 @@ TEST(Distributed, SameAsOneProcessOnCorpusJobs) {
     SCOPED_TRACE(rel);
     ExpectSameOverProcesses({path});
   }
+  // Several files read as the ranks of one job, of different kinds: XLA ranks
+  // (a table group each) beside each other and beside a PyTorch rank.
+  MLPROF_CORPUS_FILE(gemm, "xla/tracelens_mi300x_jax08_gemm.xplane.pb");
+  MLPROF_CORPUS_FILE(attention, "xla/tracelens_mi300x_jax08_attention.xplane.pb");
+  MLPROF_CORPUS_FILE(tpu, "xla/xprof_tpu_v6e_x4_psum_hostoffload.xplane.pb");
+  MLPROF_CORPUS_FILE(inference, "kineto/hta_inference");
+  ExpectSameOverProcesses({gemm, attention, tpu});
+  ExpectSameOverProcesses({tpu, std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank/rank-1.json.gz", gemm});
+  ExpectSameOverProcesses({inference});
 }
 
 // mlprof diff BASE NEW over K processes against one process.

@@ -14,6 +14,7 @@ class StepsCommand : public ProfileCommand {
         ->check(NumberAtLeastZero());
   }
   StatusOr<Report> Analyse(const app::Session& s) override { return app::Steps(s, o_); }
+  std::optional<app::Sharded> Sharded() override { return app::StepsSharded(o_); }
   app::StepsOptions o_;
 };
 

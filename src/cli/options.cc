@@ -127,7 +127,7 @@ StatusOr<Report> ProfileCommand::Run() {
     if (!sharded)
       return Unimplemented(
           fmt::format("this command does not run under MPI yet (summary, diagnose, diff, kernels, ops, idle, overlap, "
-                      "engines, overview, launches, info and stats do): run it as one process, without "
+                      "engines, overview, steps, launches, info and stats do): run it as one process, without "
                       "mpirun ({} processes here)",
                       g_comm->size()));
     ASSIGN_OR_RETURN(std::optional<Report> r, app::RunDistributed(in_, *sharded, *g_comm, &mpi_));
