@@ -38,6 +38,8 @@ Sharded SummarySharded(const SummaryOptions& o, bool all_steps);
 Sharded KernelsSharded(const TableOptions& o);
 Sharded EnginesSharded(const TableOptions& o);
 Sharded OverviewSharded();
+Sharded MemorySharded(const TableOptions& o);
+Sharded CountersSharded(const TableOptions& o);
 // What is in the files (the session needs no view).
 Report Info(const Session& s);
 Report Kernels(const Session& s, const TableOptions& o);

@@ -122,6 +122,8 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
       {"engines --top 3", EnginesSharded({3}), [](const Session& s) { return Engines(s, {3}); }},
       {"overview", OverviewSharded(), Overview},
       {"steps", StepsSharded({}), [](const Session& s) { return Steps(s, {}); }},
+      {"memory --top 3", MemorySharded({3}), [](const Session& s) { return Memory(s, {3}); }},
+      {"counters --top 3", CountersSharded({3}), [](const Session& s) { return Counters(s, {3}); }},
       {"ops --top 3", OpsSharded(ops3), [ops3](const Session& s) { return Ops(s, ops3); }},
       {"ops --by-name --by-stack 2", OpsSharded(ops_stack),
        [ops_stack](const Session& s) { return Ops(s, ops_stack); }},
@@ -252,6 +254,12 @@ TEST(Distributed, SameAsOneProcessOnCorpusJobs) {
   ExpectSameOverProcesses({gemm, attention, tpu});
   ExpectSameOverProcesses({tpu, std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank/rank-1.json.gz", gemm});
   ExpectSameOverProcesses({inference});
+  // CUPTI counters (a table group per rank) and a memory timeline beside
+  // ranks with allocator events and without.
+  MLPROF_CORPUS_FILE(cupti, "kineto/hta_cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz");
+  MLPROF_CORPUS_FILE(memory, "kineto/hta_memory_timeline/memory_timeline.raw.gz");
+  ExpectSameOverProcesses({cupti, std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank/rank-1.json.gz", memory});
+  ExpectSameOverProcesses({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank/rank-0.json.gz", memory});
 }
 
 // mlprof diff BASE NEW over K processes against one process.

@@ -594,21 +594,37 @@ Report Engines(const Session& s, const TableOptions& o) {
   return r.ok() ? std::move(*r) : Report{};
 }
 
+Sharded MemorySharded(const TableOptions& o) {
+  return PerRankSharded(
+      [o](const Session& s) {
+        Report r;
+        const std::vector<DeviceMemory> m = ComputeMemory(s.profile);
+        const std::vector<CategoryMemory> categories = ComputeMemoryCategories(s.profile);
+        if (!categories.empty()) r.tables.push_back(MemoryCategoriesTable(categories));
+        r.tables.push_back(MemoryTable(m));
+        for (bool at_peak : {true, false}) {
+          size_t hidden = 0;
+          r.tables.push_back(MemorySitesTable(m, at_peak, o.top, &hidden));
+          NoteHiddenRows(r.tables.back(), hidden);
+        }
+        Table facts("_memory", "");
+        facts.Add(Measure("allocator", Unit::kCount, ""));
+        facts.rows.push_back({Cell::Int(!m.empty())});
+        r.tables.push_back(std::move(facts));
+        return r;
+      },
+      [](Report& r, const std::vector<Report>& shards) {
+        // A memory timeline alone (no rank has allocator events): its table only.
+        bool any_alloc = false;
+        for (const Table* t : TablesWithId(shards, "_memory")) any_alloc |= IntAt(t->rows.at(0), 0) != 0;
+        if (!any_alloc && !r.tables.empty() && r.tables.front().id == "memory_categories") r.tables.resize(1);
+        return OkStatus();
+      });
+}
+
 Report Memory(const Session& s, const TableOptions& o) {
-  Report r = WithImportWarnings(s);
-  const std::vector<DeviceMemory> m = ComputeMemory(s.profile);
-  const std::vector<CategoryMemory> categories = ComputeMemoryCategories(s.profile);
-  if (!categories.empty()) {
-    r.tables.push_back(MemoryCategoriesTable(categories));
-    if (m.empty()) return r;  // a memory timeline alone: no allocator events
-  }
-  r.tables.push_back(MemoryTable(m));
-  for (bool at_peak : {true, false}) {
-    size_t hidden = 0;
-    r.tables.push_back(MemorySitesTable(m, at_peak, o.top, &hidden));
-    NoteHiddenRows(r.tables.back(), hidden);
-  }
-  return r;
+  auto r = RunSharded(s, MemorySharded(o));
+  return r.ok() ? std::move(*r) : Report{};
 }
 
 Sharded OverviewSharded() {
@@ -664,31 +680,45 @@ Report Launches(const Session& s) {
   return r;
 }
 
+Sharded CountersSharded(const TableOptions& o) {
+  return PerRankSharded(
+      [o](const Session& s) {
+        Report r;
+        auto selected = [&](int64_t rank) { return s.inputs.rank < 0 || rank == s.inputs.rank; };
+        std::vector<QueueLengthRow> q = ComputeQueueLength(s.profile);
+        std::erase_if(q, [&](const QueueLengthRow& row) { return !selected(row.rank); });
+        r.tables.push_back(QueueLengthTable(q, 1024));
+        if (q.empty()) r.tables.back().notes = {"No kernel, memcpy or memset launched by a host call in these inputs."};
+        std::vector<MemoryBwRow> bw = ComputeMemoryBw(s.profile);
+        std::erase_if(bw, [&](const MemoryBwRow& row) { return !selected(row.rank); });
+        r.tables.push_back(MemoryBwTable(bw));
+        if (bw.empty()) r.tables.back().notes = {"No memcpy or memset with a byte count in these inputs."};
+        // Each rank's CUPTI tables (their columns are its counters): a group.
+        for (const CuptiRanks& c : ComputeCuptiRanges(s.profile)) {
+          if (!selected(c.rank)) continue;
+          const size_t first = r.tables.size();
+          size_t hidden = 0;
+          r.tables.push_back(CuptiRangesTable(c, o.top, &hidden));
+          NoteHiddenRows(r.tables.back(), hidden);
+          r.tables.push_back(CuptiByOpTable(c, CuptiByOp(c)));
+          MarkRankGroup(r, c.rank, first, 2);
+        }
+        return r;
+      },
+      [](Report& r, const std::vector<Report>& shards) {
+        bool any_ranges = false;
+        for (const Table* t : TablesWithId(shards, "_groups")) any_ranges |= !t->rows.empty();
+        if (!any_ranges)
+          r.tables.back().notes.push_back(
+              "No CUPTI range-profiler counters (cuda_profiler_range events): record them with torch.profiler's "
+              "_ExperimentalConfig(profiler_metrics=[...], profiler_measure_per_kernel=True).");
+        return OkStatus();
+      });
+}
+
 Report Counters(const Session& s, const TableOptions& o) {
-  Report r = WithImportWarnings(s);
-  auto selected = [&](int64_t rank) { return s.inputs.rank < 0 || rank == s.inputs.rank; };
-  std::vector<QueueLengthRow> q = ComputeQueueLength(s.profile);
-  std::erase_if(q, [&](const QueueLengthRow& row) { return !selected(row.rank); });
-  r.tables.push_back(QueueLengthTable(q, 1024));
-  if (q.empty()) r.tables.back().notes = {"No kernel, memcpy or memset launched by a host call in these inputs."};
-  std::vector<MemoryBwRow> bw = ComputeMemoryBw(s.profile);
-  std::erase_if(bw, [&](const MemoryBwRow& row) { return !selected(row.rank); });
-  r.tables.push_back(MemoryBwTable(bw));
-  if (bw.empty()) r.tables.back().notes = {"No memcpy or memset with a byte count in these inputs."};
-  bool any_ranges = false;
-  for (const CuptiRanks& c : ComputeCuptiRanges(s.profile)) {
-    if (!selected(c.rank)) continue;
-    any_ranges = true;
-    size_t hidden = 0;
-    r.tables.push_back(CuptiRangesTable(c, o.top, &hidden));
-    NoteHiddenRows(r.tables.back(), hidden);
-    r.tables.push_back(CuptiByOpTable(c, CuptiByOp(c)));
-  }
-  if (!any_ranges)
-    r.tables.back().notes.push_back(
-        "No CUPTI range-profiler counters (cuda_profiler_range events): record them with torch.profiler's "
-        "_ExperimentalConfig(profiler_metrics=[...], profiler_measure_per_kernel=True).");
-  return r;
+  auto r = RunSharded(s, CountersSharded(o));
+  return r.ok() ? std::move(*r) : Report{};
 }
 
 Report Collectives(const Session& s, const TableOptions& o, int gpus_per_node) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "report/columns.h"
 #include "report/tables.h"
@@ -103,6 +104,63 @@ std::vector<size_t> ColumnsWithin(const Table& part, const Table& shape) {
   }
   return at;
 }
+// The rank a note is about ("rank 3: ...", "Rank 3 GPU 0: ..."), or -1.
+int64_t RankOfNote(const std::string& n) {
+  if (!(n.starts_with("rank ") || n.starts_with("Rank "))) return -1;
+  size_t i = 5;
+  int64_t r = 0;
+  while (i < n.size() && n[i] >= '0' && n[i] <= '9' && r < (int64_t{1} << 40)) r = r * 10 + (n[i++] - '0');
+  return i > 5 && i < n.size() && (n[i] == ':' || n[i] == ' ') ? r : -1;
+}
+
+// The parts' notes as one process orders them: `first` (notes already
+// placed), the notes before any rank's note, the notes about one rank in
+// rank order, then the rest, each once. A note no part shows beside a
+// rank's note goes with the rest.
+std::vector<std::string> MergeNotes(const std::vector<std::vector<std::string>>& parts,
+                                    std::vector<std::string> first) {
+  std::vector<std::string> lead, tail;
+  std::vector<std::pair<int64_t, const std::string*>> by_rank;
+  bool any_rank = false;
+  for (const auto& notes : parts)
+    for (const std::string& n : notes) any_rank |= RankOfNote(n) >= 0;
+  auto add = [](std::vector<std::string>& v, const std::string& n) {
+    if (std::find(v.begin(), v.end(), n) == v.end()) v.push_back(n);
+  };
+  if (!any_rank) {
+    for (const auto& notes : parts)
+      for (const std::string& n : notes) add(first, n);
+    return first;
+  }
+  for (const auto& notes : parts) {
+    bool seen_rank = false, has_rank = false;
+    for (const std::string& n : notes) has_rank |= RankOfNote(n) >= 0;
+    for (const std::string& n : notes) {
+      const int64_t r = RankOfNote(n);
+      if (r >= 0) {
+        seen_rank = true;
+        by_rank.push_back({r, &n});
+      } else if (has_rank && !seen_rank) {
+        add(lead, n);
+      }
+    }
+  }
+  for (const auto& notes : parts) {
+    bool seen_rank = false, has_rank = false;
+    for (const std::string& n : notes) has_rank |= RankOfNote(n) >= 0;
+    for (const std::string& n : notes) {
+      if (RankOfNote(n) >= 0)
+        seen_rank = true;
+      else if ((seen_rank || !has_rank) && std::find(lead.begin(), lead.end(), n) == lead.end())
+        add(tail, n);
+    }
+  }
+  std::stable_sort(by_rank.begin(), by_rank.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const std::string& n : lead) add(first, n);
+  for (const auto& [r, n] : by_rank) add(first, *n);
+  for (const std::string& n : tail) add(first, n);
+  return first;
+}
 }  // namespace
 
 StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view id) {
@@ -134,7 +192,7 @@ StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view
   std::vector<std::vector<size_t>> places;
   places.reserve(parts.size());
   size_t hidden = 0;
-  bool hidden_noted = false;
+  std::vector<std::vector<std::string>> note_parts;
   for (const Table* t : parts) {
     const std::vector<size_t>* at = nullptr;
     if (t->columns.size() != out.columns.size()) {
@@ -151,18 +209,19 @@ StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view
               id));
     }
     for (const auto& row : t->rows) rows.push_back({IntAt(row, 0), &row, at});
-    // Notes in first-seen order; --top's "N more rows" summed, where first seen.
+    // --top's "N more rows" summed (each rank's top is its own), in the place
+    // of the first.
+    std::vector<std::string> notes;
     for (const std::string& n : t->notes) {
-      if (const size_t h = HiddenRowsIn(n)) {
-        hidden += h;
-        if (!hidden_noted) out.notes.push_back(""), hidden_noted = true;
-      } else if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end()) {
-        out.notes.push_back(n);
-      }
+      const size_t h = HiddenRowsIn(n);
+      hidden += h;
+      notes.push_back(h ? std::string() : n);
     }
+    note_parts.push_back(std::move(notes));
   }
-  for (std::string& n : out.notes)
-    if (n.empty()) n = HiddenRowsNote(hidden);
+  std::vector<std::string> merged = MergeNotes(note_parts, out.notes);
+  out.notes.clear();
+  for (std::string& n : merged) out.notes.push_back(n.empty() ? HiddenRowsNote(hidden) : std::move(n));
   std::stable_sort(rows.begin(), rows.end(), [](const R& a, const R& b) { return a.rank < b.rank; });
   out.rows.reserve(rows.size());
   for (const R& r : rows) {
@@ -209,14 +268,71 @@ Sharded PerRankSharded(std::function<Report(const Session&)> analyse,
   c.combine = [finish](std::vector<Report> shards) -> StatusOr<Report> {
     Report r;
     r.warnings = CombineWarnings(shards);
+    // Per-rank groups of tables (MarkRankGroup) out of the shards, by rank.
+    struct Group {
+      int64_t rank;
+      std::vector<Table> tables;
+    };
+    std::vector<Group> groups;
+    std::optional<std::string> after;
+    for (Report& shard : shards) {
+      const Table* marks = nullptr;
+      for (const Table& t : shard.tables)
+        if (t.id == "_groups") marks = &t;
+      if (!marks) continue;
+      std::vector<bool> grouped(shard.tables.size(), false);
+      for (const auto& row : marks->rows) {
+        const auto first = static_cast<size_t>(IntAt(row, 1)), count = static_cast<size_t>(IntAt(row, 2));
+        if (first > shard.tables.size() || count > shard.tables.size() - first)
+          return DataLoss("a shard's table groups run past its tables");
+        Group g{IntAt(row, 0), {}};
+        for (size_t k = first; k < first + count; ++k) g.tables.push_back(shard.tables[k]), grouped[k] = true;
+        groups.push_back(std::move(g));
+        if (!after) after = TextAt(row, 3);
+      }
+      std::vector<Table> rest;
+      for (size_t k = 0; k < shard.tables.size(); ++k)
+        if (!grouped[k]) rest.push_back(std::move(shard.tables[k]));
+      shard.tables = std::move(rest);
+    }
+    std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.rank < b.rank; });
+    auto emit_groups = [&] {
+      for (Group& g : groups)
+        for (Table& t : g.tables) r.tables.push_back(std::move(t));
+      groups.clear();
+    };
+    if (after && after->empty()) emit_groups();
     for (const std::string& id : ShownTableIds(shards)) {
       ASSIGN_OR_RETURN(Table t, ConcatByRank(shards, id));
       r.tables.push_back(std::move(t));
+      if (after && *after == id) emit_groups();
     }
+    emit_groups();
     if (finish) RETURN_IF_ERROR(finish(r, shards));
     return r;
   };
   return c;
+}
+
+void MarkRankGroup(Report& shard, int64_t rank, size_t first, size_t count) {
+  Table* marks = nullptr;
+  for (Table& t : shard.tables)
+    if (t.id == "_groups") marks = &t;
+  if (!marks) {
+    Table t("_groups", "");
+    t.Add(RankKey()).Add(Count("first", "")).Add(Count("count", "")).Add(Measure("after", Unit::kText, ""));
+    shard.tables.push_back(std::move(t));
+    marks = &shard.tables.back();
+  }
+  // The shown table before the group (none: the groups come first).
+  std::string after;
+  for (size_t k = first; k-- > 0;)
+    if (!shard.tables[k].id.empty() && shard.tables[k].id.front() != '_') {
+      after = shard.tables[k].id;
+      break;
+    }
+  marks->rows.push_back({Cell::Int(rank), Cell::Int(static_cast<int64_t>(first)),
+                         Cell::Int(static_cast<int64_t>(count)), Cell::Text(after)});
 }
 
 int64_t IntAt(const std::vector<Cell>& row, size_t col) {

@@ -67,6 +67,11 @@ std::vector<std::string> ShownTableIds(const std::vector<Report>& shards);
 // command added.
 Sharded PerRankSharded(std::function<Report(const Session&)> analyse,
                        std::function<Status(Report&, const std::vector<Report>&)> finish = {});
+// In a PerRankSharded shard: tables [first, first + count) are rank's own
+// (one table per rank under one id: a rank's CUPTI counters, its scope
+// tree): the combine puts every shard's groups in rank order where the
+// first shard's groups are (after the shown table before them).
+void MarkRankGroup(Report& shard, int64_t rank, size_t first, size_t count);
 
 // The integer cell (0 when null or not an integer).
 int64_t IntAt(const std::vector<Cell>& row, size_t col);

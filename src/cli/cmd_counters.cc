@@ -18,6 +18,11 @@ class CountersCommand : public ProfileCommand {
     o.top = top();
     return app::Counters(s, o);
   }
+  std::optional<app::Sharded> Sharded() override {
+    app::TableOptions o;
+    o.top = top();
+    return app::CountersSharded(o);
+  }
 };
 
 }  // namespace

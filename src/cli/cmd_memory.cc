@@ -17,6 +17,11 @@ class MemoryCommand : public ProfileCommand {
     o.top = top();
     return app::Memory(s, o);
   }
+  std::optional<app::Sharded> Sharded() override {
+    app::TableOptions o;
+    o.top = top();
+    return app::MemorySharded(o);
+  }
 };
 
 }  // namespace
