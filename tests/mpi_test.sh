@@ -69,6 +69,8 @@ for in in "${inputs[@]}"; do
   same "steps" steps "$in" --format json
   same "memory" memory "$in" --format json --top 3
   same "counters" counters "$in" --format json --top 3
+  same "modules" modules "$in" --format json --top 3
+  same "scopes" scopes "$in" --format json --top 3
   same "ops" ops "$in" --format json --top 3
 done
 # Files not in rank order: process 0 reads rank 1.

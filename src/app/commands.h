@@ -38,6 +38,7 @@ Sharded SummarySharded(const SummaryOptions& o, bool all_steps);
 Sharded KernelsSharded(const TableOptions& o);
 Sharded EnginesSharded(const TableOptions& o);
 Sharded OverviewSharded();
+Sharded ModulesSharded(const TableOptions& o);
 Sharded MemorySharded(const TableOptions& o);
 Sharded CountersSharded(const TableOptions& o);
 // What is in the files (the session needs no view).
@@ -117,6 +118,7 @@ struct ScopesOptions : TableOptions {
   int depth = 4;
 };
 Report Scopes(const Session& s, const ScopesOptions& o);
+Sharded ScopesSharded(const ScopesOptions& o);
 
 struct RooflineOptions : TableOptions {
   std::string chip;  // id; empty: detected from the profile

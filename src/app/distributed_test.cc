@@ -99,6 +99,8 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
   ops3.top = 3;
   ops_stack.by_name = true;
   ops_stack.by_stack = 2;
+  ScopesOptions sc3;
+  sc3.top = 3;
   IdleOptions io;
   io.intervals = true;
   struct Case {
@@ -124,6 +126,9 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
       {"steps", StepsSharded({}), [](const Session& s) { return Steps(s, {}); }},
       {"memory --top 3", MemorySharded({3}), [](const Session& s) { return Memory(s, {3}); }},
       {"counters --top 3", CountersSharded({3}), [](const Session& s) { return Counters(s, {3}); }},
+      {"modules --top 3", ModulesSharded({3}), [](const Session& s) { return Modules(s, {3}); }},
+      {"modules", ModulesSharded({0}), [](const Session& s) { return Modules(s, {0}); }},
+      {"scopes --top 3", ScopesSharded(sc3), [sc3](const Session& s) { return Scopes(s, sc3); }},
       {"ops --top 3", OpsSharded(ops3), [ops3](const Session& s) { return Ops(s, ops3); }},
       {"ops --by-name --by-stack 2", OpsSharded(ops_stack),
        [ops_stack](const Session& s) { return Ops(s, ops_stack); }},

@@ -760,54 +760,91 @@ Report Collectives(const Session& s, const TableOptions& o, int gpus_per_node) {
   return r;
 }
 
+// modules' --top keeps the first rows of the job (rank order), not of each
+// rank: each shard sends its first `top` rows and how many it left out; the
+// combine keeps the job's first `top` and writes the notes.
+Sharded ModulesSharded(const TableOptions& o) {
+  return PerRankSharded(
+      [o](const Session& s) {
+        Report r;
+        const ModuleReport m = ComputeModules(s.view);
+        Table facts("_modules", "");
+        facts.Add(Key("table", Unit::kText, "")).Add(Count("hidden", ""));
+        // Each table built first, then its count of rows left out.
+        auto add = [&](auto build) {
+          size_t hidden = 0;
+          Table t = build(&hidden);
+          facts.rows.push_back({Cell::Text(t.id), Cell::Int(static_cast<int64_t>(hidden))});
+          r.tables.push_back(std::move(t));
+        };
+        add([&](size_t* h) { return ModuleTreeTable(m, o.top, h); });
+        add([&](size_t* h) { return ModuleClassTable(m, o.top, h); });
+        add([&](size_t* h) { return AnnotationTable(m, o.top, h); });
+        if (!m.annotation_steps.empty()) add([&](size_t* h) { return AnnotationStepTable(m, o.top, h); });
+        add([&](size_t* h) { return KernelLaunchersTable(m, o.top, h); });
+        facts.rows.push_back({Cell::Text("_any_module"), Cell::Int(m.any_module)});
+        facts.rows.push_back({Cell::Text("_any_annotation"), Cell::Int(!m.annotations.empty())});
+        r.tables.push_back(std::move(facts));
+        return r;
+      },
+      [o](Report& r, const std::vector<Report>& shards) {
+        std::map<std::string, int64_t> sums;
+        for (const Table* t : TablesWithId(shards, "_modules"))
+          for (const auto& row : t->rows) {
+            int64_t& v = sums[TextAt(row, 0)];
+            v = TextAt(row, 0).starts_with("_any") ? std::max(v, IntAt(row, 1)) : v + IntAt(row, 1);
+          }
+        for (Table& t : r.tables) {
+          auto hidden = static_cast<size_t>(sums[t.id]);
+          if (o.top > 0 && t.rows.size() > static_cast<size_t>(o.top)) {
+            hidden += t.rows.size() - static_cast<size_t>(o.top);
+            t.rows.resize(static_cast<size_t>(o.top));
+          }
+          NoteHiddenRows(t, hidden);
+          if (t.id == "module_tree")
+            t.notes.push_back(sums["_any_module"]
+                                  ? "(no module): GPU time launched outside every module frame: the backward pass "
+                                    "(the autograd thread runs outside the frames), the optimizer, ops called outside "
+                                    "the model."
+                                  : "No nn.Module frames in these inputs: record with torch.profiler's with_stack=True "
+                                    "(and with_modules=True) to have the module tree.");
+          if (t.id == "annotations" && !sums["_any_annotation"])
+            t.notes.push_back("No user annotations (record_function, gpu_user_annotation) in these inputs.");
+        }
+        return OkStatus();
+      });
+}
+
 Report Modules(const Session& s, const TableOptions& o) {
-  Report r = WithImportWarnings(s);
-  const ModuleReport m = ComputeModules(s.view);
-  size_t hidden = 0;
-  r.tables.push_back(ModuleTreeTable(m, o.top, &hidden));
-  NoteHiddenRows(r.tables.back(), hidden);
-  if (!m.any_module)
-    r.tables.back().notes.push_back(
-        "No nn.Module frames in these inputs: record with torch.profiler's with_stack=True (and with_modules=True) to "
-        "have the module tree.");
-  else
-    r.tables.back().notes.push_back(
-        "(no module): GPU time launched outside every module frame: the backward pass (the autograd thread runs "
-        "outside the frames), the optimizer, ops called outside the model.");
-  hidden = 0;
-  r.tables.push_back(ModuleClassTable(m, o.top, &hidden));
-  NoteHiddenRows(r.tables.back(), hidden);
-  hidden = 0;
-  r.tables.push_back(AnnotationTable(m, o.top, &hidden));
-  NoteHiddenRows(r.tables.back(), hidden);
-  if (m.annotations.empty())
-    r.tables.back().notes.push_back("No user annotations (record_function, gpu_user_annotation) in these inputs.");
-  if (!m.annotation_steps.empty()) {
-    hidden = 0;
-    r.tables.push_back(AnnotationStepTable(m, o.top, &hidden));
-    NoteHiddenRows(r.tables.back(), hidden);
-  }
-  hidden = 0;
-  r.tables.push_back(KernelLaunchersTable(m, o.top, &hidden));
-  NoteHiddenRows(r.tables.back(), hidden);
-  return r;
+  auto r = RunSharded(s, ModulesSharded(o));
+  return r.ok() ? std::move(*r) : Report{};
+}
+
+Sharded ScopesSharded(const ScopesOptions& o) {
+  return PerRankSharded(
+      [o](const Session& s) {
+        Report r;
+        for (const auto& rank : s.profile.ranks) {
+          if (!s.Selected(rank) || rank.xla_ops.empty()) continue;
+          XlaOps x = ResolveXlaOps(rank);
+          XlaBreakdown b = BreakdownXla(rank, x);
+          r.tables.push_back(XlaScopesTable(rank.rank_or(0), XlaScopes(rank, x, o.depth), b.total, o.top));
+          MarkRankGroup(r, rank.rank_or(0), r.tables.size() - 1, 1);
+        }
+        return r;
+      },
+      [](Report& r, const std::vector<Report>&) {
+        if (r.tables.empty())
+          r.warnings.push_back(
+              "no XLA ops in these inputs: `mlprof scopes` reads JAX/XLA profiles (*.xplane.pb, *.trace.json.gz); for "
+              "PyTorch traces use `mlprof ops`");
+        return OkStatus();
+      });
 }
 
 Report Scopes(const Session& s, const ScopesOptions& o) {
-  Report r = WithImportWarnings(s);
-  bool any = false;
-  for (const auto& rank : s.profile.ranks) {
-    if (!s.Selected(rank) || rank.xla_ops.empty()) continue;
-    any = true;
-    XlaOps x = ResolveXlaOps(rank);
-    XlaBreakdown b = BreakdownXla(rank, x);
-    r.tables.push_back(XlaScopesTable(rank.rank_or(0), XlaScopes(rank, x, o.depth), b.total, o.top));
-  }
-  if (!any)
-    r.warnings.push_back(
-        "no XLA ops in these inputs: `mlprof scopes` reads JAX/XLA profiles (*.xplane.pb, *.trace.json.gz); for "
-        "PyTorch traces use `mlprof ops`");
-  return r;
+  auto r = RunSharded(s, ScopesSharded(o));
+  return r.ok() ? std::move(*r) : Report{};
 }
 
 namespace {

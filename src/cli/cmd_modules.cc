@@ -18,6 +18,11 @@ class ModulesCommand : public ProfileCommand {
     o.top = top();
     return app::Modules(s, o);
   }
+  std::optional<app::Sharded> Sharded() override {
+    app::TableOptions o;
+    o.top = top();
+    return app::ModulesSharded(o);
+  }
 };
 
 }  // namespace

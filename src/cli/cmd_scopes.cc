@@ -15,6 +15,10 @@ class ScopesCommand : public ProfileCommand {
     o_.top = top();
     return app::Scopes(s, o_);
   }
+  std::optional<app::Sharded> Sharded() override {
+    o_.top = top();
+    return app::ScopesSharded(o_);
+  }
   app::ScopesOptions o_;
 };
 
