@@ -71,6 +71,7 @@ for in in "${inputs[@]}"; do
   same "counters" counters "$in" --format json --top 3
   same "modules" modules "$in" --format json --top 3
   same "scopes" scopes "$in" --format json --top 3
+  same "roofline" roofline "$in" --format json --top 3
   same "ops" ops "$in" --format json --top 3
 done
 # Files not in rank order: process 0 reads rank 1.

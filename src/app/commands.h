@@ -133,6 +133,8 @@ struct RooflineOutput {
   std::string svg;  // when want_svg: the first rank's plot
 };
 StatusOr<RooflineOutput> Roofline(const Session& s, const RooflineOptions& o);
+// Without the SVG (MPI refuses --svg).
+Sharded RooflineSharded(const RooflineOptions& o);
 
 // Writes the loaded profile as a Perfetto trace to `path` (through a
 // temporary file renamed at the end, so an interrupted run leaves no file

@@ -47,6 +47,7 @@ struct ShareFacts {
     std::string path;
     bool has_steps;
     std::vector<int64_t> step_numbers;
+    std::vector<DeviceProperties> devices;
   };
   std::vector<File> files;
 };
@@ -65,6 +66,21 @@ std::string EncodeFacts(const ShareFacts& f) {
     w.U64(x.has_steps);
     w.U64(x.step_numbers.size());
     for (int64_t n : x.step_numbers) w.I64(n);
+    w.U64(x.devices.size());
+    for (const DeviceProperties& d : x.devices) {
+      w.I64(d.id);
+      w.Str(d.name);
+      w.I64(d.total_global_mem);
+      w.I64(d.num_sms);
+      w.I64(d.compute_major);
+      w.I64(d.compute_minor);
+      w.Str(d.device_type);
+      w.F64(d.peak_tflops);
+      w.F64(d.peak_hbm_gbps);
+      w.F64(d.memory_bandwidth_bps);
+      w.Str(d.vendor);
+      w.I64(d.clock_khz);
+    }
   }
   return w.Take();
 }
@@ -84,6 +100,21 @@ StatusOr<ShareFacts> DecodeFacts(std::string_view bytes) {
     x.has_steps = r.U64() != 0;
     x.step_numbers.resize(r.Count());
     for (int64_t& n : x.step_numbers) n = r.I64();
+    x.devices.resize(r.Count(8));
+    for (DeviceProperties& d : x.devices) {
+      d.id = r.I64();
+      d.name = r.Str();
+      d.total_global_mem = r.I64();
+      d.num_sms = r.I64();
+      d.compute_major = r.I64();
+      d.compute_minor = r.I64();
+      d.device_type = r.Str();
+      d.peak_tflops = r.F64();
+      d.peak_hbm_gbps = r.F64();
+      d.memory_bandwidth_bps = r.F64();
+      d.vendor = r.Str();
+      d.clock_khz = r.I64();
+    }
   }
   if (r.ok() && !r.done()) r.Fail("bytes after the end");
   if (!r.ok()) return DataLoss("a process's facts about its ranks, " + r.error());
@@ -158,7 +189,7 @@ StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedS
     facts.skipped = loaded->skipped;
     for (size_t k = 0; k < loaded->ranks.size(); ++k) {
       const RankProfile& r = loaded->ranks[k];
-      ShareFacts::File f{first + kept[k], r.meta.rank, r.path, !r.steps.empty(), {}};
+      ShareFacts::File f{first + kept[k], r.meta.rank, r.path, !r.steps.empty(), {}, r.meta.devices};
       for (const Step& s : r.steps) f.step_numbers.push_back(s.number);
       facts.files.push_back(std::move(f));
     }
@@ -212,6 +243,13 @@ StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedS
     if (!x->has_steps) jf.every_rank_has_steps = 0;
   }
   std::sort(jf.ranks.begin(), jf.ranks.end());
+  {
+    std::vector<std::pair<int64_t, const std::vector<DeviceProperties>*>> by_rank;
+    for (const auto* x : job) by_rank.push_back({rank_of.at(x->index), &x->devices});
+    std::stable_sort(by_rank.begin(), by_rank.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    jf.devices.emplace();
+    for (const auto& [rank, d] : by_rank) jf.devices->insert(jf.devices->end(), d->begin(), d->end());
+  }
   stats->ranks += jf.ranks.size();
   jf.multi_step = step_numbers.size() >= 2 ? 1 : 0;
 

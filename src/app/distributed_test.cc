@@ -99,6 +99,9 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
   ops3.top = 3;
   ops_stack.by_name = true;
   ops_stack.by_stack = 2;
+  RooflineOptions ro3;
+  ro3.top = 3;
+  ro3.chip = "h100";
   ScopesOptions sc3;
   sc3.top = 3;
   IdleOptions io;
@@ -127,6 +130,11 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
       {"memory --top 3", MemorySharded({3}), [](const Session& s) { return Memory(s, {3}); }},
       {"counters --top 3", CountersSharded({3}), [](const Session& s) { return Counters(s, {3}); }},
       {"modules --top 3", ModulesSharded({3}), [](const Session& s) { return Modules(s, {3}); }},
+      {"roofline --top 3 --chip h100", RooflineSharded(ro3),
+       [ro3](const Session& s) {
+         auto r = Roofline(s, ro3);
+         return r.ok() ? std::move(r->report) : Report{};
+       }},
       {"modules", ModulesSharded({0}), [](const Session& s) { return Modules(s, {0}); }},
       {"scopes --top 3", ScopesSharded(sc3), [sc3](const Session& s) { return Scopes(s, sc3); }},
       {"ops --top 3", OpsSharded(ops3), [ops3](const Session& s) { return Ops(s, ops3); }},
@@ -316,10 +324,19 @@ TEST(Distributed, DiffErrorsAreOneProcesssErrors) {
   EXPECT_EQ(r.status().message(), one.status().message());
 }
 
+// Bytes of LEB128 (unsigned) and zigzag LEB128 (signed) as the facts write them.
+size_t Leb(uint64_t v) {
+  size_t n = 1;
+  while (v >= 128) v >>= 7, ++n;
+  return n;
+}
+size_t ZigZag(int64_t v) { return Leb((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+
 // --stats' fact bytes, counted by hand from the encoding: per process its
 // error code, message, skipped count and file count (1 byte each when
 // empty); per file its index, recorded rank, path (length and bytes), has
-// steps, step count and step numbers (1 byte each: LEB128 of small values).
+// steps, step count and step numbers (1 byte each: LEB128 of small values),
+// and its devices (integers, strings with their length, three 8-byte reals).
 TEST(Distributed, StatsCountTheFactsExchanged) {
   InputOptions in;
   in.paths = {std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"};
@@ -334,6 +351,11 @@ TEST(Distributed, StatsCountTheFactsExchanged) {
       for (const Step& st : r.steps) ASSERT_LT(st.number, 64);
       ASSERT_LT(r.meta.rank, 64);
       want += 1 + 1 + (1 + r.path.size()) + 1 + 1 + r.steps.size();
+      want += Leb(r.meta.devices.size());
+      for (const DeviceProperties& d : r.meta.devices)
+        want += ZigZag(d.id) + Leb(d.name.size()) + d.name.size() + ZigZag(d.total_global_mem) + ZigZag(d.num_sms) +
+                ZigZag(d.compute_major) + ZigZag(d.compute_minor) + Leb(d.device_type.size()) + d.device_type.size() +
+                3 * 8 + Leb(d.vendor.size()) + d.vendor.size() + ZigZag(d.clock_khz);
     }
     std::vector<DistributedStats> stats(static_cast<size_t>(k));
     auto r = RunOnThreads(

@@ -333,7 +333,7 @@ StatusOr<Report> DiagnoseShard(const Session& s, const DiagnoseOptions& o) {
   ASSIGN_OR_RETURN(hw::ChipDb db, hw::ChipDb::WithFiles({}));
   const hw::Chip* forced = nullptr;
   if (!o.chip.empty()) {
-    ASSIGN_OR_RETURN(forced, FindChip(db, o.chip, s.profile.AllDevices()));
+    ASSIGN_OR_RETURN(forced, FindChip(db, o.chip, s.JobDevices()));
   }
   std::map<int64_t, XlaOps> xla;
   std::map<int64_t, RooflineResult> roof;

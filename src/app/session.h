@@ -27,6 +27,9 @@ struct JobFacts {
   int multi_step = -1;            // >= 2 distinct ProfilerStep numbers over all ranks
   int every_rank_has_steps = -1;  // every rank has ProfilerSteps
   std::vector<int64_t> ranks;     // every rank of the job, ascending
+  // Every rank's devices in rank order (a chip family named by --chip
+  // resolves against them); unset: the profile's own.
+  std::optional<std::vector<DeviceProperties>> devices;
 };
 
 struct InputOptions {
@@ -56,6 +59,10 @@ struct Session {
 
   // The rank passes the --rank selection.
   bool Selected(const RankProfile& r) const { return inputs.rank < 0 || r.rank_or(0) == inputs.rank; }
+  // Every rank's devices, in rank order: the whole job's under MPI.
+  std::vector<DeviceProperties> JobDevices() const {
+    return inputs.job.devices ? *inputs.job.devices : profile.AllDevices();
+  }
 };
 
 // Loads the inputs; with_view also builds the analysis view and checks that

@@ -254,15 +254,17 @@ std::vector<std::string> ShownTableIds(const std::vector<Report>& shards) {
   return order;
 }
 
-Sharded PerRankSharded(std::function<Report(const Session&)> analyse,
+Sharded PerRankSharded(std::function<StatusOr<Report>(const Session&)> analyse,
                        std::function<Status(Report&, const std::vector<Report>&)> finish) {
   Sharded c;
   c.shard = [analyse](const Session& s) -> StatusOr<Report> {
-    Report r = analyse(s);
-    // Its warnings are the import warnings, which the combine orders as one
-    // process orders them.
+    ASSIGN_OR_RETURN(Report r, analyse(s));
     r.warnings.clear();
-    r.tables.push_back(WarningsShard(s));
+    Table warnings = WarningsShard(s);
+    for (const Table& t : r.tables)
+      if (t.id == "_rank_warnings")
+        for (const auto& row : t.rows) AddRankWarning(warnings, IntAt(row, 0), TextAt(row, 1));
+    r.tables.push_back(std::move(warnings));
     return r;
   };
   c.combine = [finish](std::vector<Report> shards) -> StatusOr<Report> {

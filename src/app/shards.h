@@ -65,7 +65,12 @@ std::vector<std::string> ShownTableIds(const std::vector<Report>& shards);
 // combine concatenates each table by rank (ConcatByRank), then `finish`
 // (when given) fixes what depends on every rank, from the hidden tables the
 // command added.
-Sharded PerRankSharded(std::function<Report(const Session&)> analyse,
+//
+// Warnings: the shard's are the import warnings, plus those about one rank
+// that `analyse` puts in a hidden `_rank_warnings` table (rank, text); the
+// combine orders them as one process orders them. An error from `analyse`
+// fails the run (the first process's, in process order).
+Sharded PerRankSharded(std::function<StatusOr<Report>(const Session&)> analyse,
                        std::function<Status(Report&, const std::vector<Report>&)> finish = {});
 // In a PerRankSharded shard: tables [first, first + count) are rank's own
 // (one table per rank under one id: a rank's CUPTI counters, its scope
