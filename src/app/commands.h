@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/engines.h"
 #include "analysis/mfu.h"
 #include "analysis/planner.h"
+#include "analysis/steps.h"
 #include "app/session.h"
 #include "base/status.h"
 #include "plan/spec.h"
@@ -171,7 +173,23 @@ struct ReportTables {
   Report summary, engines, kernels, ops, steps, overview, idle, overlap, diagnose;
 };
 ReportTables ComputeReportTables(const Session& s);
-HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const std::vector<std::string>& warnings);
+// What summary.txt and report.html show beyond those tables: the inputs,
+// the engines with their busy timeline over the job's window (200 bins),
+// the engines' top 10, each rank's steady state, and (with `page`) the
+// roofline, scopes, memory, counters and modules sections.
+struct ReportExtras {
+  std::vector<std::string> inputs;  // "rank R: PATH (FORMAT, N ops)", rank order
+  std::string first_format;
+  std::vector<EngineRow> engines;  // with busy_bins
+  EngineTimeline timeline;
+  Report engines_top10;
+  std::vector<StepSummary> step_summary;
+  StatusOr<Report> roofline = Report{};
+  Report scopes, memory, counters, modules;
+};
+ReportExtras ComputeReportExtras(const Session& s, bool page);
+HtmlReport BuildHtmlReport(const ReportTables& tables, const ReportExtras& extras,
+                           const std::vector<std::string>& warnings);
 // Runs one SQL query over the profile loaded into SQLite under Perfetto's
 // table names (export/sqlite.h); the rows as a table. SQL errors are bad
 // input (exit 2), with SQLite's message.

@@ -417,13 +417,12 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
     if (f->rows.size() > 5) ft.notes.push_back(fmt::format("{} more findings.", f->rows.size() - 5));
     summary.tables.push_back(std::move(ft));
   }
-  TableOptions ten;
-  for (Table& x : Engines(s, ten).tables) summary.tables.push_back(std::move(x));
+  const ReportExtras extras = ComputeReportExtras(s, o.html);
+  for (const Table& x : extras.engines_top10.tables) summary.tables.push_back(x);
   {
     // Steps, compact: the steady-state medians in ms (XLA profiles: their
     // own step tables).
-    const StepReport steps = ComputeSteps(s.view, {});
-    if (!steps.summary.empty()) {
+    if (!extras.step_summary.empty()) {
       Table st("steps", "Steady-state step (median over steps after the first; ms)");
       st.Add(RankKey())
           .Add(Count("steps", "ProfilerSteps"))
@@ -431,19 +430,17 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
           .Add(TimeMs("wall", "median host step time"))
           .Add(TimeMs("gpu_busy", "median time the step's GPU work runs"))
           .Add(TimeMs("compute", "median COMPUTATION kernel time"));
-      for (const StepSummary& x : steps.summary)
+      for (const StepSummary& x : extras.step_summary)
         st.rows.push_back({Cell::Int(x.rank), Cell::Int(x.steps), Cell::Int(x.steady_steps), UsCell(x.median_wall_us),
                            UsCell(x.median_busy_us), UsCell(x.median_compute_us)});
       summary.tables.push_back(std::move(st));
     } else {
-      for (Table& x : Steps(s, {}).tables) summary.tables.push_back(std::move(x));
+      for (const Table& x : tables.steps.tables) summary.tables.push_back(x);
     }
   }
-  TableOptions ko;
-  ko.top = 5;
-  Report kernels = Kernels(s, ko);
-  if (!kernels.tables.empty() && !kernels.tables.front().rows.empty())
-    summary.tables.push_back(std::move(kernels.tables.front()));
+  // Time by kernel type (kernels' first table, whatever its --top).
+  if (!tables.kernels.tables.empty() && !tables.kernels.tables.front().rows.empty())
+    summary.tables.push_back(tables.kernels.tables.front());
   const std::string text = RenderText(summary, 100);
   const std::string summary_path = (fs::path(o.dir) / "summary.txt").string();
   RETURN_IF_ERROR(WriteAtomically(summary_path, true, [&](std::FILE* f) -> Status {
@@ -461,7 +458,7 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
   if (o.html) {
     html_path = (fs::path(o.dir) / "report.html").string();
     const std::string page =
-        RenderHtml(BuildHtmlReport(s, tables, r.warnings), ChartLibrary(), PageScript(), PageStyle());
+        RenderHtml(BuildHtmlReport(tables, extras, r.warnings), ChartLibrary(), PageScript(), PageStyle());
     RETURN_IF_ERROR(WriteAtomically(html_path, true, [&](std::FILE* f) -> Status {
       if (std::fwrite(page.data(), 1, page.size(), f) != page.size())
         return DataLoss(fmt::format("{}: write failed: {}", html_path, std::strerror(errno)));
@@ -481,8 +478,7 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
                             &tables.steps, &tables.overview, &tables.idle, &tables.overlap})
       add(*x);
     std::vector<std::string> cover = {"mlprof report"};
-    for (const RankProfile& rp : s.profile.ranks)
-      cover.push_back(fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, rp.format, rp.ops.size()));
+    for (const std::string& x : extras.inputs) cover.push_back(x);
     for (const std::string& w : r.warnings) cover.push_back("warning: " + w);
     const std::string tmp = TempName(xlsx_path);
     Status st = WriteXlsx(book, cover, tmp);

@@ -103,14 +103,41 @@ void AddTables(HtmlSection& sec, const Report& r, std::set<std::string>& shown, 
 
 }  // namespace
 
-HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const std::vector<std::string>& warnings) {
+ReportExtras ComputeReportExtras(const Session& s, bool page) {
+  ReportExtras x;
+  for (const RankProfile& rp : s.profile.ranks)
+    x.inputs.push_back(fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, rp.format, rp.ops.size()));
+  if (!s.profile.ranks.empty()) x.first_format = s.profile.ranks.front().format;
+  x.timeline.bins = 200;
+  x.engines = ComputeEngines(s.view, &x.timeline);
+  x.engines_top10 = Engines(s, TableOptions{});
+  x.step_summary = ComputeSteps(s.view, {}).summary;
+  if (!page) return x;
+  RooflineOptions ro;
+  ro.top = 200;
+  auto rl = Roofline(s, ro);
+  if (rl.ok())
+    x.roofline = std::move(rl->report);
+  else
+    x.roofline = rl.status();
+  ScopesOptions sco;
+  sco.top = 20;
+  sco.depth = 4;
+  x.scopes = Scopes(s, sco);
+  x.memory = Memory(s, TableOptions{10});
+  x.counters = Counters(s, TableOptions{20});
+  x.modules = Modules(s, TableOptions{20});
+  return x;
+}
+
+HtmlReport BuildHtmlReport(const ReportTables& tables, const ReportExtras& extras,
+                           const std::vector<std::string>& warnings) {
   HtmlReport h;
   h.title = "mlprof report";
-  for (const RankProfile& rp : s.profile.ranks)
-    h.inputs.push_back(fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, rp.format, rp.ops.size()));
+  h.inputs = extras.inputs;
   h.warnings = warnings;
   std::set<std::string> shown;  // table ids on the page (each table once)
-  const bool multi_rank = s.profile.ranks.size() > 1;
+  const bool multi_rank = extras.inputs.size() > 1;
   auto rank_label = [&](const Table& t, size_t r) { return "rank " + Text(t, r, "rank"); };
 
   const Report& summary = tables.summary;
@@ -119,8 +146,7 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
 
   // --- overview -------------------------------------------------------------------
   HtmlSection overview{"overview", "Overview", {}, {}, {}};
-  h.cards.push_back(
-      {"Ranks", std::to_string(s.profile.ranks.size()), s.profile.ranks.empty() ? "" : s.profile.ranks.front().format});
+  h.cards.push_back({"Ranks", std::to_string(extras.inputs.size()), extras.first_format});
   if (const Table* st = Find(steps, "steady_state"); st && !st->rows.empty()) {
     double worst = 0;
     std::string at;
@@ -129,9 +155,8 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
     h.cards.push_back({"Steady-state step", FormatMs(worst),
                        multi_rank ? "median step, slowest rank (" + at + ")" : "median over the steps after warm-up"});
   }
-  EngineTimeline timeline;
-  timeline.bins = 200;
-  const std::vector<EngineRow> engines = ComputeEngines(s.view, &timeline);
+  const EngineTimeline& timeline = extras.timeline;
+  const std::vector<EngineRow>& engines = extras.engines;
   {
     double busy = 0, window = 0;
     for (const EngineRow& e : engines)
@@ -228,13 +253,11 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
 
   // --- roofline -------------------------------------------------------------------------
   HtmlSection roof{"roofline", "Roofline", {}, {}, {}};
-  RooflineOptions ro;
-  ro.top = 200;
-  auto rl = Roofline(s, ro);
+  const StatusOr<Report>& rl = extras.roofline;
   if (!rl.ok()) {
     roof.text.push_back("No roofline: " + rl.status().message());
   } else {
-    const Report& rr = rl.value().report;
+    const Report& rr = *rl;
     const Table* sum = Find(rr, "roofline_summary");
     const Table* t = Find(rr, "roofline_ops");
     if (sum && !sum->rows.empty() && t && Num(*sum, 0, "peak") > 0 && Num(*sum, 0, "hbm_bandwidth") > 0) {
@@ -263,10 +286,7 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
   h.sections.push_back(std::move(roof));
 
   // --- scopes (XLA) ---------------------------------------------------------------------
-  ScopesOptions sco;
-  sco.top = 20;
-  sco.depth = 4;
-  const Report scopes = Scopes(s, sco);
+  const Report& scopes = extras.scopes;
   if (const Table* t = Find(scopes, "scopes"); t && t->rows.size() > 1) {
     HtmlSection sec{"scopes", "Named scopes", {}, {}, {}};
     Chart c;
@@ -315,9 +335,7 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
   h.sections.push_back(std::move(idle));
 
   // --- memory (only where the trace has allocator events) -------------------------------
-  TableOptions mo;
-  mo.top = 10;
-  const Report mem = Memory(s, mo);
+  const Report& mem = extras.memory;
   if (const Table* t = Find(mem, "memory"); t && !t->rows.empty()) {
     HtmlSection sec{"memory", "Memory", {}, {}, {}};
     sec.text.push_back(
@@ -328,9 +346,7 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
   }
 
   // --- counters (only where the trace has launches, copies or CUPTI ranges) -------------
-  TableOptions co;
-  co.top = 20;
-  const Report counters = Counters(s, co);
+  const Report& counters = extras.counters;
   HtmlSection csec{"counters", "Counters", {}, {}, {}};
   csec.text.push_back(
       "The launch queue per stream, memory bandwidth per copy kind and the CUPTI range profiler's counters "
@@ -339,9 +355,7 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
   if (!csec.tables.empty()) h.sections.push_back(std::move(csec));
 
   // --- modules and annotations (only where the trace has module frames or annotations) ---
-  TableOptions modo;
-  modo.top = 20;
-  const Report mods = Modules(s, modo);
+  const Report& mods = extras.modules;
   const Table* tree = Find(mods, "module_tree");
   const Table* anns = Find(mods, "annotations");
   if ((tree && !tree->rows.empty()) || (anns && !anns->rows.empty())) {
@@ -354,15 +368,17 @@ HtmlReport BuildHtmlReport(const Session& s, const ReportTables& tables, const s
   }
 
   // --- serving steps (vLLM, SGLang) ----------------------------------------------------------
-  const ServingReport serving = ComputeServingSteps(s.view, {});
-  if (!serving.steps.empty()) {
+  // The serving tables of `mlprof steps` (the same steps, same warm-up).
+  const Table* serving_summary = Find(steps, "serving_steady_state");
+  const Table* serving_steps = Find(steps, "serving_steps");
+  if (serving_summary && serving_steps) {
     HtmlSection sec{"serving", "Serving steps", {}, {}, {}};
     sec.text.push_back(
         "The serving engine's steps: batch, host time to issue each, GPU time, latency, tokens/s; the steady state "
         "per kind of step (`mlprof steps`).");
     Report sr;
-    sr.tables.push_back(ServingSummaryTable(serving));
-    sr.tables.push_back(ServingStepTable(serving));
+    sr.tables.push_back(*serving_summary);
+    sr.tables.push_back(*serving_steps);
     AddTables(sec, sr, shown);
     if (!sec.tables.empty()) h.sections.push_back(std::move(sec));
   }
