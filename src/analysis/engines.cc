@@ -44,18 +44,23 @@ void AddToBins(const std::vector<Interval>& busy, Ps start, Ps end, std::vector<
   for (float& f : bins) f = std::min(f, 1.0f);
 }
 
+std::pair<Ps, Ps> EngineWindow(const ProfileView& view) {
+  Ps first = std::numeric_limits<Ps>::max(), last = std::numeric_limits<Ps>::min();
+  for (const RankView& rv : view.ranks) {
+    for (size_t i = 0; i < rv.profile->ops.size(); ++i) {
+      if ((!rv.keep.empty() && !rv.keep[i]) || rv.profile->ops.kind[i] == OpKind::kTraceSpan) continue;
+      first = std::min(first, rv.Ts(static_cast<uint32_t>(i)));
+      last = std::max(last, rv.End(static_cast<uint32_t>(i)));
+    }
+  }
+  return {first, last};
+}
+
 std::vector<EngineRow> ComputeEngines(const ProfileView& view, EngineTimeline* timeline) {
   std::vector<EngineRow> out;
   const bool binned = timeline != nullptr && timeline->bins > 0;
-  if (binned) {
-    Ps first = std::numeric_limits<Ps>::max(), last = std::numeric_limits<Ps>::min();
-    for (const RankView& rv : view.ranks) {
-      for (size_t i = 0; i < rv.profile->ops.size(); ++i) {
-        if ((!rv.keep.empty() && !rv.keep[i]) || rv.profile->ops.kind[i] == OpKind::kTraceSpan) continue;
-        first = std::min(first, rv.Ts(static_cast<uint32_t>(i)));
-        last = std::max(last, rv.End(static_cast<uint32_t>(i)));
-      }
-    }
+  if (binned && !timeline->given) {
+    const auto [first, last] = EngineWindow(view);
     timeline->start = first <= last ? first : 0;
     timeline->end = first <= last ? last : 0;
   }

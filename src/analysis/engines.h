@@ -39,7 +39,12 @@ struct EngineRow {
 struct EngineTimeline {
   int bins = 0;
   Ps start = 0, end = 0;
+  bool given = false;  // start and end set by the caller (the whole job's, under MPI)
 };
+// The window the timeline bins: the first kept op's start to the last one's
+// end over the view's ranks (not the profiler's envelope span); first > last
+// when there is none.
+std::pair<Ps, Ps> EngineWindow(const ProfileView& view);
 
 std::vector<EngineRow> ComputeEngines(const ProfileView& view, EngineTimeline* timeline = nullptr);
 

@@ -7,9 +7,11 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 
+#include "analysis/engines.h"
 #include "io/load.h"
 #include "report/serialize.h"
 
@@ -304,8 +306,25 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
   stats->processes = comm.size();
   ASSIGN_OR_RETURN(Session s, OpenShare(inputs, comm, stats));
   auto clock = std::chrono::steady_clock::now();
+  Status viewed = AttachView(s);
+  if (command.needs_engine_window) {
+    // Every process takes part, whatever its view's state.
+    auto [first, last] = viewed.ok() ? EngineWindow(s.view) : std::pair<Ps, Ps>{1, 0};
+    ByteWriter w;
+    w.I64(first);
+    w.I64(last);
+    Ps all_first = std::numeric_limits<Ps>::max(), all_last = std::numeric_limits<Ps>::min();
+    for (const std::string& bytes : comm.AllGather(w.Take())) {
+      stats->fact_bytes += bytes.size();
+      ByteReader r(bytes);
+      const Ps a = r.I64(), z = r.I64();
+      if (!r.ok()) return DataLoss("a process's engine window, " + r.error());
+      if (a <= z) all_first = std::min(all_first, a), all_last = std::max(all_last, z);
+    }
+    s.inputs.job.engine_window = std::pair<Ps, Ps>{all_first, all_last};
+  }
   StatusOr<Report> shard = [&]() -> StatusOr<Report> {
-    RETURN_IF_ERROR(AttachView(s));
+    RETURN_IF_ERROR(viewed);
     return command.shard(s);
   }();
   s = Session();  // the ops go before the gather

@@ -310,7 +310,9 @@ ReportTables ComputeReportTables(const Session& s) {
   return t;
 }
 
-StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
+namespace {
+
+Status PrepareReportDir(const ReportOptions& o) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::exists(o.dir, ec)) {
@@ -320,6 +322,147 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
   } else if (!fs::create_directories(o.dir, ec) || ec) {
     return DataLoss(fmt::format("{}: cannot create the directory: {}", o.dir, ec.message()));
   }
+  return OkStatus();
+}
+
+Table ReportFilesTable() {
+  Table t("report", "Report written");
+  t.Add(Key("file", Unit::kText, "a file of the report"))
+      .Add(Measure("bytes", Unit::kBytes, "its size").Whole())
+      .Add(Text("what", "what it holds"));
+  return t;
+}
+
+Cell SizeOf(const std::string& f) {
+  std::error_code ec;
+  const auto n = std::filesystem::file_size(f, ec);
+  return ec ? Cell::Null() : Cell::Int(static_cast<int64_t>(n));
+}
+
+// summary.txt, report.html and report.xlsx from the computed results; a row
+// each in `t` (summary.txt first, its size filled in by the caller).
+Status WritePages(const ReportOptions& o, const ReportTables& tables, const ReportExtras& extras,
+                  const std::vector<std::string>& warnings, const std::function<void(const char*)>& finished,
+                  Table& t) {
+  namespace fs = std::filesystem;
+  // summary.txt: what to fix first, the engines, the steps and the time by
+  // kind, at 100 columns.
+  Report summary;
+  if (const Table* f = tables.diagnose.tables.empty() ? nullptr : &tables.diagnose.tables.front();
+      f && !f->rows.empty()) {
+    // The findings, compact: the evidence and formulas are in the page, the
+    // workbook and `mlprof diagnose`.
+    Table ft("findings", "What to fix first (mlprof diagnose has the evidence and formulas)");
+    for (const char* c : {"rule", "rank", "subject", "saving", "saving_pct", "confidence"}) {
+      const int k = f->ColumnIndex(c);
+      if (k >= 0) ft.Add(f->columns[static_cast<size_t>(k)]);
+    }
+    for (size_t r = 0; r < f->rows.size() && r < 5; ++r) {
+      std::vector<Cell> row;
+      for (const char* c : {"rule", "rank", "subject", "saving", "saving_pct", "confidence"}) {
+        const int k = f->ColumnIndex(c);
+        if (k >= 0) row.push_back(f->rows[r][static_cast<size_t>(k)]);
+      }
+      ft.rows.push_back(std::move(row));
+    }
+    if (f->rows.size() > 5) ft.notes.push_back(fmt::format("{} more findings.", f->rows.size() - 5));
+    summary.tables.push_back(std::move(ft));
+  }
+  for (const Table& x : extras.engines_top10.tables) summary.tables.push_back(x);
+  {
+    // Steps, compact: the steady-state medians in ms (XLA profiles: their
+    // own step tables).
+    if (!extras.step_summary.empty()) {
+      Table st("steps", "Steady-state step (median over steps after the first; ms)");
+      st.Add(RankKey())
+          .Add(Count("steps", "ProfilerSteps"))
+          .Add(Count("steady", "steps after the warm-up"))
+          .Add(TimeMs("wall", "median host step time"))
+          .Add(TimeMs("gpu_busy", "median time the step's GPU work runs"))
+          .Add(TimeMs("compute", "median COMPUTATION kernel time"));
+      for (const StepSummary& x : extras.step_summary)
+        st.rows.push_back({Cell::Int(x.rank), Cell::Int(x.steps), Cell::Int(x.steady_steps), UsCell(x.median_wall_us),
+                           UsCell(x.median_busy_us), UsCell(x.median_compute_us)});
+      summary.tables.push_back(std::move(st));
+    } else {
+      for (const Table& x : tables.steps.tables) summary.tables.push_back(x);
+    }
+  }
+  // Time by kernel type (kernels' first table, whatever its --top).
+  if (!tables.kernels.tables.empty() && !tables.kernels.tables.front().rows.empty())
+    summary.tables.push_back(tables.kernels.tables.front());
+  const std::string text = RenderText(summary, 100);
+  const std::string summary_path = (fs::path(o.dir) / "summary.txt").string();
+  RETURN_IF_ERROR(WriteAtomically(summary_path, true, [&](std::FILE* f) -> Status {
+    if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
+      return DataLoss(fmt::format("{}: write failed: {}", summary_path, std::strerror(errno)));
+    return OkStatus();
+  }));
+  finished("summary.txt");
+  t.rows.push_back(
+      {Cell::Text(summary_path), Cell::Null(),
+       Cell::Text("what to fix first, engines (busy, idle, utilisation, bytes), steps, time by kernel type")});
+
+  if (o.html) {
+    const std::string html_path = (fs::path(o.dir) / "report.html").string();
+    const std::string page =
+        RenderHtml(BuildHtmlReport(tables, extras, warnings), ChartLibrary(), PageScript(), PageStyle());
+    RETURN_IF_ERROR(WriteAtomically(html_path, true, [&](std::FILE* f) -> Status {
+      if (std::fwrite(page.data(), 1, page.size(), f) != page.size())
+        return DataLoss(fmt::format("{}: write failed: {}", html_path, std::strerror(errno)));
+      return OkStatus();
+    }));
+    finished("report.html");
+    t.rows.push_back({Cell::Text(html_path), Cell::Null(),
+                      Cell::Text(ChartLibrary().empty() ? "one self-contained page: tables (charts not built in)"
+                                                        : "one self-contained page: charts and tables")});
+  }
+  if (o.xlsx) {
+    const std::string xlsx_path = (fs::path(o.dir) / "report.xlsx").string();
+    Report book;
+    std::set<std::string> ids;
+    auto add = [&](const Report& x) {  // each table once (summary repeats some)
+      for (const Table& tb : x.tables)
+        if (ids.insert(tb.id).second) book.tables.push_back(tb);
+    };
+    for (const Report* x : {&tables.diagnose, &tables.summary, &tables.engines, &tables.kernels, &tables.ops,
+                            &tables.steps, &tables.overview, &tables.idle, &tables.overlap})
+      add(*x);
+    std::vector<std::string> cover = {"mlprof report"};
+    for (const std::string& x : extras.inputs) cover.push_back(x);
+    for (const std::string& w : warnings) cover.push_back("warning: " + w);
+    const std::string tmp = TempName(xlsx_path);
+    Status st = WriteXlsx(book, cover, tmp);
+    if (st.ok() && std::rename(tmp.c_str(), xlsx_path.c_str()) != 0)
+      st = DataLoss(fmt::format("{}: cannot rename the finished file into place", xlsx_path));
+    if (!st.ok()) {
+      std::remove(tmp.c_str());
+      return st;
+    }
+    finished("report.xlsx");
+    t.rows.push_back(
+        {Cell::Text(xlsx_path), Cell::Null(),
+         Cell::Text(fmt::format("every table, one sheet each ({} sheets and a cover)", book.tables.size()))});
+  }
+  return OkStatus();
+}
+
+// The files' rows in the report's order: summary.txt, the trace files, the
+// page, the workbook; sizes as written.
+void OrderReportRows(Table& t, const std::vector<std::vector<Cell>>& traces) {
+  std::vector<std::vector<Cell>> rows;
+  rows.push_back(t.rows.front());
+  for (const auto& x : traces) rows.push_back(x);
+  for (size_t k = 1; k < t.rows.size(); ++k) rows.push_back(t.rows[k]);
+  for (auto& row : rows) row[1] = SizeOf(std::get<std::string>(row[0].value));
+  t.rows = std::move(rows);
+}
+
+}  // namespace
+
+StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
+  namespace fs = std::filesystem;
+  RETURN_IF_ERROR(PrepareReportDir(o));
   Report r;
   r.warnings = ImportWarnings(s.profile);
   const int files = 1 + o.perfetto + o.sqlite + o.html + o.xlsx;
@@ -380,135 +523,24 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
     });
   }
 
-  Table t("report", "Report written");
-  t.Add(Key("file", Unit::kText, "a file of the report"))
-      .Add(Measure("bytes", Unit::kBytes, "its size").Whole())
-      .Add(Text("what", "what it holds"));
-  auto size_of = [&](const std::string& f) {
-    const auto n = fs::file_size(f, ec);
-    return ec ? Cell::Null() : Cell::Int(static_cast<int64_t>(n));
-  };
   // The tables summary.txt, report.html, report.xlsx and trace.sqlite share,
   // computed once (the trace writers run meanwhile).
   tables_promise.set_value(ComputeReportTables(s));
   tables_set = true;
   const ReportTables& tables = *tables_ready.get();
-
-  // summary.txt: what to fix first, the engines, the steps and the time by
-  // kind, at 100 columns.
-  Report summary;
-  if (const Table* f = tables.diagnose.tables.empty() ? nullptr : &tables.diagnose.tables.front();
-      f && !f->rows.empty()) {
-    // The findings, compact: the evidence and formulas are in the page, the
-    // workbook and `mlprof diagnose`.
-    Table ft("findings", "What to fix first (mlprof diagnose has the evidence and formulas)");
-    for (const char* c : {"rule", "rank", "subject", "saving", "saving_pct", "confidence"}) {
-      const int k = f->ColumnIndex(c);
-      if (k >= 0) ft.Add(f->columns[static_cast<size_t>(k)]);
-    }
-    for (size_t r = 0; r < f->rows.size() && r < 5; ++r) {
-      std::vector<Cell> row;
-      for (const char* c : {"rule", "rank", "subject", "saving", "saving_pct", "confidence"}) {
-        const int k = f->ColumnIndex(c);
-        if (k >= 0) row.push_back(f->rows[r][static_cast<size_t>(k)]);
-      }
-      ft.rows.push_back(std::move(row));
-    }
-    if (f->rows.size() > 5) ft.notes.push_back(fmt::format("{} more findings.", f->rows.size() - 5));
-    summary.tables.push_back(std::move(ft));
-  }
-  const ReportExtras extras = ComputeReportExtras(s, o.html);
-  for (const Table& x : extras.engines_top10.tables) summary.tables.push_back(x);
-  {
-    // Steps, compact: the steady-state medians in ms (XLA profiles: their
-    // own step tables).
-    if (!extras.step_summary.empty()) {
-      Table st("steps", "Steady-state step (median over steps after the first; ms)");
-      st.Add(RankKey())
-          .Add(Count("steps", "ProfilerSteps"))
-          .Add(Count("steady", "steps after the warm-up"))
-          .Add(TimeMs("wall", "median host step time"))
-          .Add(TimeMs("gpu_busy", "median time the step's GPU work runs"))
-          .Add(TimeMs("compute", "median COMPUTATION kernel time"));
-      for (const StepSummary& x : extras.step_summary)
-        st.rows.push_back({Cell::Int(x.rank), Cell::Int(x.steps), Cell::Int(x.steady_steps), UsCell(x.median_wall_us),
-                           UsCell(x.median_busy_us), UsCell(x.median_compute_us)});
-      summary.tables.push_back(std::move(st));
-    } else {
-      for (const Table& x : tables.steps.tables) summary.tables.push_back(x);
-    }
-  }
-  // Time by kernel type (kernels' first table, whatever its --top).
-  if (!tables.kernels.tables.empty() && !tables.kernels.tables.front().rows.empty())
-    summary.tables.push_back(tables.kernels.tables.front());
-  const std::string text = RenderText(summary, 100);
-  const std::string summary_path = (fs::path(o.dir) / "summary.txt").string();
-  RETURN_IF_ERROR(WriteAtomically(summary_path, true, [&](std::FILE* f) -> Status {
-    if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
-      return DataLoss(fmt::format("{}: write failed: {}", summary_path, std::strerror(errno)));
-    return OkStatus();
-  }));
-  finished("summary.txt");
-  t.rows.push_back(
-      {Cell::Text(summary_path), Cell::Null(),
-       Cell::Text("what to fix first, engines (busy, idle, utilisation, bytes), steps, time by kernel type")});
-
-  std::string html_path, xlsx_path;
-  size_t xlsx_sheets = 0;
-  if (o.html) {
-    html_path = (fs::path(o.dir) / "report.html").string();
-    const std::string page =
-        RenderHtml(BuildHtmlReport(tables, extras, r.warnings), ChartLibrary(), PageScript(), PageStyle());
-    RETURN_IF_ERROR(WriteAtomically(html_path, true, [&](std::FILE* f) -> Status {
-      if (std::fwrite(page.data(), 1, page.size(), f) != page.size())
-        return DataLoss(fmt::format("{}: write failed: {}", html_path, std::strerror(errno)));
-      return OkStatus();
-    }));
-    finished("report.html");
-  }
-  if (o.xlsx) {
-    xlsx_path = (fs::path(o.dir) / "report.xlsx").string();
-    Report book;
-    std::set<std::string> ids;
-    auto add = [&](const Report& x) {  // each table once (summary repeats some)
-      for (const Table& tb : x.tables)
-        if (ids.insert(tb.id).second) book.tables.push_back(tb);
-    };
-    for (const Report* x : {&tables.diagnose, &tables.summary, &tables.engines, &tables.kernels, &tables.ops,
-                            &tables.steps, &tables.overview, &tables.idle, &tables.overlap})
-      add(*x);
-    std::vector<std::string> cover = {"mlprof report"};
-    for (const std::string& x : extras.inputs) cover.push_back(x);
-    for (const std::string& w : r.warnings) cover.push_back("warning: " + w);
-    const std::string tmp = TempName(xlsx_path);
-    Status st = WriteXlsx(book, cover, tmp);
-    if (st.ok() && std::rename(tmp.c_str(), xlsx_path.c_str()) != 0)
-      st = DataLoss(fmt::format("{}: cannot rename the finished file into place", xlsx_path));
-    if (!st.ok()) {
-      std::remove(tmp.c_str());
-      return st;
-    }
-    xlsx_sheets = book.tables.size();
-    finished("report.xlsx");
-  }
+  Table t = ReportFilesTable();
+  RETURN_IF_ERROR(WritePages(o, tables, ComputeReportExtras(s, o.html), r.warnings, finished, t));
   for (std::thread& x : writers) x.join();
   RETURN_IF_ERROR(perfetto_st);
   RETURN_IF_ERROR(sqlite_st);
 
-  t.rows.front()[1] = size_of(summary_path);
+  std::vector<std::vector<Cell>> traces;
   if (o.perfetto)
-    t.rows.push_back(
-        {Cell::Text(pftrace_path), size_of(pftrace_path), Cell::Text("the timeline: open at ui.perfetto.dev")});
+    traces.push_back({Cell::Text(pftrace_path), Cell::Null(), Cell::Text("the timeline: open at ui.perfetto.dev")});
   if (o.sqlite)
-    t.rows.push_back({Cell::Text(sqlite_path), size_of(sqlite_path),
-                      Cell::Text("Perfetto's tables for SQL (slice, track, args, ...)")});
-  if (o.html)
-    t.rows.push_back({Cell::Text(html_path), size_of(html_path),
-                      Cell::Text(ChartLibrary().empty() ? "one self-contained page: tables (charts not built in)"
-                                                        : "one self-contained page: charts and tables")});
-  if (o.xlsx)
-    t.rows.push_back({Cell::Text(xlsx_path), size_of(xlsx_path),
-                      Cell::Text(fmt::format("every table, one sheet each ({} sheets and a cover)", xlsx_sheets))});
+    traces.push_back(
+        {Cell::Text(sqlite_path), Cell::Null(), Cell::Text("Perfetto's tables for SQL (slice, track, args, ...)")});
+  OrderReportRows(t, traces);
   r.tables.push_back(std::move(t));
   return r;
 }

@@ -109,6 +109,11 @@ ReportExtras ComputeReportExtras(const Session& s, bool page) {
     x.inputs.push_back(fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, rp.format, rp.ops.size()));
   if (!s.profile.ranks.empty()) x.first_format = s.profile.ranks.front().format;
   x.timeline.bins = 200;
+  if (const auto& w = s.inputs.job.engine_window) {
+    x.timeline.given = true;
+    x.timeline.start = w->first <= w->second ? w->first : 0;
+    x.timeline.end = w->first <= w->second ? w->second : 0;
+  }
   x.engines = ComputeEngines(s.view, &x.timeline);
   x.engines_top10 = Engines(s, TableOptions{});
   x.step_summary = ComputeSteps(s.view, {}).summary;

@@ -30,6 +30,9 @@ struct JobFacts {
   // Every rank's devices in rank order (a chip family named by --chip
   // resolves against them); unset: the profile's own.
   std::optional<std::vector<DeviceProperties>> devices;
+  // The engines' window over every rank (EngineWindow), when the command
+  // asked for it (report's busy timeline).
+  std::optional<std::pair<Ps, Ps>> engine_window;
 };
 
 struct InputOptions {

@@ -21,6 +21,9 @@ namespace mlprof::app {
 struct Sharded {
   std::function<StatusOr<Report>(const Session&)> shard;
   std::function<StatusOr<Report>(std::vector<Report>)> combine;  // shards in process order
+  // The shard needs the engines' window over the whole job
+  // (JobFacts::engine_window): one more exchange, of 16 bytes, before it.
+  bool needs_engine_window = false;
 };
 
 // A command over two profiles (diff): the shard sees this process's share
