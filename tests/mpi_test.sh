@@ -100,6 +100,40 @@ if [ -e "$CORPUS/kineto/hta_trace_diff/test" ]; then
   same "diff ascend" diff "$CORPUS/ascend/msinsight_2rank/db/level1" "$CORPUS/ascend/msinsight_2rank/text/level2"
 fi
 
+# report: the pages byte for byte (the workbook by its members, all but
+# docProps/core.xml, which holds the time it was written); the trace files
+# are refused under MPI.
+same_files() {  # a b: summary.txt, report.html, report.xlsx
+  cmp -s "$1/summary.txt" "$2/summary.txt" && cmp -s "$1/report.html" "$2/report.html" &&
+    python3 - "$1/report.xlsx" "$2/report.xlsx" <<'PY'
+import sys, zipfile
+a, b = (zipfile.ZipFile(p) for p in sys.argv[1:3])
+names = sorted(a.namelist())
+same = names == sorted(b.namelist()) and all(a.read(n) == b.read(n) for n in names if n != "docProps/core.xml")
+sys.exit(0 if same and "xl/workbook.xml" in names else 1)
+PY
+}
+for in in "$SRC/examples/two_rank" "${inputs[@]:1:2}"; do
+  "$BIN" report "$in" -o "$TMP/rep1" --force --no-perfetto --no-sqlite >/dev/null 2>&1
+  for k in 2 3; do
+    rm -rf "$TMP/repk"
+    mpirun -n $k "$BIN" report "$in" -o "$TMP/repk" --no-perfetto --no-sqlite >/dev/null 2>"$TMP/err"
+    if same_files "$TMP/rep1" "$TMP/repk"; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1))
+      echo "FAIL: report pages over $k processes differ: $in"
+    fi
+  done
+done
+mpirun -n 2 "$BIN" report "$SRC/examples/two_rank" -o "$TMP/rep2" >"$TMP/out" 2>"$TMP/err"
+if [ $? -ne 0 ] && grep -q "add --no-perfetto --no-sqlite" "$TMP/err" && [ ! -e "$TMP/rep2" ]; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL: report with trace files under MPI should refuse before writing"
+fi
+
 # A command without shards: a clear error, not a wrong number.
 mpirun -n 2 "$BIN" collectives "$SRC/examples/two_rank" >"$TMP/out" 2>"$TMP/err"
 if [ $? -ne 0 ] && grep -q "does not run under MPI yet" "$TMP/err" && [ ! -s "$TMP/out" ]; then

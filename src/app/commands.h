@@ -164,6 +164,10 @@ struct ReportOptions {
   std::function<void(const std::string& file, int done, int count)> progress;
 };
 StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o);
+// report under MPI: the same pages (summary.txt, report.html, report.xlsx)
+// from the shards of its tables and sections; process 0 writes them. The
+// trace files are not written (ReportOptions' perfetto and sqlite unused).
+Sharded ReportSharded(const ReportOptions& o, bool all_steps);
 // report.html's content (app/html_report.cc): overview cards, time by
 // category, the engines' busy timeline, top ops and kernels, the roofline,
 // the scope tree and idle/overlap, with `warnings` as import problems.

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -153,6 +155,56 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
       EXPECT_EQ(Rendered(*many), want) << c.name << " over " << k << " processes: " << paths.front();
     }
   }
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// mlprof report's pages over K processes against one process's: byte for
+// byte (the trace files are one process's only).
+void ExpectSameReport(const std::vector<std::string>& paths) {
+  InputOptions in;
+  in.paths = paths;
+  in.threads = 1;
+  auto session = OpenSession(in, nullptr);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  const std::string dir = ::testing::TempDir() + "/mlprof_report_mpi";
+  ReportOptions o;
+  o.force = true;
+  o.perfetto = o.sqlite = false;
+  o.dir = dir + "/one";
+  auto one = WriteReport(*session, o);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  for (int k : {2, 3}) {
+    ReportOptions ok = o;
+    ok.dir = dir + "/k" + std::to_string(k);
+    auto many = RunOnThreads(in, ReportSharded(ok, false), k);
+    ASSERT_TRUE(many.ok()) << k << ": " << many.status().message();
+    EXPECT_EQ(many->warnings, one->warnings);
+    for (const char* f : {"summary.txt", "report.html"}) {
+      const std::string want = FileBytes(o.dir + "/" + f);
+      EXPECT_FALSE(want.empty()) << f;
+      EXPECT_TRUE(FileBytes(ok.dir + "/" + f) == want) << f << " over " << k << " processes: " << paths.front();
+    }
+    // The workbook holds the time it was written (docProps/core.xml):
+    // tests/mpi_test.sh compares its other members.
+    EXPECT_FALSE(FileBytes(ok.dir + "/report.xlsx").empty());
+  }
+}
+
+TEST(Distributed, ReportSameAsOneProcess) {
+  ExpectSameReport({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"});
+  ExpectSameReport({std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank/rank-1.json.gz",
+                    std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank/rank-0.json.gz"});
+  for (const char* rel : {"kineto/hta_sampled_2rank_nccl", "ascend/msinsight_2rank/db/level1"}) {
+    MLPROF_CORPUS_FILE(path, rel);
+    ExpectSameReport({path});
+  }
+  MLPROF_CORPUS_FILE(tpu, "xla/xprof_tpu_v6e_x4_psum_hostoffload.xplane.pb");
+  MLPROF_CORPUS_FILE(cupti, "kineto/hta_cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz");
+  ExpectSameReport({tpu, std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank/rank-1.json.gz", cupti});
 }
 
 TEST(Distributed, ShareFilesIsContiguousAndBalanced) {

@@ -18,6 +18,7 @@
 
 #include "analysis/steps.h"
 #include "app/commands.h"
+#include "app/shards.h"
 #include "base/utf8.h"
 #include "export/perfetto.h"
 #include "export/sqlite.h"
@@ -543,6 +544,209 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
   OrderReportRows(t, traces);
   r.tables.push_back(std::move(t));
   return r;
+}
+
+namespace {
+
+// The report's parts, each a command's shard and combine: the tables
+// (ComputeReportTables) and the page's sections (ComputeReportExtras), with
+// the same options.
+struct ReportPart {
+  std::string name;
+  Sharded c;
+};
+std::vector<ReportPart> ReportParts(bool page, bool all_steps) {
+  SummaryOptions so;
+  so.top = 0;
+  so.top_ops = 0;
+  TableOptions all;
+  all.top = 0;
+  OpsOptions oo;
+  oo.top = 0;
+  std::vector<ReportPart> parts = {
+      {"summary", SummarySharded(so, all_steps)},
+      {"engines", EnginesSharded(all)},
+      {"kernels", KernelsSharded(all)},
+      {"ops", OpsSharded(oo)},
+      {"steps", StepsSharded({})},
+      {"overview", OverviewSharded()},
+      {"idle", PerRankSharded([](const Session& s) { return Idle(s, {}); })},
+      {"overlap", PerRankSharded(Overlap)},
+      {"diagnose", DiagnoseSharded({})},
+      {"engines10", EnginesSharded(TableOptions{})},
+  };
+  if (page) {
+    RooflineOptions ro;
+    ro.top = 200;
+    ScopesOptions sco;
+    sco.top = 20;
+    sco.depth = 4;
+    parts.push_back({"roofline", RooflineSharded(ro)});
+    parts.push_back({"scopes", ScopesSharded(sco)});
+    parts.push_back({"memory", MemorySharded(TableOptions{10})});
+    parts.push_back({"counters", CountersSharded(TableOptions{20})});
+    parts.push_back({"modules", ModulesSharded(TableOptions{20})});
+  }
+  return parts;
+}
+
+// The page's inputs list, engines with their timeline and each rank's
+// steady state, as hidden tables.
+void AddExtrasShard(const Session& s, Report& out) {
+  Table inputs("extras/_inputs", "");
+  inputs.Add(RankKey()).Add(Measure("text", Unit::kText, "")).Add(Measure("format", Unit::kText, ""));
+  for (const RankProfile& rp : s.profile.ranks)
+    inputs.rows.push_back(
+        {Cell::Int(rp.rank_or(-1)),
+         Cell::Text(fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, rp.format, rp.ops.size())),
+         Cell::Text(rp.format)});
+  ReportExtras x = ComputeReportExtras(s, false);
+  Table engines("extras/_engines", "");
+  engines.Add(RankKey())
+      .Add(Measure("engine", Unit::kText, ""))
+      .Add(Measure("kind", Unit::kText, ""))
+      .Add(Count("busy", ""))
+      .Add(Count("window", ""))
+      .Add(Measure("bins", Unit::kText, ""));
+  for (const EngineRow& e : x.engines) {
+    std::string bins(e.busy_bins.size() * sizeof(float), '\0');
+    if (!bins.empty()) std::memcpy(bins.data(), e.busy_bins.data(), bins.size());
+    engines.rows.push_back({Cell::Int(e.rank), Cell::Text(e.engine), Cell::Text(e.kind), Cell::Int(e.busy),
+                            Cell::Int(e.window), Cell::Text(std::move(bins))});
+  }
+  Table window("extras/_window", "");
+  window.Add(Count("start", "")).Add(Count("end", ""));
+  window.rows.push_back({Cell::Int(x.timeline.start), Cell::Int(x.timeline.end)});
+  Table steps("extras/_steps", "");
+  steps.Add(RankKey());
+  for (const char* c : {"steps", "steady_steps", "wall", "span", "busy", "compute"})
+    steps.Add(Measure(c, Unit::kRatio, ""));
+  for (const StepSummary& y : x.step_summary)
+    steps.rows.push_back({Cell::Int(y.rank), Cell::Int(y.steps), Cell::Int(y.steady_steps),
+                          Cell::Real(y.median_wall_us), Cell::Real(y.median_gpu_span_us), Cell::Real(y.median_busy_us),
+                          Cell::Real(y.median_compute_us)});
+  out.tables.push_back(std::move(inputs));
+  out.tables.push_back(std::move(engines));
+  out.tables.push_back(std::move(window));
+  out.tables.push_back(std::move(steps));
+  out.tables.push_back(WarningsShard(s, "extras/_warnings", false));
+}
+
+// The shards' tables of one part (ids without the part's prefix), or the
+// first error a shard met in it.
+StatusOr<std::vector<Report>> PartOfShards(const std::vector<Report>& shards, const std::string& name) {
+  const std::string prefix = name + "/";
+  std::vector<Report> out(shards.size());
+  for (size_t k = 0; k < shards.size(); ++k)
+    for (const Table& t : shards[k].tables) {
+      if (!t.id.starts_with(prefix)) continue;
+      Table x = t;
+      x.id = t.id.substr(prefix.size());
+      if (x.id == "_status" && !x.rows.empty())
+        return Status(static_cast<StatusCode>(IntAt(x.rows[0], 0)), TextAt(x.rows[0], 1));
+      out[k].tables.push_back(std::move(x));
+    }
+  return out;
+}
+
+StatusOr<Report> ReportCombine(std::vector<Report> shards, const ReportOptions& o, bool all_steps) {
+  // Process 0 writes the files: the directory is checked here (the other
+  // processes may not see it).
+  RETURN_IF_ERROR(PrepareReportDir(o));
+  std::map<std::string, StatusOr<Report>> results;
+  for (ReportPart& part : ReportParts(o.html, all_steps)) {
+    StatusOr<std::vector<Report>> sub = PartOfShards(shards, part.name);
+    results.emplace(part.name, sub.ok() ? part.c.combine(std::move(*sub)) : StatusOr<Report>(sub.status()));
+  }
+  auto take = [&](const std::string& name) -> Report {
+    auto it = results.find(name);
+    return it != results.end() && it->second.ok() ? std::move(*it->second) : Report{};
+  };
+  ReportTables tables;
+  tables.summary = take("summary");
+  tables.engines = take("engines");
+  tables.kernels = take("kernels");
+  tables.ops = take("ops");
+  tables.steps = take("steps");
+  tables.overview = take("overview");
+  tables.idle = take("idle");
+  tables.overlap = take("overlap");
+  tables.diagnose = take("diagnose");
+  for (Report* r : {&tables.summary, &tables.engines, &tables.kernels, &tables.ops, &tables.steps, &tables.overview,
+                    &tables.idle, &tables.overlap, &tables.diagnose})
+    r->warnings.clear();
+  ReportExtras x;
+  ASSIGN_OR_RETURN(std::vector<Report> extras, PartOfShards(shards, "extras"));
+  ASSIGN_OR_RETURN(Table inputs, ConcatByRank(extras, "_inputs"));
+  for (const auto& row : inputs.rows) x.inputs.push_back(TextAt(row, 1));
+  if (!inputs.rows.empty()) x.first_format = TextAt(inputs.rows.front(), 2);
+  ASSIGN_OR_RETURN(Table engines, ConcatByRank(extras, "_engines"));
+  for (const auto& row : engines.rows) {
+    EngineRow e;
+    e.rank = IntAt(row, 0);
+    e.engine = TextAt(row, 1);
+    e.kind = TextAt(row, 2);
+    e.busy = IntAt(row, 3);
+    e.window = IntAt(row, 4);
+    const std::string& bins = TextAt(row, 5);
+    e.busy_bins.resize(bins.size() / sizeof(float));
+    if (!bins.empty()) std::memcpy(e.busy_bins.data(), bins.data(), e.busy_bins.size() * sizeof(float));
+    x.engines.push_back(std::move(e));
+  }
+  x.timeline.bins = 200;
+  for (const Table* t : TablesWithId(extras, "_window"))
+    if (!t->rows.empty()) x.timeline.start = IntAt(t->rows[0], 0), x.timeline.end = IntAt(t->rows[0], 1);
+  ASSIGN_OR_RETURN(Table steps, ConcatByRank(extras, "_steps"));
+  for (const auto& row : steps.rows)
+    x.step_summary.push_back(
+        {IntAt(row, 0), IntAt(row, 1), IntAt(row, 2), RealAt(row, 3), RealAt(row, 4), RealAt(row, 5), RealAt(row, 6)});
+  x.engines_top10 = take("engines10");
+  if (o.html) {
+    x.roofline = results.at("roofline");
+    x.scopes = take("scopes");
+    x.memory = take("memory");
+    x.counters = take("counters");
+    x.modules = take("modules");
+    if (x.roofline.ok()) x.roofline->warnings.clear();
+    for (Report* r : {&x.scopes, &x.memory, &x.counters, &x.modules}) r->warnings.clear();
+  }
+  x.engines_top10.warnings.clear();
+  Report r;
+  r.warnings = CombineWarnings(extras);
+  Table t = ReportFilesTable();
+  RETURN_IF_ERROR(WritePages(
+      o, tables, x, r.warnings, [](const char*) {}, t));
+  OrderReportRows(t, {});
+  r.tables.push_back(std::move(t));
+  return r;
+}
+
+}  // namespace
+
+Sharded ReportSharded(const ReportOptions& o, bool all_steps) {
+  Sharded c;
+  c.needs_engine_window = true;
+  c.shard = [o, all_steps](const Session& s) -> StatusOr<Report> {
+    Report out;
+    for (ReportPart& part : ReportParts(o.html, all_steps)) {
+      StatusOr<Report> r = part.c.shard(s);
+      if (!r.ok()) {
+        Table st(part.name + "/_status", "");
+        st.Add(Count("code", "")).Add(Measure("message", Unit::kText, ""));
+        st.rows.push_back({Cell::Int(static_cast<int64_t>(r.status().code())), Cell::Text(r.status().message())});
+        out.tables.push_back(std::move(st));
+        continue;
+      }
+      for (Table& t : r->tables) {
+        t.id = part.name + "/" + t.id;
+        out.tables.push_back(std::move(t));
+      }
+    }
+    AddExtrasShard(s, out);
+    return out;
+  };
+  c.combine = [o, all_steps](std::vector<Report> shards) { return ReportCombine(std::move(shards), o, all_steps); };
+  return c;
 }
 
 }  // namespace mlprof::app

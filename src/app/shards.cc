@@ -35,7 +35,7 @@ void AddWarning(Table& t, int64_t group, int64_t rank, std::string text) {
 }
 }  // namespace
 
-Table WarningsShard(const Session& s, std::string id) {
+Table WarningsShard(const Session& s, std::string id, bool with_rounding) {
   Table t(std::move(id), "");
   t.Add(Key("group", Unit::kId, "")).Add(Key("rank", Unit::kId, "")).Add(Measure("text", Unit::kText, ""));
   const Profile& p = s.profile;
@@ -45,12 +45,14 @@ Table WarningsShard(const Session& s, std::string id) {
     for (std::string& w : RankImportWarnings(r)) AddWarning(t, kImportStats, r.rank_or(0), std::move(w));
     for (const auto& w : r.sidecar_warnings) AddWarning(t, kSidecar, r.rank_or(0), w);
   }
-  for (const RankView& rv : s.view.ranks)
-    if (rv.rounding_refused)
-      AddWarning(t, kRounding, rv.rank,
-                 rv.profile->path +
-                     ": --hta-rounding not applied: the trace clock passes 2^53 us, where float64 microseconds (HTA's "
-                     "arithmetic) no longer hold every whole microsecond; times are exact");
+  if (with_rounding)
+    for (const RankView& rv : s.view.ranks)
+      if (rv.rounding_refused)
+        AddWarning(
+            t, kRounding, rv.rank,
+            rv.profile->path +
+                ": --hta-rounding not applied: the trace clock passes 2^53 us, where float64 microseconds (HTA's "
+                "arithmetic) no longer hold every whole microsecond; times are exact");
   return t;
 }
 

@@ -41,7 +41,8 @@ StatusOr<Report> RunSharded(const Session& base, const Session& neu, const PairS
 // The shard's import warnings (and --hta-rounding refusals), in a hidden
 // table that CombineWarnings orders as one process orders them.
 // `id`: the hidden table's id (a command over two profiles keeps two).
-Table WarningsShard(const Session& s, std::string id = "_warnings");
+// Without `with_rounding`: only the import warnings (ImportWarnings' words).
+Table WarningsShard(const Session& s, std::string id = "_warnings", bool with_rounding = true);
 // Extra warnings about a rank (XLA problems), after the import warnings.
 void AddRankWarning(Table& warnings, int64_t rank, std::string text);
 std::vector<std::string> CombineWarnings(const std::vector<Report>& shards, std::string_view id = "_warnings");

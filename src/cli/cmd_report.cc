@@ -35,6 +35,17 @@ class ReportCommand : public ProfileCommand {
     if (shown) std::fprintf(stderr, "\r%60s\r", "");
     return r;
   }
+  // Under MPI process 0 writes the pages from every process's results; the
+  // trace files hold every event of every rank, which only results cross.
+  std::optional<app::Sharded> Sharded() override { return app::ReportSharded(o_, in_.all_steps); }
+  Status CheckMpiOptions() override {
+    if (o_.perfetto || o_.sqlite)
+      return InvalidArgument(
+          "under MPI, report writes summary.txt, report.html and report.xlsx from every process's results; the "
+          "trace files hold every event of every rank: add --no-perfetto --no-sqlite (and write the traces per "
+          "rank with `mlprof export`)");
+    return OkStatus();
+  }
   app::ReportOptions o_;
 };
 

@@ -92,6 +92,8 @@ class ProfileCommand : public Command {
   virtual StatusOr<Report> Analyse(const app::Session& s) = 0;
   // Commands that run under MPI: their shard and combine (app/shards.h).
   virtual std::optional<app::Sharded> Sharded() { return std::nullopt; }
+  // Options that cannot run under MPI: their error, before any input is read.
+  virtual Status CheckMpiOptions() { return OkStatus(); }
   int top() const { return top_.For(out_.format); }
   app::InputOptions in_;
   TopOption top_;

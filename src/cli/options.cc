@@ -125,12 +125,14 @@ StatusOr<Report> ProfileCommand::Run() {
   if (g_comm && g_comm->size() > 1) {
     std::optional<app::Sharded> sharded = Sharded();
     if (!sharded)
-      return Unimplemented(fmt::format(
-          "this command does not run under MPI yet (summary, diagnose, diff, kernels, ops, idle, overlap, "
-          "engines, overview, steps, memory, counters, modules, scopes, roofline, launches, info and stats do): run "
-          "it as one process, without "
-          "mpirun ({} processes here)",
-          g_comm->size()));
+      return Unimplemented(
+          fmt::format("this command does not run under MPI yet (summary, diagnose, diff, kernels, ops, idle, overlap, "
+                      "engines, overview, steps, memory, counters, modules, scopes, roofline, launches, info, stats "
+                      "and report do): run "
+                      "it as one process, without "
+                      "mpirun ({} processes here)",
+                      g_comm->size()));
+    RETURN_IF_ERROR(CheckMpiOptions());
     ASSIGN_OR_RETURN(std::optional<Report> r, app::RunDistributed(in_, *sharded, *g_comm, &mpi_));
     return r ? std::move(*r) : Report{};
   }
