@@ -134,6 +134,14 @@ else
   echo "FAIL: report with trace files under MPI should refuse before writing"
 fi
 
+mpirun -n 2 "$BIN" roofline "$SRC/examples/two_rank" --chip h100 --svg "$TMP/r.svg" >"$TMP/out" 2>"$TMP/err"
+if [ $? -ne 0 ] && grep -q -- "--svg plots the first rank alone" "$TMP/err" && [ ! -e "$TMP/r.svg" ]; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL: roofline --svg under MPI should refuse"
+fi
+
 # A command without shards: a clear error, not a wrong number.
 mpirun -n 2 "$BIN" collectives "$SRC/examples/two_rank" >"$TMP/out" 2>"$TMP/err"
 if [ $? -ne 0 ] && grep -q "does not run under MPI yet" "$TMP/err" && [ ! -s "$TMP/out" ]; then

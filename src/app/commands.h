@@ -288,7 +288,6 @@ StatusOr<Report> Chips(const ChipsOptions& o);
 
 // Why some framework ops have no FLOPs: no shapes recorded, or a
 // convolution's stride unknown (one warning each).
-std::vector<std::string> UncostedWarnings(const ProfileView& v);
 std::vector<std::string> UncostedWarnings(const std::vector<std::pair<std::string, int64_t>>& without_shapes,
                                           const std::vector<std::pair<std::string, int64_t>>& without_stride);
 // The same over shards: each shard's `_uncosted` table (UncostedShard),

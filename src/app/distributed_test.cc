@@ -254,10 +254,47 @@ TEST(Distributed, ConcatByRankPadsDevicesAndSumsHiddenRows) {
   EXPECT_TRUE(std::holds_alternative<std::monostate>(t->rows[2][1].value));
   EXPECT_EQ(IntAt(t->rows[2], 2), 30);
   EXPECT_EQ(t->notes, (std::vector<std::string>{kPerDeviceNote, "shared", "3 more rows (--top 0 for all)."}));
-  // Columns that differ otherwise: refused, never mixed.
+  // Columns that differ otherwise: merged by name, in rank order.
   Report other = table(false, {5}, 0);
   other.tables[0].columns[1].name = "y";
-  EXPECT_FALSE(ConcatByRank({table(false, {3}, 0), other}, "t").ok());
+  auto xy = ConcatByRank({other, table(false, {3}, 0)}, "t");
+  ASSERT_TRUE(xy.ok());
+  ASSERT_EQ(xy->columns.size(), 3u);
+  EXPECT_EQ(xy->columns[1].name, "x");
+  EXPECT_EQ(xy->columns[2].name, "y");
+  // A column twice in one part: refused, never mixed.
+  Report twice = table(false, {5}, 0);
+  twice.tables[0].columns[1].name = "rank";
+  EXPECT_FALSE(ConcatByRank({table(false, {3}, 0), twice}, "t").ok());
+  // Counter columns in first-seen order over the ranks (rank 0 has a and c,
+  // rank 1 a, b and c: one process gives a, c, b), whichever process is first.
+  auto counters = [](int64_t rank, std::vector<std::string> names, std::vector<std::string> notes) {
+    Table t("units", "");
+    t.Add(RankKey());
+    std::vector<Cell> row{Cell::Int(rank)};
+    for (const auto& n : names) t.Add(Measure(n, Unit::kRatio, "")), row.push_back(Cell::Text(n));
+    if (rank >= 0) t.rows.push_back(std::move(row));
+    t.notes = std::move(notes);
+    Report r;
+    r.tables.push_back(std::move(t));
+    return r;
+  };
+  auto u = ConcatByRank({counters(1, {"a", "b", "c"}, {"n"}), counters(0, {"a", "c"}, {"n"}),
+                         counters(-1, {}, {"rank 5: a note about a rank without rows", "the table is empty"})},
+                        "units");
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  std::vector<std::string> names;
+  for (const Column& c : u->columns) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"rank", "a", "c", "b"}));
+  ASSERT_EQ(u->rows.size(), 2u);
+  EXPECT_EQ(TextAt(u->rows[0], 2), "c");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(u->rows[0][3].value));
+  EXPECT_EQ(TextAt(u->rows[1], 2), "c");
+  EXPECT_EQ(TextAt(u->rows[1], 3), "b");
+  // A part without rows keeps only its notes about one rank; notes about one
+  // rank come before the notes never seen beside one (as NoteHiddenRows'
+  // "N more rows" after the per-device notes of memory's tables).
+  EXPECT_EQ(u->notes, (std::vector<std::string>{"rank 5: a note about a rank without rows", "n"}));
   EXPECT_EQ(HiddenRowsIn("1 more row (--top 0 for all)."), 1u);
   EXPECT_EQ(HiddenRowsIn("12 more rows (--top 0 for all)."), 12u);
   EXPECT_EQ(HiddenRowsIn("12 more rows"), 0u);

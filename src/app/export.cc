@@ -600,7 +600,15 @@ void AddExtrasShard(const Session& s, Report& out) {
         {Cell::Int(rp.rank_or(-1)),
          Cell::Text(fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, rp.format, rp.ops.size())),
          Cell::Text(rp.format)});
-  ReportExtras x = ComputeReportExtras(s, false);
+  ReportExtras x;
+  x.timeline.bins = 200;
+  if (const auto& w = s.inputs.job.engine_window) {
+    x.timeline.given = true;
+    x.timeline.start = w->first <= w->second ? w->first : 0;
+    x.timeline.end = w->first <= w->second ? w->second : 0;
+  }
+  x.engines = ComputeEngines(s.view, &x.timeline);
+  x.step_summary = ComputeSteps(s.view, {}).summary;
   Table engines("extras/_engines", "");
   engines.Add(RankKey())
       .Add(Measure("engine", Unit::kText, ""))
@@ -658,6 +666,11 @@ StatusOr<Report> ReportCombine(std::vector<Report> shards, const ReportOptions& 
     StatusOr<std::vector<Report>> sub = PartOfShards(shards, part.name);
     results.emplace(part.name, sub.ok() ? part.c.combine(std::move(*sub)) : StatusOr<Report>(sub.status()));
   }
+  // A part the processes' shares cannot merge (columns that differ): the
+  // report fails rather than leave the part out.
+  for (const auto& [name, res] : results)
+    if (!res.ok() && res.status().code() == StatusCode::kUnimplemented)
+      return Status(res.status().code(), name + ": " + res.status().message());
   auto take = [&](const std::string& name) -> Report {
     auto it = results.find(name);
     return it != results.end() && it->second.ok() ? std::move(*it->second) : Report{};

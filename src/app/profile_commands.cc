@@ -263,7 +263,7 @@ Sharded OpsSharded(const OpsOptions& o) {
         bool any_stack = false, any_gpu = false;
         for (const auto& rv : s.view.ranks) {
           const OpTable& ops = rv.profile->ops;
-          for (size_t i = 0; i < ops.size() && !any_stack; ++i)
+          for (size_t i = 0; o.by_stack > 0 && i < ops.size() && !any_stack; ++i)
             any_stack = ops.stack_of(i) != 0 || ops.kind[i] == OpKind::kPythonFunction;
           any_gpu |= !rv.gpu.empty();
         }
@@ -870,10 +870,6 @@ std::vector<std::string> UncostedWarnings(const std::vector<Report>& shards) {
   for (const Table* t : TablesWithId(shards, "_uncosted"))
     for (const auto& row : t->rows) by[IntAt(row, 0) != 0][TextAt(row, 1)] += IntAt(row, 2);
   return UncostedWarnings({by[0].begin(), by[0].end()}, {by[1].begin(), by[1].end()});
-}
-
-std::vector<std::string> UncostedWarnings(const ProfileView& v) {
-  return UncostedWarnings(CostableOpsWithoutShapes(v), ConvolutionsWithoutStride(v));
 }
 
 std::vector<std::string> UncostedWarnings(const std::vector<std::pair<std::string, int64_t>>& without_shapes,

@@ -94,18 +94,6 @@ std::vector<const Table*> TablesWithId(const std::vector<Report>& shards, std::s
 
 namespace {
 bool HasDeviceColumn(const Table& t) { return t.columns.size() > 1 && t.columns[1].name == "device"; }
-// Where each of `part`'s columns is among `shape`'s (in order), or empty
-// when they are not a subsequence of them.
-std::vector<size_t> ColumnsWithin(const Table& part, const Table& shape) {
-  std::vector<size_t> at;
-  size_t j = 0;
-  for (const Column& c : part.columns) {
-    while (j < shape.columns.size() && shape.columns[j].name != c.name) ++j;
-    if (j == shape.columns.size()) return {};
-    at.push_back(j++);
-  }
-  return at;
-}
 // The rank a note is about ("rank 3: ...", "Rank 3 GPU 0: ..."), or -1.
 int64_t RankOfNote(const std::string& n) {
   if (!(n.starts_with("rank ") || n.starts_with("Rank "))) return -1;
@@ -166,24 +154,46 @@ std::vector<std::string> MergeNotes(const std::vector<std::vector<std::string>>&
 }  // namespace
 
 StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view id) {
-  std::vector<const Table*> parts = TablesWithId(shards, id);
-  if (parts.empty()) return NotFound(fmt::format("no shard has table '{}'", id));
+  std::vector<const Table*> all = TablesWithId(shards, id);
+  if (all.empty()) return NotFound(fmt::format("no shard has table '{}'", id));
   // A shard without rows for it (a process whose ranks have none) adds
-  // nothing, not even its columns.
-  std::vector<const Table*> with_rows;
-  for (const Table* t : parts)
-    if (!t->rows.empty()) with_rows.push_back(t);
-  if (!with_rows.empty()) parts = std::move(with_rows);
+  // nothing but its notes about one rank ("rank N: ..."): not its columns,
+  // nor notes saying the table is empty.
+  std::vector<const Table*> parts;
+  for (const Table* t : all)
+    if (!t->rows.empty()) parts.push_back(t);
+  const bool any_rows = !parts.empty();
+  if (!any_rows) parts = all;
   // Columns some ranks give and others do not (a device column where a rank
-  // drives several devices; FLOPs where some rank's ops are costed): the
-  // widest part's, the others' rows padded with nulls.
-  const Table* shape = parts.front();
-  for (const Table* t : parts)
-    if (t->columns.size() > shape->columns.size()) shape = t;
-  Table out = *shape;
+  // drives several devices; FLOPs where some rank's ops are costed; each
+  // rank's PMU counters): as one process makes them, the union in rank order
+  // (the parts by their first rank), a device column second; each part's
+  // cells go to their columns by name, the others are null.
+  std::vector<const Table*> by_rank = parts;
+  std::stable_sort(by_rank.begin(), by_rank.end(), [](const Table* a, const Table* b) {
+    const int64_t ra = a->rows.empty() ? 0 : IntAt(a->rows.front(), 0);
+    const int64_t rb = b->rows.empty() ? 0 : IntAt(b->rows.front(), 0);
+    return ra < rb;
+  });
+  Table out = *by_rank.front();
   out.rows.clear();
   out.notes.clear();
-  if (HasDeviceColumn(out) && std::find(shape->notes.begin(), shape->notes.end(), kPerDeviceNote) != shape->notes.end())
+  auto has = [&](const std::string& name) {
+    return std::any_of(out.columns.begin(), out.columns.end(), [&](const Column& c) { return c.name == name; });
+  };
+  const Table* with_device = nullptr;
+  for (const Table* t : by_rank) {
+    if (HasDeviceColumn(*t) && !with_device) with_device = t;
+    for (size_t c = 0; c < t->columns.size(); ++c) {
+      if (has(t->columns[c].name)) continue;
+      if (c == 1 && t->columns[c].name == "device")
+        out.columns.insert(out.columns.begin() + 1, t->columns[c]);
+      else
+        out.columns.push_back(t->columns[c]);
+    }
+  }
+  if (with_device &&
+      std::find(with_device->notes.begin(), with_device->notes.end(), kPerDeviceNote) != with_device->notes.end())
     out.notes.push_back(kPerDeviceNote);
   struct R {
     int64_t rank;
@@ -195,20 +205,33 @@ StatusOr<Table> ConcatByRank(const std::vector<Report>& shards, std::string_view
   places.reserve(parts.size());
   size_t hidden = 0;
   std::vector<std::vector<std::string>> note_parts;
-  for (const Table* t : parts) {
+  for (const Table* t : all) {
+    const bool counted = !any_rows || !t->rows.empty();
+    if (!counted) {
+      // Only its notes about one rank.
+      std::vector<std::string> notes;
+      for (const std::string& n : t->notes)
+        if (RankOfNote(n) >= 0) notes.push_back(n);
+      note_parts.push_back(std::move(notes));
+      continue;
+    }
     const std::vector<size_t>* at = nullptr;
-    if (t->columns.size() != out.columns.size()) {
-      places.push_back(ColumnsWithin(*t, out));
-      if (places.back().empty())
-        return Unimplemented(fmt::format(
-            "table '{}': the processes' shares of the ranks give it different columns; run this job without MPI", id));
-      at = &places.back();
-    } else {
-      for (size_t c = 0; c < out.columns.size(); ++c)
-        if (t->columns[c].name != out.columns[c].name)
+    bool same = t->columns.size() == out.columns.size();
+    for (size_t c = 0; same && c < out.columns.size(); ++c) same = t->columns[c].name == out.columns[c].name;
+    if (!same) {
+      std::vector<size_t> place;
+      for (const Column& col : t->columns) {
+        size_t k = 0;
+        while (k < out.columns.size() && out.columns[k].name != col.name) ++k;
+        if (k == out.columns.size() || std::find(place.begin(), place.end(), k) != place.end())
           return Unimplemented(fmt::format(
-              "table '{}': the processes' shares of the ranks give it different columns; run this job without MPI",
+              "table '{}': the processes' shares of the ranks give it columns that do not merge; run this job "
+              "without MPI",
               id));
+        place.push_back(k);
+      }
+      places.push_back(std::move(place));
+      at = &places.back();
     }
     for (const auto& row : t->rows) rows.push_back({IntAt(row, 0), &row, at});
     // --top's "N more rows" summed (each rank's top is its own), in the place

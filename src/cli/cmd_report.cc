@@ -44,6 +44,7 @@ class ReportCommand : public ProfileCommand {
           "under MPI, report writes summary.txt, report.html and report.xlsx from every process's results; the "
           "trace files hold every event of every rank: add --no-perfetto --no-sqlite (and write the traces per "
           "rank with `mlprof export`)");
+    in_.all_args = false;  // only the trace files show every arg
     return OkStatus();
   }
   app::ReportOptions o_;

@@ -35,12 +35,15 @@ class RooflineCommand : public ProfileCommand {
     }
     return std::move(out.report);
   }
-  // --svg writes process 0's file from the first rank: one process only.
   std::optional<app::Sharded> Sharded() override {
-    if (!svg_path_.empty()) return std::nullopt;
     o_.top = top();
     o_.dtype_given = dtype_->count() > 0;
     return app::RooflineSharded(o_);
+  }
+  Status CheckMpiOptions() override {
+    if (!svg_path_.empty())
+      return InvalidArgument("--svg plots the first rank alone: run roofline --svg as one process, without mpirun");
+    return OkStatus();
   }
   app::RooflineOptions o_;
   CLI::Option* dtype_ = nullptr;

@@ -92,7 +92,9 @@ class ProfileCommand : public Command {
   virtual StatusOr<Report> Analyse(const app::Session& s) = 0;
   // Commands that run under MPI: their shard and combine (app/shards.h).
   virtual std::optional<app::Sharded> Sharded() { return std::nullopt; }
-  // Options that cannot run under MPI: their error, before any input is read.
+  // Under MPI, before any input is read: options that cannot run there
+  // refuse (the same words on every process); options only a single process
+  // needs may be dropped.
   virtual Status CheckMpiOptions() { return OkStatus(); }
   int top() const { return top_.For(out_.format); }
   app::InputOptions in_;
