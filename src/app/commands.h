@@ -192,6 +192,9 @@ struct ReportExtras {
   Report scopes, memory, counters, modules;
 };
 ReportExtras ComputeReportExtras(const Session& s, bool page);
+// Its per-rank part: the inputs, the engines with their timeline (over
+// JobFacts::engine_window when set) and each rank's steady state.
+ReportExtras ComputeReportRanks(const Session& s);
 HtmlReport BuildHtmlReport(const ReportTables& tables, const ReportExtras& extras,
                            const std::vector<std::string>& warnings);
 // Runs one SQL query over the profile loaded into SQLite under Perfetto's

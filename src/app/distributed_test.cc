@@ -113,12 +113,7 @@ void ExpectSameOverProcesses(const std::vector<std::string>& paths, InputOptions
     Sharded sharded;
     std::function<Report(const Session&)> direct;  // one process, as the CLI runs it
   };
-  auto via = [](Sharded c) {
-    return [c](const Session& s) {
-      auto r = RunSharded(s, c);
-      return r.ok() ? std::move(*r) : Report{};
-    };
-  };
+  auto via = [](Sharded c) { return [c](const Session& s) { return RunShardedReport(s, c); }; };
   std::vector<Case> commands = {
       {"summary", SummarySharded(so, in.all_steps), via(SummarySharded(so, in.all_steps))},
       {"diagnose", DiagnoseSharded(dopt), via(DiagnoseSharded(dopt))},

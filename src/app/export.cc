@@ -595,20 +595,10 @@ std::vector<ReportPart> ReportParts(bool page, bool all_steps) {
 void AddExtrasShard(const Session& s, Report& out) {
   Table inputs("extras/_inputs", "");
   inputs.Add(RankKey()).Add(Measure("text", Unit::kText, "")).Add(Measure("format", Unit::kText, ""));
-  for (const RankProfile& rp : s.profile.ranks)
+  const ReportExtras x = ComputeReportRanks(s);
+  for (size_t k = 0; k < s.profile.ranks.size() && k < x.inputs.size(); ++k)
     inputs.rows.push_back(
-        {Cell::Int(rp.rank_or(-1)),
-         Cell::Text(fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, rp.format, rp.ops.size())),
-         Cell::Text(rp.format)});
-  ReportExtras x;
-  x.timeline.bins = 200;
-  if (const auto& w = s.inputs.job.engine_window) {
-    x.timeline.given = true;
-    x.timeline.start = w->first <= w->second ? w->first : 0;
-    x.timeline.end = w->first <= w->second ? w->second : 0;
-  }
-  x.engines = ComputeEngines(s.view, &x.timeline);
-  x.step_summary = ComputeSteps(s.view, {}).summary;
+        {Cell::Int(s.profile.ranks[k].rank_or(-1)), Cell::Text(x.inputs[k]), Cell::Text(s.profile.ranks[k].format)});
   Table engines("extras/_engines", "");
   engines.Add(RankKey())
       .Add(Measure("engine", Unit::kText, ""))

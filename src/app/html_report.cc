@@ -103,7 +103,7 @@ void AddTables(HtmlSection& sec, const Report& r, std::set<std::string>& shown, 
 
 }  // namespace
 
-ReportExtras ComputeReportExtras(const Session& s, bool page) {
+ReportExtras ComputeReportRanks(const Session& s) {
   ReportExtras x;
   for (const RankProfile& rp : s.profile.ranks)
     x.inputs.push_back(fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, rp.format, rp.ops.size()));
@@ -115,8 +115,13 @@ ReportExtras ComputeReportExtras(const Session& s, bool page) {
     x.timeline.end = w->first <= w->second ? w->second : 0;
   }
   x.engines = ComputeEngines(s.view, &x.timeline);
-  x.engines_top10 = Engines(s, TableOptions{});
   x.step_summary = ComputeSteps(s.view, {}).summary;
+  return x;
+}
+
+ReportExtras ComputeReportExtras(const Session& s, bool page) {
+  ReportExtras x = ComputeReportRanks(s);
+  x.engines_top10 = Engines(s, TableOptions{});
   if (!page) return x;
   RooflineOptions ro;
   ro.top = 200;

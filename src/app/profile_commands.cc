@@ -234,10 +234,7 @@ Sharded KernelsSharded(const TableOptions& o) {
       });
 }
 
-Report Kernels(const Session& s, const TableOptions& o) {
-  auto r = RunSharded(s, KernelsSharded(o));
-  return r.ok() ? std::move(*r) : Report{};
-}
+Report Kernels(const Session& s, const TableOptions& o) { return RunShardedReport(s, KernelsSharded(o)); }
 
 Sharded OpsSharded(const OpsOptions& o) {
   return PerRankSharded(
@@ -295,10 +292,7 @@ Sharded OpsSharded(const OpsOptions& o) {
       });
 }
 
-Report Ops(const Session& s, const OpsOptions& o) {
-  auto r = RunSharded(s, OpsSharded(o));
-  return r.ok() ? std::move(*r) : Report{};
-}
+Report Ops(const Session& s, const OpsOptions& o) { return RunShardedReport(s, OpsSharded(o)); }
 
 Report Idle(const Session& s, const IdleOptions& o) {
   Report r = WithImportWarnings(s);
@@ -557,10 +551,7 @@ Sharded StepsSharded(const StepsOptions& o) {
           [](std::vector<Report> shards) { return StepsCombine(shards); }};
 }
 
-Report Steps(const Session& s, const StepsOptions& o) {
-  auto r = RunSharded(s, StepsSharded(o));
-  return r.ok() ? std::move(*r) : Report{};
-}
+Report Steps(const Session& s, const StepsOptions& o) { return RunShardedReport(s, StepsSharded(o)); }
 
 Sharded EnginesSharded(const TableOptions& o) {
   return PerRankSharded(
@@ -589,10 +580,7 @@ Sharded EnginesSharded(const TableOptions& o) {
       });
 }
 
-Report Engines(const Session& s, const TableOptions& o) {
-  auto r = RunSharded(s, EnginesSharded(o));
-  return r.ok() ? std::move(*r) : Report{};
-}
+Report Engines(const Session& s, const TableOptions& o) { return RunShardedReport(s, EnginesSharded(o)); }
 
 Sharded MemorySharded(const TableOptions& o) {
   return PerRankSharded(
@@ -622,10 +610,7 @@ Sharded MemorySharded(const TableOptions& o) {
       });
 }
 
-Report Memory(const Session& s, const TableOptions& o) {
-  auto r = RunSharded(s, MemorySharded(o));
-  return r.ok() ? std::move(*r) : Report{};
-}
+Report Memory(const Session& s, const TableOptions& o) { return RunShardedReport(s, MemorySharded(o)); }
 
 Sharded OverviewSharded() {
   return PerRankSharded(
@@ -666,10 +651,7 @@ Sharded OverviewSharded() {
       });
 }
 
-Report Overview(const Session& s) {
-  auto r = RunSharded(s, OverviewSharded());
-  return r.ok() ? std::move(*r) : Report{};
-}
+Report Overview(const Session& s) { return RunShardedReport(s, OverviewSharded()); }
 
 Report Launches(const Session& s) {
   Report r = WithImportWarnings(s);
@@ -716,10 +698,7 @@ Sharded CountersSharded(const TableOptions& o) {
       });
 }
 
-Report Counters(const Session& s, const TableOptions& o) {
-  auto r = RunSharded(s, CountersSharded(o));
-  return r.ok() ? std::move(*r) : Report{};
-}
+Report Counters(const Session& s, const TableOptions& o) { return RunShardedReport(s, CountersSharded(o)); }
 
 Report Collectives(const Session& s, const TableOptions& o, int gpus_per_node) {
   Report r = WithImportWarnings(s);
@@ -815,10 +794,7 @@ Sharded ModulesSharded(const TableOptions& o) {
       });
 }
 
-Report Modules(const Session& s, const TableOptions& o) {
-  auto r = RunSharded(s, ModulesSharded(o));
-  return r.ok() ? std::move(*r) : Report{};
-}
+Report Modules(const Session& s, const TableOptions& o) { return RunShardedReport(s, ModulesSharded(o)); }
 
 Sharded ScopesSharded(const ScopesOptions& o) {
   return PerRankSharded(
@@ -842,10 +818,7 @@ Sharded ScopesSharded(const ScopesOptions& o) {
       });
 }
 
-Report Scopes(const Session& s, const ScopesOptions& o) {
-  auto r = RunSharded(s, ScopesSharded(o));
-  return r.ok() ? std::move(*r) : Report{};
-}
+Report Scopes(const Session& s, const ScopesOptions& o) { return RunShardedReport(s, ScopesSharded(o)); }
 
 namespace {
 std::string CallsList(const std::vector<std::pair<std::string, int64_t>>& ops) {

@@ -17,6 +17,11 @@ StatusOr<Report> RunSharded(const Session& s, const Sharded& c) {
   return c.combine(std::move(shards));
 }
 
+Report RunShardedReport(const Session& s, const Sharded& c) {
+  StatusOr<Report> r = RunSharded(s, c);
+  return r.ok() ? std::move(*r) : Report{};
+}
+
 StatusOr<Report> RunSharded(const Session& base, const Session& neu, const PairSharded& c) {
   ASSIGN_OR_RETURN(Report shard, c.shard(base, neu));
   std::vector<Report> shards;

@@ -35,6 +35,9 @@ struct PairSharded {
 
 // shard then combine, in one process.
 StatusOr<Report> RunSharded(const Session& s, const Sharded& c);
+// The same for a command whose one-process run cannot fail (one shard
+// always combines): its report, empty if it ever did.
+Report RunShardedReport(const Session& s, const Sharded& c);
 StatusOr<Report> RunSharded(const Session& base, const Session& neu, const PairSharded& c);
 
 // --- building blocks ------------------------------------------------------------
