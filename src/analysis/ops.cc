@@ -4,37 +4,34 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/attribution.h"
 #include "analysis/op_cost.h"
 #include "analysis/steps.h"
 
 namespace mlprof {
+
+namespace {
+const char* OwnerKindName(OpKind k) {
+  switch (k) {
+    case OpKind::kUserAnnotation:
+      return "user_annotation";
+    case OpKind::kGpuUserAnnotation:
+      return "gpu_user_annotation";
+    case OpKind::kRuntime:
+    case OpKind::kDriver:
+      return "graph_launch";
+    default:
+      return "cpu_op";
+  }
+}
+}  // namespace
 
 std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOptions& opt) {
   std::vector<OpGpuTime> out;
   for (const RankView& rv : view.ranks) {
     const RankProfile& p = *rv.profile;
     const OpTable& o = p.ops;
-    // External id -> deepest cpu_op carrying it.
-    std::unordered_map<int64_t, int32_t> by_ext;
-    for (size_t i = 0; i < o.size(); ++i) {
-      if (o.kind[i] != OpKind::kCpuOp || o.external_id_of(i) < 0) continue;
-      auto [it, ins] = by_ext.emplace(o.external_id_of(i), static_cast<int32_t>(i));
-      if (!ins && o.depth[i] > o.depth[it->second]) it->second = static_cast<int32_t>(i);
-    }
-    auto owner = [&](int32_t launch) -> int32_t {
-      if (launch < 0) return -1;
-      if (o.external_id_of(launch) >= 0) {
-        auto it = by_ext.find(o.external_id_of(launch));
-        if (it != by_ext.end()) return it->second;
-      }
-      for (int32_t q = o.parent[launch]; q >= 0; q = o.parent[q])
-        if (p.IsFrameworkOp(static_cast<size_t>(q))) return q;
-      // Kernels replayed by a graph launch with no op above it (and no
-      // --capture to say more) belong to that launch, as in TraceLens.
-      if (IsLaunchOp(o.kind[launch]) && p.str(o.name[launch]).find("GraphLaunch") != std::string_view::npos)
-        return launch;
-      return -1;
-    };
+    const OpAttribution attribution(p);
     // The op a GPU op's cost is read from: the launching cpu_op if mlprof
     // has a cost model for it, else its nearest enclosing cpu_op that has
     // one (aten::cudnn_convolution -> aten::_convolution,
@@ -52,8 +49,10 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
     };
     struct Key {
       StringId name, dims, types, concrete, comm;
+      OpKind kind;
       bool operator<(const Key& k) const {
-        return std::tie(name, dims, types, concrete, comm) < std::tie(k.name, k.dims, k.types, k.concrete, k.comm);
+        return std::tie(name, dims, types, concrete, comm, kind) <
+               std::tie(k.name, k.dims, k.types, k.concrete, k.comm, k.kind);
       }
     };
     std::map<Key, OpGpuTime> groups;
@@ -71,15 +70,22 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
       if (opt.steady_steps_only && o.step[g.op] < warmup) continue;  // warm-up, or outside every step (-1)
       Ps d = g.end - g.ts;
       total += d;
-      int32_t op = owner(p.AttributionLaunch(g.op));
+      const OpAttribution::Owner w = attribution.Of(g.op);
+      int32_t op = w.op;
       if (op < 0) {
         none.gpu_ops++;
         none.gpu_time += d;
         continue;
       }
-      op = cost_owner(op);
-      Key key{o.name[op], opt.by_shape ? o.input_dims_of(op) : 0, opt.by_shape ? o.input_types_of(op) : 0,
-              opt.by_shape ? o.concrete_inputs_of(op) : 0, opt.by_shape ? o.comm_of(op) : 0};
+      const bool framework = w.by == AttributedBy::kExternalId || w.by == AttributedBy::kContainment;
+      if (framework) op = cost_owner(op);
+      const OpKind owner_kind = o.kind[op] == OpKind::kCapturedOp ? OpKind::kCpuOp : o.kind[op];
+      Key key{o.name[op],
+              opt.by_shape ? o.input_dims_of(op) : 0,
+              opt.by_shape ? o.input_types_of(op) : 0,
+              opt.by_shape ? o.concrete_inputs_of(op) : 0,
+              opt.by_shape ? o.comm_of(op) : 0,
+              owner_kind};
       OpGpuTime& row = groups[key];
       if (row.calls == 0 && row.gpu_ops == 0) {
         row.rank = rv.rank;
@@ -88,8 +94,11 @@ std::vector<OpGpuTime> ComputeOpGpuTime(const ProfileView& view, const OpsOption
         row.input_types = std::string(p.str(key.types));
         row.concrete_inputs = std::string(p.str(key.concrete));
         row.comm = std::string(p.str(key.comm));
-        auto c = row.comm.empty() ? FrameworkOpCost(row.name, row.input_dims, row.input_types, row.concrete_inputs)
-                                  : CollectiveOpCost(row.comm);
+        row.kind = OwnerKindName(owner_kind);
+        std::optional<OpCost> c;
+        if (framework)
+          c = row.comm.empty() ? FrameworkOpCost(row.name, row.input_dims, row.input_types, row.concrete_inputs)
+                               : CollectiveOpCost(row.comm);
         if (c && c->kind == "collective") {
           row.group_size = c->batch;
           row.collective = c->collective;

@@ -1,7 +1,7 @@
 // GPU time per framework op: each GPU op is attributed to the cpu_op that
-// launched it. Launch -> cpu_op by the launch's External id (the innermost
-// cpu_op with that id); when the id is absent or unmatched, by nesting (the
-// nearest enclosing cpu_op on the launching thread). When mlprof has no cost
+// launched it (analysis/attribution.h: the launch's External id where the op
+// it names contains the launch, else the innermost cpu_op enclosing the
+// launch on its thread; under no cpu_op, the innermost user annotation). When mlprof has no cost
 // model for that op but has one for an enclosing cpu_op (cudnn_convolution
 // inside convolution, _flash_attention_forward inside
 // _scaled_dot_product_flash_attention), the GPU op goes to the nearest such
@@ -17,7 +17,8 @@ namespace mlprof {
 
 struct OpGpuTime {
   int64_t rank = 0;
-  std::string name;        // cpu_op name, or "(no cpu_op)"
+  std::string name;        // the owner's name (a cpu_op's, or an annotation's), or "(no cpu_op)"
+  std::string kind;        // the owner: "cpu_op", "user_annotation", "gpu_user_annotation", "graph_launch"; "" none
   std::string input_dims;  // compact JSON, "" when not recorded
   std::string input_types;
   std::string concrete_inputs;  // "Concrete Inputs", compact JSON; "" when not recorded

@@ -269,7 +269,8 @@ Sharded OpsSharded(const OpsOptions& o) {
         facts.rows.push_back({Cell::Int(any_stack), Cell::Int(any_gpu)});
         r.tables.push_back(std::move(facts));
         r.tables.push_back(UncostedShard(s.view));
-        if (any_gpu) r.tables.push_back(OpsTable(ComputeOpGpuTime(s.view, {!o.by_name}), o.top));
+        if (any_gpu)
+          r.tables.push_back(OpsTable(ComputeOpGpuTime(s.view, {!o.by_name}), o.top, SummarizeAttribution(s.view)));
         return r;
       },
       [o](Report& r, const std::vector<Report>& shards) {

@@ -1258,7 +1258,43 @@ Table GpuSummaryTable(const std::vector<RankOverview>& o) {
   return t;
 }
 
-Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
+std::string AttributionNote(int64_t rank, const AttributionSummary& s) {
+  if (s.total <= 0) return "";
+  auto at = [&](AttributedBy b) { return s.time[static_cast<size_t>(b)]; };
+  const Ps by_id = at(AttributedBy::kExternalId), by_time = at(AttributedBy::kContainment);
+  const Ps graph = at(AttributedBy::kGraphLaunch), ann = at(AttributedBy::kAnnotation), none = at(AttributedBy::kNone);
+  const bool repaired = s.unmatched_ops + s.outside_ops > 0;
+  if (!repaired && ann == 0 && none == 0 && s.without_launch_ops == 0) return "";
+  auto pct = [&](Ps v) {
+    return fmt::format("{:.1f} %", 100.0 * static_cast<double>(v) / static_cast<double>(s.total));
+  };
+  auto ms = [](Ps v) { return fmt::format("{:.3f} ms", static_cast<double>(v) / 1e9); };
+  std::string out = fmt::format(
+      "Rank {}: GPU time attributed: {} to the launching cpu_op ({} by its External id, "
+      "checked; {} by time)",
+      rank, pct(by_id + by_time), pct(by_id), pct(by_time));
+  if (graph > 0) out += fmt::format(", {} to the graph launch that replayed it", pct(graph));
+  if (ann > 0) out += fmt::format(", {} to the user annotation around it (no cpu_op above the launch)", pct(ann));
+  out += fmt::format(", {} to none", pct(none));
+  if (s.without_launch_ops > 0)
+    out +=
+        fmt::format(" ({} GPU ops, {}, have no launch in the trace)", s.without_launch_ops, ms(s.without_launch_time));
+  out += ".";
+  if (repaired) {
+    out += " External ids not used:";
+    if (s.unmatched_ops > 0)
+      out += fmt::format(" {} GPU ops ({}) carry an id no cpu_op has", s.unmatched_ops, ms(s.unmatched_time));
+    if (s.unmatched_ops > 0 && s.outside_ops > 0) out += ";";
+    if (s.outside_ops > 0)
+      out += fmt::format(" {} ({}) the id of a cpu_op that does not contain the launch", s.outside_ops,
+                         ms(s.outside_time));
+    out += ".";
+  }
+  return out;
+}
+
+Table OpsTable(const std::vector<OpGpuTime>& ops, int top,
+               const std::vector<std::pair<int64_t, AttributionSummary>>& attribution) {
   Table t("ops", "GPU time per framework op (kernels attributed to the cpu_op that launched them; us)");
   t.notes.push_back(
       "gflop_per_call, tflops_s (FLOPs x calls / GPU time) and tb_s (bytes x calls / GPU time) come from the input "
@@ -1276,7 +1312,10 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
       .Add(Measure("flops_per_s", Unit::kFlopRate, "FLOPs x calls / GPU time").Show("tflops_s", 1e12, 3))
       .Add(Measure("bytes_per_s", Unit::kByteRate, "bytes x calls / GPU time").Show("tb_s", 1e12, 3))
       .Add(Text("cost", "the cost model used"))
-      .Add(Key("op", Unit::kText, "the cpu_op's name"))
+      .Add(Key("kind", Unit::kText,
+               "what owns the GPU time: cpu_op, user_annotation or gpu_user_annotation (no cpu_op above the "
+               "launch), graph_launch"))
+      .Add(Key("op", Unit::kText, "the owner's name"))
       .Add(Key("input_dims", Unit::kText, "Input Dims as recorded (compact JSON)"))
       .Add(Key("input_types", Unit::kText, "Input type as recorded"))
       .Add(Key("concrete_inputs", Unit::kText, "Concrete Inputs as recorded (scalar arguments)"));
@@ -1287,10 +1326,12 @@ Table OpsTable(const std::vector<OpGpuTime>& ops, int top) {
     if (top > 0 && shown++ >= top) continue;
     t.rows.push_back({Cell::Int(r.rank), Time(r.gpu_time), Cell::Real(r.pct_gpu), Cell::Int(r.calls),
                       Cell::Int(r.gpu_ops), Time(r.cpu_time), Known(r.flops_per_call), Known(r.flops_per_s()),
-                      Known(r.bytes_per_s()), Cell::Text(r.cost_kind), Cell::Text(r.name), Cell::Text(r.input_dims),
-                      Cell::Text(r.input_types), Cell::Text(r.concrete_inputs)});
+                      Known(r.bytes_per_s()), Cell::Text(r.cost_kind), Cell::Text(r.kind), Cell::Text(r.name),
+                      Cell::Text(r.input_dims), Cell::Text(r.input_types), Cell::Text(r.concrete_inputs)});
   }
   NoteHiddenRows(t, ops.size() - t.rows.size());
+  for (const auto& [rank, s] : attribution)
+    if (std::string n = AttributionNote(rank, s); !n.empty()) t.notes.push_back(std::move(n));
   return t;
 }
 

@@ -3,6 +3,7 @@
 // decimals, as HTA prints them.
 #pragma once
 
+#include "analysis/attribution.h"
 #include "analysis/collectives.h"
 #include "analysis/counters.h"
 #include "analysis/diagnose.h"
@@ -97,7 +98,15 @@ std::vector<std::string> OverviewStepNotes(bool adjusted, int64_t dropped, bool 
 Table OverviewStepTable(const std::vector<RankOverview>& o);
 Table OverviewMeanTable(const std::vector<RankOverview>& o);
 Table GpuSummaryTable(const std::vector<RankOverview>& o);
-Table OpsTable(const std::vector<OpGpuTime>& ops, int top);
+// `attribution`: each rank's AttributionSummary, for a note about what the
+// table rests on where some GPU time was not attributed by a verified
+// External id.
+Table OpsTable(const std::vector<OpGpuTime>& ops, int top,
+               const std::vector<std::pair<int64_t, AttributionSummary>>& attribution = {});
+// "Rank 0: ..." about how a rank's GPU time was attributed to ops; "" when
+// all of it came through verified External ids, or by time on a trace that
+// records none.
+std::string AttributionNote(int64_t rank, const AttributionSummary& s);
 Table HostOpsTable(const std::vector<HostOpRow>& rows, bool by_shape, int top, const std::vector<HostFlops>& flops = {},
                    int stack_frames = 0);
 Table RanksTable(const Profile& p);
