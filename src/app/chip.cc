@@ -15,6 +15,15 @@ DetectedChip DetectChip(const hw::ChipDb& db, const std::vector<std::string>& de
   return d;
 }
 
+std::string DetectedChip::ClosestHint(const hw::ChipDb& db) const {
+  if (chip) return "";
+  for (const std::string& n : seen)
+    if (const hw::Chip* c = db.Closest(n))
+      return fmt::format(" (the closest the chip database knows: {}, {}; pass --chip {} only if its peaks are yours)",
+                         c->id, c->name, c->id);
+  return "";
+}
+
 namespace {
 DetectedChip DetectByNames(const hw::ChipDb& db, const std::vector<DeviceProperties>& devices) {
   std::vector<std::string> names;

@@ -15,6 +15,10 @@ struct DetectedChip {
   const hw::Chip* chip = nullptr;  // null: none of the names matched
   std::string device_name;         // the name that matched
   std::vector<std::string> seen;   // every device name looked at, in order
+  // No chip: " (the closest the chip database knows: rtx-3080, NVIDIA
+  // GeForce RTX 3080 10GB; pass --chip rtx-3080 only if its peaks are
+  // yours)" for the first seen name with a close chip; "" otherwise.
+  std::string ClosestHint(const hw::ChipDb& db) const;
 };
 // The first chip the database recognises among the devices' names (device
 // type, then name, device by device), else the first device whose vendor,

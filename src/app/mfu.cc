@@ -92,9 +92,11 @@ StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
                           ? fmt::format(" (distributedInfo world_size; {} rank trace(s) read)", f.ranks_read)
                           : ""));
     }
+    std::string chip_hint;
     if (!mfu.chip) {
       DetectedChip d = DetectChip(db, devices);
       if ((mfu.chip = d.chip)) say(fmt::format("chip {} (device '{}')", mfu.chip->id, d.device_name));
+      if (!d.chip && !d.seen.empty()) chip_hint = fmt::format(" (device '{}'){}", d.seen.front(), d.ClosestHint(db));
     }
     mfu.hardware_flops_per_device_per_step = f.hardware_flops_per_device_per_step;
     if (f.flops_source != ProfileFigures::FlopsSource::kNone) say("hardware FLOPs: " + FlopsSourceText(f));
@@ -102,7 +104,7 @@ StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
       return InvalidArgument(
           "mfu: the profile has no step time (no ProfilerStep#N and no XLA module executions); give --step-time");
     if (!mfu.chip && !(o.peak_tflops > 0))
-      return InvalidArgument("mfu: cannot tell the chip from the profile; give --chip");
+      return InvalidArgument(fmt::format("mfu: cannot tell the chip from the profile{}; give --chip", chip_hint));
   }
   ASSIGN_OR_RETURN(mfu.dtype, ParseDTypeOption(o.dtype));
   mfu.peak_override = o.peak_tflops * 1e12;

@@ -192,8 +192,9 @@ StatusOr<Report> Plan(PlanOptions o) {
   } else {
     DetectedChip detected = DetectChip(db, run->profile.AllDevices());
     if (!detected.chip)
-      return InvalidArgument(fmt::format("--calibrate: cannot tell the chip from the profile ({}); pass --chip",
-                                         detected.seen.empty() ? "no device named" : detected.seen.front()));
+      return InvalidArgument(fmt::format("--calibrate: cannot tell the chip from the profile ({}){}; pass --chip",
+                                         detected.seen.empty() ? "no device named" : detected.seen.front(),
+                                         detected.ClosestHint(db)));
     chip = detected.chip;
   }
   const bool is_file =

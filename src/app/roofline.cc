@@ -70,9 +70,9 @@ StatusOr<Report> RooflineShard(const Session& s, const RooflineOptions& o) {
       std::string seen;
       for (const auto& n : detected.seen) seen += (seen.empty() ? "" : ", ") + ("'" + n + "'");
       bad = InvalidArgument(fmt::format(
-          "{}: cannot tell the chip from the profile (devices: {}); pass --chip (`mlprof chips` lists them) "
+          "{}: cannot tell the chip from the profile (devices: {}){}; pass --chip (`mlprof chips` lists them) "
           "or --chip-file for your own",
-          rank.path, seen.empty() ? "none named" : seen));
+          rank.path, seen.empty() ? "none named" : seen, detected.ClosestHint(db)));
     } else if (!(chip->peak(dtype) > 0)) {
       bad = InvalidArgument(
           fmt::format("chip '{}' has no {} peak; pick another --dtype", chip->id, hw::DTypeName(dtype)));

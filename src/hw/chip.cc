@@ -345,4 +345,39 @@ const Chip* ChipDb::Detect(std::string_view device_name) const {
   return best;
 }
 
+const Chip* ChipDb::Closest(std::string_view device_name) const {
+  // Vendor and brand words say nothing of the part.
+  auto model = [](std::string_view text) {
+    std::string t = Lower(text);
+    for (const char* w : {"nvidia", "amd", "tesla", "geforce", "instinct", "radeon", "graphics"})
+      for (size_t at; (at = t.find(w)) != std::string::npos;) t.erase(at, std::char_traits<char>::length(w));
+    std::string out;
+    for (char ch : t)
+      if (std::isalnum(static_cast<unsigned char>(ch))) out += ch;
+    return out;
+  };
+  auto common = [](const std::string& a, const std::string& b) {  // longest common substring with a digit
+    size_t best = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+      for (size_t j = 0; j < b.size(); ++j) {
+        size_t k = 0;
+        bool digit = false;
+        while (i + k < a.size() && j + k < b.size() && a[i + k] == b[j + k])
+          digit |= std::isdigit(static_cast<unsigned char>(a[i + k])) != 0, ++k;
+        if (digit && k > best) best = k;
+      }
+    return best;
+  };
+  const std::string n = model(device_name);
+  const Chip* best = nullptr;
+  // At least four characters in common, a digit among them; of equals, a
+  // family's default (its SXM part).
+  size_t best_score = 2 * 3 + 1;
+  for (const Chip& c : chips_)
+    for (const std::string& m : c.match)
+      if (const size_t score = 2 * common(n, model(m)) + (c.family_default ? 1 : 0); score > best_score)
+        best = &c, best_score = score;
+  return best;
+}
+
 }  // namespace mlprof::hw

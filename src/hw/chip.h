@@ -100,6 +100,13 @@ class ChipDb {
   // "TPU v6 Lite"): the longest `match` string contained in it; null if
   // none.
   const Chip* Detect(std::string_view device_name) const;
+  // For a device name Detect does not know: the chip whose match strings
+  // share the longest run of letters and digits with it (vendor and brand
+  // words left out; at least four characters, a digit among them; of equals,
+  // a family's default): "NVIDIA GeForce RTX 3070" -> rtx-3080 ("rtx30");
+  // null if none. A hint for the
+  // user's --chip, never used as the answer.
+  const Chip* Closest(std::string_view device_name) const;
 
  private:
   std::vector<Chip> chips_;

@@ -73,7 +73,45 @@ TEST(Chips, DetectedFromProfileDeviceNames) {
   EXPECT_EQ(id("TPU v4"), "tpu-v4");
   EXPECT_EQ(id("AMD Instinct MI300X"), "mi300x");
   EXPECT_EQ(id("Ascend910B3"), "ascend-910b");
-  EXPECT_EQ(id("Tesla V100-SXM2-16GB"), "none");
+  // Issue 36, part 6: the chips of the wild profiles and the parts users
+  // have, matched by the names CUDA and ROCm report (PCIe vs SXM exactly).
+  EXPECT_EQ(id("Tesla V100-SXM2-16GB"), "v100-sxm2-16gb");
+  EXPECT_EQ(id("Tesla V100-SXM2-32GB"), "v100-sxm2-32gb");
+  EXPECT_EQ(id("Tesla V100-PCIE-16GB"), "v100-pcie-16gb");
+  EXPECT_EQ(id("NVIDIA A100 80GB PCIe"), "a100-pcie-80gb");
+  EXPECT_EQ(id("NVIDIA A100-PCIE-40GB"), "a100-pcie-40gb");
+  EXPECT_EQ(id("NVIDIA H800"), "h800-sxm");
+  EXPECT_EQ(id("NVIDIA H800 PCIe"), "h800-pcie");
+  EXPECT_EQ(id("NVIDIA H20"), "h20");
+  EXPECT_EQ(id("NVIDIA GH200 480GB"), "gh200-96gb");
+  EXPECT_EQ(id("NVIDIA L4"), "l4");
+  EXPECT_EQ(id("NVIDIA L40S"), "l40s");
+  EXPECT_EQ(id("NVIDIA L40"), "l40");
+  EXPECT_EQ(id("NVIDIA A10G"), "a10g");
+  EXPECT_EQ(id("Tesla T4"), "t4");
+  EXPECT_EQ(id("NVIDIA GeForce RTX 2080 Ti"), "rtx-2080-ti");
+  EXPECT_EQ(id("NVIDIA GeForce RTX 3090"), "rtx-3090");
+  EXPECT_EQ(id("NVIDIA GeForce RTX 4090"), "rtx-4090");
+  EXPECT_EQ(id("AMD Instinct MI210"), "mi210");
+  EXPECT_EQ(id("AMD Instinct MI300A"), "mi300a");
+  EXPECT_EQ(id("AMD Instinct MI350X"), "mi350x");
+  EXPECT_EQ(id("NVIDIA T400"), "none");
+  // The 40 GB and 80 GB A100 PCIe parts differ in bandwidth, and so in ridge.
+  EXPECT_NEAR(db.Find("a100-pcie-40gb")->hbm_bytes_per_s, 1.555e12, 1e9);
+  EXPECT_NEAR(db.Find("a100-pcie-80gb")->hbm_bytes_per_s, 1.935e12, 1e9);
+}
+
+TEST(Chips, ClosestIsAHintByModelName) {
+  const ChipDb& db = ChipDb::BuiltIn();
+  auto closest = [&](const char* name) {
+    const Chip* c = db.Closest(name);
+    return c ? c->id : std::string("none");
+  };
+  EXPECT_EQ(closest("NVIDIA GeForce RTX 3070"), "rtx-3080");  // "rtx30" in common
+  EXPECT_EQ(closest("NVIDIA H100 NVL"), "h100-sxm");          // "h100"
+  EXPECT_EQ(closest("NVIDIA Quadro P1000"), "none");          // nothing with a digit in common beyond two
+  EXPECT_EQ(closest("Intel(R) Xeon(R)"), "none");
+  EXPECT_EQ(db.Detect("NVIDIA GeForce RTX 3070"), nullptr);  // a hint only: detection stays exact
 }
 
 TEST(Chips, UnknownChipIsNull) {
@@ -148,8 +186,10 @@ TEST(Chips, DetectBySignature) {
   const Chip* mi355x = db.DetectSignature("amd", 9, 5, 256, 2400000);
   ASSERT_NE(mi355x, nullptr);
   EXPECT_EQ(mi355x->id, "mi355x");
-  EXPECT_EQ(db.DetectSignature("AMD", 9, 5, 256, 2200000), nullptr);  // MI350X: not in the database
-  EXPECT_EQ(db.DetectSignature("AMD", 9, 5, 256, -1), nullptr);       // clock unknown: not sure enough
+  const Chip* mi350x = db.DetectSignature("AMD", 9, 5, 256, 2200000);
+  ASSERT_NE(mi350x, nullptr);
+  EXPECT_EQ(mi350x->id, "mi350x");
+  EXPECT_EQ(db.DetectSignature("AMD", 9, 5, 256, -1), nullptr);  // clock unknown: not sure enough
   EXPECT_EQ(db.DetectSignature("NVIDIA", 9, 4, 304, 2100000), nullptr);
   // MI355X's dense peaks from its architecture: 256 CUs x 2.4 GHz x 8192 FP8 FLOP/CU/clock.
   EXPECT_NEAR(mi355x->peak(DType::kFp8), 256 * 2.4e9 * 8192, 1e11);
