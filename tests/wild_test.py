@@ -85,6 +85,22 @@ def attribution_checks(raw):
     check(not any(r["op"] == "(no cpu_op)" for r in rows), "deepseek: nothing left under (no cpu_op)")
 
 
+def communication_checks(raw):
+    # Issue 36, part 3: DeepEP's kernels (dispatch, combine, notify on stream
+    # 27) are communication: comm time is theirs, and overlap is measured.
+    facts = raw["deepseek_h800_ep64_train"]
+    out = mlprof_json("summary", os.path.join(WILD, "deepseek_h800_ep64_train"))
+    temporal = out["tables"].get("temporal", [{}])[0]
+    deepep = sum(facts["deepep_time_by_stream_us"].values())
+    near(us(temporal.get("comm", 0)), deepep, 0.001, "deepseek communication time = DeepEP kernels")
+    overlap = out["tables"].get("overlap", [{}])[0]
+    check(overlap.get("comp_comm_overlap_pct") is not None and overlap.get("comm", 0) > 0,
+          "deepseek: overlap measured")
+    # --comm-kernel declares more: every cutlass kernel, say.
+    out = mlprof_json("summary", os.path.join(WILD, "deepseek_h800_ep64_train"), "--comm-kernel", "cutlass::")
+    check(us(out["tables"].get("temporal", [{}])[0].get("comm", 0)) > deepep + 1000, "deepseek: --comm-kernel adds")
+
+
 def main():
     if not os.path.isdir(WILD):
         if os.environ.get("CI") == "true":
@@ -95,6 +111,7 @@ def main():
     raw = json.loads(subprocess.run([sys.executable, os.path.join(HERE, "wild", "raw_counts.py"), WILD],
                                     capture_output=True, text=True, check=True).stdout)
     attribution_checks(raw)
+    communication_checks(raw)
     print(f"wild: {checks - len(failures)} of {checks} checks passed")
     return 1 if failures else 0
 

@@ -102,6 +102,19 @@ def test_options_are_the_clis(example):
     assert_same_report(example.critical_path(speedup=["name~gemm:1.5", "launch:2"]), want)
 
 
+def test_comm_kernel_is_an_input_option():
+    # --comm-kernel in Python: load(comm_kernel=...), one pattern or a list; the same tables as the CLI's.
+    want, err = cli_json("summary", EXAMPLE, "--comm-kernel", "gemm", "--comm-kernel", "elementwise")
+    assert err is None, err
+    got = mlprof.load(EXAMPLE, comm_kernel=["gemm", "elementwise"]).summary()
+    assert_same_report(got, want)
+    plain = mlprof.load(EXAMPLE, comm_kernel="gemm").summary()["temporal"]
+    assert (plain["comm_ps"] > 0).all()
+    with pytest.raises(mlprof.Error) as e:
+        mlprof.load(EXAMPLE, comm_kernel="(bad")
+    assert "--comm-kernel '(bad': not a regular expression" in str(e.value)
+
+
 CORPUS_CASES = [
     (("kineto", "hta_a100_ws2_rank0_nccl_args", "nccl_data.json.gz"),
      ["summary", "kernels", "ops", "steps", "idle", "overlap", "diagnose"]),

@@ -416,6 +416,43 @@ TEST(KernelClass, HtaNameRules) {
   EXPECT_EQ(ClassifyKernelName("cudaFoo"), KernelClass::kComputation);
 }
 
+// Communication libraries HTA's rules miss (issue 36 part 3): their kernels
+// are communication, by names taken from real traces (DualPipe's DeepEP
+// kernels, vLLM's custom all-reduce); generic names stay computation.
+TEST(KernelClass, CommunicationLibrariesBeyondNccl) {
+  for (const char* n : {
+           "void dpsk::ep::internode::dispatch<false, 8, 16, 24>(int4*, float*)",
+           "void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(...)",
+           "void dpsk::ep::internode::notify_dispatch<false>(int const*)",
+           "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*)",
+           "void sglang::cross_device_reduce_2stage<half, 4>(...)",
+           "void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>(...)",
+           "nvshmemi_transfer_rma_nbi",
+           "void mscclpp::allreduce_kernel<float>(...)",
+           "void c10d::symmetric_memory::one_shot_all_reduce_kernel<float, 8>(...)",
+       }) {
+    EXPECT_EQ(ClassifyKernelName(n), KernelClass::kCommunication) << n;
+    EXPECT_FALSE(CommLibraryOf(n).empty()) << n;
+  }
+  EXPECT_EQ(CommLibraryOf("void dpsk::ep::internode::combine<8>()"), "DeepEP");
+  EXPECT_EQ(CommLibraryOf("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"), "");  // HTA's own rule
+  for (const char* n : {"void moe::dispatch_kernel<float>()", "combine_heads_kernel", "notify_kernel",
+                        "void at::native::elementwise_kernel<128, 4>()"})
+    EXPECT_EQ(ClassifyKernelName(n), KernelClass::kComputation) << n;
+}
+
+TEST(KernelClass, UserPatternsFirst) {
+  auto p = CommKernelPatterns::Parse({"^my_alltoall", "ring_exchange"});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(ClassifyKernelName("my_alltoall_kernel", p->get()), KernelClass::kCommunication);
+  EXPECT_EQ(ClassifyKernelName("void ring_exchange<4>()", p->get()), KernelClass::kCommunication);
+  EXPECT_EQ(ClassifyKernelName("x_my_alltoall", p->get()), KernelClass::kComputation);  // anchored
+  EXPECT_EQ(ClassifyKernelName("my_alltoall_kernel", nullptr), KernelClass::kComputation);
+  auto bad = CommKernelPatterns::Parse({"(unclosed"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--comm-kernel '(unclosed': not a regular expression"), std::string::npos);
+}
+
 // The interval algebra against a brute-force sweep over every nanosecond.
 TEST(Intervals, RandomTracesMatchBruteForce) {
   std::mt19937 rng(12345);

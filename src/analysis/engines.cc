@@ -91,7 +91,7 @@ std::vector<EngineRow> ComputeEngines(const ProfileView& view, EngineTimeline* t
       bool device = false, launches = false;
     };
     std::vector<Acc> acc(p.tracks.size());
-    KernelClassCache classes(p);
+    KernelClassCache classes = view.Classes(p);
     for (size_t i = 0; i < o.size(); ++i) {
       if (!kept(i)) continue;
       const auto op = static_cast<uint32_t>(i);

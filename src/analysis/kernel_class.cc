@@ -21,7 +21,62 @@ const char* KernelClassName(KernelClass c) {
   return "?";
 }
 
+namespace {
+// Kernels of communication libraries, by a namespace or prefix their names
+// carry (demangled, as CUPTI and rocprof record them). Specific enough that
+// no computation kernel matches: "dispatch" alone is not DeepEP.
+struct CommLibrary {
+  const char* library;
+  const char* text;  // contained in the name
+};
+constexpr CommLibrary kCommLibraries[] = {
+    {"DeepEP", "deep_ep::"},                       // deepseek-ai/DeepEP: dispatch, combine, notify_*
+    {"DeepEP", "dpsk::ep::"},                      // DeepEP as DeepSeek's internal builds name it
+    {"NVSHMEM", "nvshmem"},                        // nvshmemi_* device kernels, nvshmem collectives
+    {"MSCCL++", "mscclpp"},                        // microsoft/mscclpp kernels
+    {"custom all-reduce", "cross_device_reduce"},  // vLLM / SGLang custom all-reduce (1stage, 2stage)
+    {"custom all-reduce", "oneShotAllReduce"},     // TensorRT-LLM custom all-reduce
+    {"custom all-reduce", "twoShotAllReduce"},
+    {"custom all-reduce", "allreduce_fusion_kernel"},  // TensorRT-LLM / FlashInfer fused all-reduce
+    {"custom all-reduce", "customAllReduce"},
+    {"custom all-reduce", "quickreduce"},        // vLLM/SGLang's ROCm quick all-reduce
+    {"symmetric memory", "symmetric_memory::"},  // torch c10d symmetric-memory collectives
+    {"gloo", "gloo::"},
+};
+}  // namespace
+
+std::string_view CommLibraryOf(std::string_view n) {
+  for (const CommLibrary& l : kCommLibraries)
+    if (Contains(n, l.text)) return l.library;
+  return {};
+}
+
+StatusOr<std::shared_ptr<const CommKernelPatterns>> CommKernelPatterns::Parse(const std::vector<std::string>& regexes) {
+  auto out = std::make_shared<CommKernelPatterns>();
+  for (const std::string& r : regexes) {
+    try {
+      out->res_.emplace_back(r, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      return InvalidArgument("--comm-kernel '" + r + "': not a regular expression (" + e.what() + ")");
+    }
+    out->sources_.push_back(r);
+  }
+  return std::shared_ptr<const CommKernelPatterns>(std::move(out));
+}
+
+bool CommKernelPatterns::Matches(std::string_view name) const {
+  for (const std::regex& re : res_)
+    if (std::regex_search(name.begin(), name.end(), re)) return true;
+  return false;
+}
+
+KernelClass ClassifyKernelName(std::string_view name, const CommKernelPatterns* user) {
+  if (user && user->Matches(name)) return KernelClass::kCommunication;
+  return ClassifyKernelName(name);
+}
+
 KernelClass ClassifyKernelName(std::string_view n) {
+  if (!CommLibraryOf(n).empty()) return KernelClass::kCommunication;
   if (StartsWith(n, "nccl") || StartsWith(n, "hip") || StartsWith(n, "hccl") || StartsWith(n, "hcom_") ||
       Contains(n, "ncclKernel"))
     return KernelClass::kCommunication;
@@ -42,7 +97,7 @@ KernelClass ClassifyKernelName(std::string_view n) {
 
 KernelClass KernelClassCache::Get(StringId name) {
   if (name >= cache_.size()) cache_.resize(p_.strings.size(), -1);
-  if (cache_[name] < 0) cache_[name] = static_cast<int8_t>(ClassifyKernelName(p_.str(name)));
+  if (cache_[name] < 0) cache_[name] = static_cast<int8_t>(ClassifyKernelName(p_.str(name), user_));
   return static_cast<KernelClass>(cache_[name]);
 }
 

@@ -1,5 +1,9 @@
-// HTA's kernel typing (hta/common/types.py), as name rules. First match wins:
-//   COMMUNICATION  ^nccl | ^hip | ^hccl | .*ncclKernel.*
+// HTA's kernel typing (hta/common/types.py), as name rules, plus the
+// kernels of communication libraries HTA does not know (mlprof; see
+// kCommLibraries in kernel_class.cc and docs/ANALYSES.md). First match wins:
+//   COMMUNICATION  ^nccl | ^hip | ^hccl | .*ncclKernel.* | a known library's kernel
+//                  (DeepEP, NVSHMEM, MSCCL++, vLLM / SGLang / TensorRT-LLM custom
+//                  all-reduce, torch symmetric memory, gloo) | --comm-kernel REGEX
 //   MEMORY         ^(hip)?Memcpy | ^(hip)?Memset | ^dma
 //   COMPUTATION    none of: ^nccl .*Memcpy .*Memset .*dma ^.*Sync ^Stream Wait Event
 //                  cuda.*LaunchKernel ^runFunction ^hip ^job_exe ^packet ^pe_exe
@@ -11,9 +15,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <regex>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "model/profile.h"
 
 namespace mlprof {
@@ -24,6 +32,27 @@ const char* KernelClassName(KernelClass c);  // "COMPUTATION", ...
 
 KernelClass ClassifyKernelName(std::string_view name);
 
+// The communication library a kernel name belongs to ("DeepEP", "NVSHMEM",
+// ...), for the libraries HTA's rules miss; "" for others (NCCL, RCCL and
+// HCCL kernels included: HTA's own rules catch them).
+std::string_view CommLibraryOf(std::string_view name);
+
+// Kernels the user declares communication (--comm-kernel REGEX, repeatable;
+// ECMAScript regular expressions searched anywhere in the name).
+class CommKernelPatterns {
+ public:
+  static StatusOr<std::shared_ptr<const CommKernelPatterns>> Parse(const std::vector<std::string>& regexes);
+  bool Matches(std::string_view name) const;
+  const std::vector<std::string>& sources() const { return sources_; }
+
+ private:
+  std::vector<std::string> sources_;
+  std::vector<std::regex> res_;
+};
+
+// ClassifyKernelName, with the user's patterns first (null: none).
+KernelClass ClassifyKernelName(std::string_view name, const CommKernelPatterns* user);
+
 // A host runtime call that waits for the device: stream / device / event
 // syncs and synchronous copies and fills (diagnose's sync stalls, serving
 // steps' blocked time).
@@ -32,11 +61,12 @@ bool IsSyncCall(std::string_view name);
 // Class of every string id of a rank (computed lazily, cached by the caller).
 class KernelClassCache {
  public:
-  explicit KernelClassCache(const RankProfile& p) : p_(p) {}
+  explicit KernelClassCache(const RankProfile& p, const CommKernelPatterns* user = nullptr) : p_(p), user_(user) {}
   KernelClass Get(StringId name);
 
  private:
   const RankProfile& p_;
+  const CommKernelPatterns* user_;
   std::vector<int8_t> cache_;
 };
 

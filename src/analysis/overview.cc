@@ -170,7 +170,7 @@ void WidenSteps(const RankProfile& r, std::vector<HostStep>& steps, RankOverview
 
 }  // namespace
 
-RankOverview ComputeRankOverview(const RankProfile& r, int64_t rank) {
+RankOverview ComputeRankOverview(const RankProfile& r, int64_t rank, const CommKernelPatterns* comm_kernels) {
   RankOverview out;
   out.rank = rank;
   const OpTable& o = r.ops;
@@ -190,7 +190,7 @@ RankOverview ComputeRankOverview(const RankProfile& r, int64_t rank) {
   // Role intervals, over the whole rank.
   std::array<std::vector<Interval>, kStepRoleCount> roles;
   auto add = [&](StepRole role, size_t i) { roles[static_cast<int>(role)].push_back({o.ts[i], o.end(i)}); };
-  KernelClassCache classes(r);
+  KernelClassCache classes(r, comm_kernels);
   Ps host_min = kNone, host_max = std::numeric_limits<Ps>::min();
   for (size_t i = 0; i < o.size(); ++i) {
     switch (o.kind[i]) {

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/kernel_class.h"
 #include "model/profile.h"
 
 namespace mlprof {
@@ -82,7 +83,7 @@ struct RankOverview {
   std::vector<OverviewGpu> gpus;
 };
 
-RankOverview ComputeRankOverview(const RankProfile& r, int64_t rank);
+RankOverview ComputeRankOverview(const RankProfile& r, int64_t rank, const CommKernelPatterns* comm_kernels = nullptr);
 
 // True for a kernel the plugin counts as using Tensor Cores (its name holds
 // one of NVIDIA PyProf's patterns: h884, s1688, xmma_gemm, ...).

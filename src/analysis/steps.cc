@@ -13,7 +13,7 @@ StepReport ComputeSteps(const ProfileView& view, const StepOptions& opt) {
     const RankProfile& p = *rv.profile;
     if (p.steps.empty()) continue;
     std::vector<std::vector<GpuOpRef>> per_step(p.steps.size());
-    KernelClassCache classes(p);
+    KernelClassCache classes = view.Classes(p);
     for (size_t i = 0; i < p.ops.size(); ++i) {
       if (!OccupiesStream(p.ops.kind[i]) || p.ops.step[i] < 0) continue;
       auto op = static_cast<uint32_t>(i);

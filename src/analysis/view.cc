@@ -106,7 +106,7 @@ static RankView BuildRankView(const RankProfile& p, size_t r, bool multi_step, c
       rv.keep[i] = o.launch[i] >= 0 && rv.keep[o.launch[i]];
     }
   }
-  KernelClassCache classes(p);
+  KernelClassCache classes(p, options.comm_kernels.get());
   for (size_t i = 0; i < o.size(); ++i) {
     if (!rv.keep[i] || !OccupiesStream(o.kind[i])) continue;
     auto op = static_cast<uint32_t>(i);
@@ -126,6 +126,7 @@ ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& opti
   for (const RankProfile& p : profile.ranks)
     for (const Step& s : p.steps) step_numbers.insert(s.number);
   view.multi_step = options.multi_step >= 0 ? options.multi_step == 1 : step_numbers.size() >= 2;
+  view.comm_kernels = options.comm_kernels;
 
   // Ranks are independent: build their views in parallel.
   view.ranks.resize(profile.ranks.size());

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "analysis/intervals.h"
@@ -29,6 +30,8 @@ struct AnalysisOptions {
   // ProfileView::multi_step from the whole job (an MPI process holds only
   // some of its ranks): 0 or 1; -1: from the profile's own ranks.
   int multi_step = -1;
+  // Kernels the user declares communication (--comm-kernel); null: none.
+  std::shared_ptr<const CommKernelPatterns> comm_kernels;
 };
 
 struct GpuOpRef {
@@ -66,7 +69,10 @@ struct RankView {
 
 struct ProfileView {
   std::vector<RankView> ranks;
-  bool multi_step = false;  // >= 2 distinct ProfilerStep names over all ranks
+  bool multi_step = false;                                 // >= 2 distinct ProfilerStep names over all ranks
+  std::shared_ptr<const CommKernelPatterns> comm_kernels;  // AnalysisOptions::comm_kernels
+  // A kernel-class cache for one of the view's ranks, with the user's patterns.
+  KernelClassCache Classes(const RankProfile& p) const { return KernelClassCache(p, comm_kernels.get()); }
 };
 
 ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& options);

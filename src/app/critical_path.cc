@@ -84,7 +84,7 @@ StatusOr<SpeedUp> ParseSpeedUp(const std::string& spec) {
   return u;
 }
 
-bool Matches(const RankProfile& p, const CpEdge& e, const SpeedUp& u) {
+bool Matches(const RankProfile& p, const CpEdge& e, const SpeedUp& u, const CommKernelPatterns* comm_kernels) {
   switch (u.kind) {
     case SpeedUp::kLaunch:
       return e.type == CpEdgeType::kLaunchDelay;
@@ -101,7 +101,7 @@ bool Matches(const RankProfile& p, const CpEdge& e, const SpeedUp& u) {
     case SpeedUp::kCpu:
       return !gpu;
     case SpeedUp::kClass:
-      return gpu && ClassifyKernelName(n) == u.cls;
+      return gpu && ClassifyKernelName(n, comm_kernels) == u.cls;
     case SpeedUp::kName:
       return n.find(u.name) != std::string_view::npos;
     default:
@@ -344,7 +344,7 @@ StatusOr<Report> CriticalPathReport(const Session& s, const CriticalPathOptions&
         std::vector<double> scale(w.cp.edges.size(), 1.0);
         for (size_t e = 0; e < w.cp.edges.size(); ++e)
           for (const SpeedUp* u : set)
-            if (Matches(*w.p, w.cp.edges[e], *u)) scale[e] *= u->scale;
+            if (Matches(*w.p, w.cp.edges[e], *u, s.view.comm_kernels.get())) scale[e] *= u->scale;
         const CpWhatIf wi = RecomputeCriticalPath(*w.p, w.cp, scale);
         const CpBound before = MainBound(w.cp.by_bound), after = MainBound(wi.by_bound);
         const double saving =

@@ -620,7 +620,7 @@ Sharded OverviewSharded() {
         std::vector<RankOverview> o;
         for (const RankView& rv : s.view.ranks) {
           if (rv.profile->ops.size() == 0) continue;
-          o.push_back(ComputeRankOverview(*rv.profile, rv.rank));
+          o.push_back(ComputeRankOverview(*rv.profile, rv.rank, s.view.comm_kernels.get()));
         }
         r.tables.push_back(OverviewStepTable(o));
         r.tables.push_back(OverviewMeanTable(o));

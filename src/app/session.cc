@@ -37,6 +37,9 @@ Status AttachView(Session& s) {
   ao.hta_rounding = inputs.hta_rounding;
   ao.threads = inputs.threads;
   ao.multi_step = inputs.job.multi_step;
+  if (!inputs.comm_kernels.empty()) {
+    ASSIGN_OR_RETURN(ao.comm_kernels, CommKernelPatterns::Parse(inputs.comm_kernels));
+  }
   s.view = BuildProfileView(s.profile, ao);
   if (inputs.rank >= 0) {
     std::vector<RankView> keep;

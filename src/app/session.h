@@ -46,7 +46,10 @@ struct InputOptions {
   bool merge = false;       // --merge: host side from the first input, GPU work from the others (io/merge.h)
   std::optional<double> merge_offset_us;
   std::string capture;  // --capture FILE|DIR (io/graph_capture.h)
-  JobFacts job;         // set by app/distributed.h only
+  // --comm-kernel REGEX: kernels to count as communication besides the
+  // libraries mlprof knows (analysis/kernel_class.h).
+  std::vector<std::string> comm_kernels;
+  JobFacts job;  // set by app/distributed.h only
 };
 
 // (bytes done, bytes total) over all files, from reader threads.

@@ -102,6 +102,11 @@ void ProfileCommand::AddOptions(CLI::App* app) {
       ->check(CLI::Validator(
           [](std::string& v) { return v.empty() ? std::string("expected a file or directory") : std::string(); },
           "FILE|DIR"));
+  app->add_option("--comm-kernel", in_.comm_kernels,
+                  "count kernels whose name matches this regular expression as communication (repeatable), besides "
+                  "NCCL, RCCL, HCCL and the libraries mlprof knows (DeepEP, NVSHMEM, MSCCL++, custom all-reduce ...)")
+      ->take_all()
+      ->allow_extra_args(false);
   AddWidthOption(app, out_.width);
   app->add_flag("--stats", stats_, "print mlprof's own timing to stderr");
   app->add_flag("-q,--quiet", out_.quiet, "do not print import warnings");
