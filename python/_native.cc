@@ -164,7 +164,8 @@ class PySession {
 
 PySession Load(const std::vector<std::string>& paths, int64_t rank, bool hta_rounding, bool all_steps, int threads,
                double max_input_gb, bool all_args, bool merge, std::optional<double> merge_offset_us,
-               const std::string& capture, const std::vector<std::string>& comm_kernels) {
+               const std::string& capture, const std::vector<std::string>& comm_kernels,
+               const std::string& steps_from) {
   app::InputOptions in;
   in.paths = paths;
   in.rank = rank;
@@ -177,6 +178,7 @@ PySession Load(const std::vector<std::string>& paths, int64_t rank, bool hta_rou
   in.merge_offset_us = merge_offset_us;
   in.capture = capture;
   in.comm_kernels = comm_kernels;
+  in.steps_from = steps_from;
   if (paths.empty()) throw StatusError{InvalidArgument("no paths given")};
   StatusOr<app::Session> s = Status(StatusCode::kInternal, "not run");
   {
@@ -223,7 +225,8 @@ PYBIND11_MODULE(_native, m) {
   m.def("load", &Load, py::arg("paths"), py::arg("rank") = -1, py::arg("hta_rounding") = false,
         py::arg("all_steps") = false, py::arg("threads") = 0, py::arg("max_input_gb") = 0.0,
         py::arg("all_args") = false, py::arg("merge") = false, py::arg("merge_offset_us") = std::nullopt,
-        py::arg("capture") = std::string(), py::arg("comm_kernels") = std::vector<std::string>());
+        py::arg("capture") = std::string(), py::arg("comm_kernels") = std::vector<std::string>(),
+        py::arg("steps_from") = std::string());
   py::class_<PySession>(m, "Session")
       .def("analyse", &PySession::Analyse, py::arg("command"), py::arg("args"))
       .def_property_readonly("ranks", &PySession::Ranks)

@@ -254,7 +254,7 @@ printf '{"step1": {"collective": {"hcom_allReduce_1@9": {"Communication Time Inf
 check "run folders with a broken rank file exit 0" run 0 "$BIN" summary job --format csv
 check "broken communication.json: named, with why" has "rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/communication.json: " err
 check "a folder without a trace: skipped, said so" has "rank2_ascend_pt/ASCEND_PROFILER_OUTPUT: no trace_view.json, kernel_details.csv or ascend_pytorch_profiler_*.db" err
-check "both ranks read (rank 1: 2 ops, 0 steps)" has "1,,2,0,," out
+check "both ranks read (rank 1: 2 ops, the whole trace as its one step)" has "1,,2,1,," out
 # The files beside a trace are found however its folder is named: "." inside ASCEND_PROFILER_OUTPUT.
 (cd job/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT && "$BIN" info . --format csv >../../../rel.out 2>../../../rel.err)
 check "relative folder: the rank file beside it read" has "profiler_info_1.json: rank 1" rel.out

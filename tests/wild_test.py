@@ -101,6 +101,30 @@ def communication_checks(raw):
     check(us(out["tables"].get("temporal", [{}])[0].get("comm", 0)) > deepep + 1000, "deepseek: --comm-kernel adds")
 
 
+def steps_checks(raw):
+    # Issue 36, part 4: param_resnet_kineto has no ProfilerStep#N but 30
+    # Optimizer.step#SGD.step ranges: 29 iterations between their ends.
+    facts = raw["param_resnet_kineto"]
+    out = mlprof_json("steps", os.path.join(WILD, "param_resnet_kineto"))
+    rows = out["tables"].get("steps", [])
+    want = facts["optimizer_iterations_us"]
+    check(len(rows) == len(want) == facts["optimizer_step_sgd_count"] - 1,
+          f"resnet: {len(rows)} steps, raw {len(want)} iterations between {facts['optimizer_step_sgd_count']} ends")
+    for row, w in zip(rows, want):
+        near(us(row["wall"]), w, 0.001, f"resnet step {row['step']} wall")
+    summary = out["tables"].get("steady_state", [{}])[0]
+    check(summary.get("source") == "optimizer", f"resnet: steps from {summary.get('source')}")
+    # The same steps for diagnose: per step, not per trace.
+    out = mlprof_json("diagnose", os.path.join(WILD, "param_resnet_kineto"))
+    findings = out["tables"].get("findings", [])
+    check(findings and all("per trace" not in f["formula"] for f in findings), "resnet: diagnose per step")
+    # No iterations at all (one training step of switchtransformers): per trace, said so.
+    out = mlprof_json("diagnose", os.path.join(
+        WILD, "switchtransformers_a100_moe/trace_128token_100Kpar_4exp_4batch_128seq.json"))
+    findings = out["tables"].get("findings", [])
+    check(findings and all("per step" not in f["formula"] for f in findings), "switchtransformers: diagnose per trace")
+
+
 def main():
     if not os.path.isdir(WILD):
         if os.environ.get("CI") == "true":
@@ -112,6 +136,7 @@ def main():
                                     capture_output=True, text=True, check=True).stdout)
     attribution_checks(raw)
     communication_checks(raw)
+    steps_checks(raw)
     print(f"wild: {checks - len(failures)} of {checks} checks passed")
     return 1 if failures else 0
 

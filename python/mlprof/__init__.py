@@ -74,7 +74,7 @@ def _with_path(err, paths):
 
 
 # The CLI's input options: given to load(), not to a command on a loaded profile.
-_INPUT_OPTIONS = {"rank", "hta_rounding", "all_steps", "threads", "max_input_gb", "all_args", "merge", "comm_kernel",
+_INPUT_OPTIONS = {"rank", "hta_rounding", "all_steps", "threads", "max_input_gb", "all_args", "merge", "comm_kernel", "steps_from",
                   "merge_offset_us", "capture"}
 
 
@@ -229,7 +229,7 @@ def _profile_method(name, doc):
 
 
 def load(paths, *, rank=None, threads=0, all_steps=False, hta_rounding=False, max_input_gb=None, all_args=False,
-         merge=False, merge_offset_us=None, capture=None, comm_kernel=None):
+         merge=False, merge_offset_us=None, capture=None, comm_kernel=None, steps_from=None):
     """Reads trace files or directories of per-rank traces (every format the CLI reads) into a Profile.
 
     The options are the CLI's input options (`mlprof summary --help`); comm_kernel is --comm-kernel: a regular
@@ -253,7 +253,7 @@ def load(paths, *, rank=None, threads=0, all_steps=False, hta_rounding=False, ma
         lambda: _native.load(paths, -1 if rank is None else int(rank), bool(hta_rounding), bool(all_steps),
                              int(threads), float(max_input_gb or 0), bool(all_args), bool(merge),
                              None if merge_offset_us is None else float(merge_offset_us), capture or "",
-                             comm_kernel),
+                             comm_kernel, steps_from or ""),
         paths)
     return Profile(session, paths)
 

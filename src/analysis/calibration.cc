@@ -46,7 +46,8 @@ RunMeasurement MeasureRun(const ProfileView& view, const CollectiveReport* colle
     const RankProfile& p = *rv.profile;
     const int warmup = WarmupSteps(p.steps.size(), {});
     const int64_t steady = rv.KeptSteps() - warmup;
-    if (steady <= 0) continue;
+    // The whole trace is no step: a calibration needs iterations.
+    if (steady <= 0 || p.step_source == StepSource::kTrace) continue;
     if (m.ranks == 0) {
       m.world_size = p.meta.world_size;
       if (!p.meta.devices.empty()) m.device = p.meta.devices.front().name;

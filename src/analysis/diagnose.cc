@@ -240,7 +240,7 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     auto it = summary.find(rv.rank);
     const size_t kept = p.steps.size() - (rv.filtered && !p.steps.empty() ? 1 : 0);
     const size_t warm = static_cast<size_t>(WarmupSteps(p.steps.size(), so));
-    if (it != summary.end() && it->second->steady_steps > 0 && kept > warm) {
+    if (it != summary.end() && it->second->steady_steps > 0 && kept > warm && p.step_source != StepSource::kTrace) {
       // The step is the host's median ProfilerStep, or the GPU's median
       // span when the GPU is busy for longer than the host's step (the GPU
       // falls behind the host: its pace, not the host's, is the step's). A
@@ -1001,6 +1001,15 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     out.push_back(std::move(f));
   }
 
+  // Ranks without iterations (model/steps.h found none: the whole trace is
+  // the step): their savings are per trace, and say so.
+  for (Finding& f : out) {
+    auto b = basis.find(f.rank);
+    if (b == basis.end() || b->second.from_steps) continue;
+    f.per_trace = true;
+    for (std::string* text : {&f.formula, &f.evidence})
+      for (size_t at; (at = text->find(" per step")) != std::string::npos;) text->replace(at, 9, " per trace");
+  }
   if (o.cross_rank)
     for (Finding& f : CrossRankFindings(steps.summary, o)) out.push_back(std::move(f));
   SortFindings(out);
@@ -1019,7 +1028,7 @@ std::vector<Finding> CrossRankFindings(const std::vector<StepSummary>& summary, 
     const StepSummary* fast = nullptr;
     size_t with_steps = 0;
     for (const StepSummary& s : summary) {
-      if (s.steady_steps == 0) continue;
+      if (s.steady_steps == 0 || s.source == StepSource::kTrace) continue;  // per trace is no step
       ++with_steps;
       if (!slow || s.median_compute_us > slow->median_compute_us) slow = &s;
       if (!fast || s.median_compute_us < fast->median_compute_us) fast = &s;

@@ -115,6 +115,9 @@ struct Finding {
   Ps step = 0;           // the step it is measured against (steady-state median, or the trace window)
   std::string formula;   // how `saving` was computed, with the numbers
   Confidence confidence = Confidence::kMedium;
+  // The rank has no iterations (the whole trace is its step): `saving` and
+  // `step` are per trace.
+  bool per_trace = false;
   double saving_pct() const { return step > 0 ? 100.0 * static_cast<double>(saving) / static_cast<double>(step) : 0; }
 };
 

@@ -456,8 +456,9 @@ TEST(Diagnose, StragglerFires) {
 // The evidence counts the ranks with steady steps, not every rank (the
 // cross-rank rule's input as the MPI combine gives it).
 TEST(Diagnose, StragglerCountsRanksWithSteadySteps) {
-  std::vector<StepSummary> summary = {
-      {0, 4, 3, 200, 190, 150, 100}, {1, 4, 3, 200, 190, 180, 150}, {2, 1, 0, 0, 0, 0, 0}};
+  std::vector<StepSummary> summary = {{0, 4, 3, 200, 190, 150, 100, StepSource::kProfilerStep, ""},
+                                      {1, 4, 3, 200, 190, 180, 150, StepSource::kProfilerStep, ""},
+                                      {2, 1, 0, 0, 0, 0, 0, StepSource::kProfilerStep, ""}};
   const auto f = CrossRankFindings(summary, {});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].subject, "rank 1");

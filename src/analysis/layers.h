@@ -15,12 +15,13 @@
 #include <vector>
 
 #include "analysis/view.h"
+#include "base/repeats.h"
 
 namespace mlprof {
 
 struct PhaseRow {
   int64_t rank = 0;
-  int64_t steps = 0;  // steady steps measured (0: no steps, the whole trace as one)
+  int64_t steps = 0;  // steady steps measured (the whole trace as one where model/steps.h found none)
   // GPU time per step, median over the steps; communication kernels apart
   // (DDP's all-reduce runs from the backward pass, FSDP's gathers from both).
   Ps forward = 0, backward = 0, optimizer = 0, communication = 0;
@@ -74,14 +75,6 @@ struct KernelBlockPart {
   Ps per_instance = 0;  // mean GPU time per instance
   double pct = 0;       // of the block's GPU time
 };
-
-// The maximal run of back-to-back repeats of a period P >= 2 in `seq` that
-// covers the most weight (ties: smaller P, then earlier). Candidate periods
-// are the most frequent distances between equal symbols; O(n) per candidate.
-struct RepeatingRun {
-  size_t start = 0, period = 0, repeats = 0;  // repeats = 0: none
-};
-RepeatingRun FindRepeatingRun(const std::vector<uint32_t>& seq, const std::vector<Ps>& weight);
 
 struct LayerReport {
   std::vector<PhaseRow> phases;

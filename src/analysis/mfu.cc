@@ -149,7 +149,8 @@ ProfileFigures MeasureProfile(const Profile& p, const ProfileView& v) {
   }
   StepReport s = ComputeSteps(v, {});
   double slowest = 0;
-  for (const auto& sum : s.summary) slowest = std::max(slowest, sum.median_wall_us);
+  for (const auto& sum : s.summary)
+    if (sum.median_wall_us > slowest) slowest = sum.median_wall_us, f.steps_from = sum.source;
   if (slowest > 0) {
     f.step_seconds = slowest / 1e6;
     f.step_source = ProfileFigures::StepSource::kProfilerStep;

@@ -125,6 +125,9 @@ struct ProfileFigures {
   std::string module;      // kXlaModule
   int64_t executions = 0;  // kXlaModule: per device
   int64_t ranks = 0;       // kProfilerStep: ranks with steps
+  // kProfilerStep: where the slowest rank's steps come from (model/steps.h:
+  // ProfilerStep#N, Optimizer.step ranges, ..., the whole trace).
+  mlprof::StepSource steps_from = mlprof::StepSource::kNone;
   // How the hardware FLOPs were found: the XLA ops' (profiler or HLO cost
   // model), or the PyTorch ops costed from their shapes (groups, ranks).
   enum class FlopsSource : uint8_t { kNone, kXlaOps, kCostedShapes } flops_source = FlopsSource::kNone;

@@ -307,6 +307,8 @@ ModuleReport ComputeModules(const ProfileView& view) {
                    ? acc[static_cast<size_t>(x)].second > acc[static_cast<size_t>(y)].second
                    : ann_names[static_cast<size_t>(x)] < ann_names[static_cast<size_t>(y)];
       });
+      // The whole trace as the one step says nothing per step.
+      if (p.step_source == StepSource::kTrace) order.clear();
       for (int a : order)
         for (auto it = by_step.lower_bound({a, INT32_MIN}); it != by_step.end() && it->first.first == a; ++it) {
           const Step& st = p.steps[static_cast<size_t>(it->first.second)];

@@ -22,6 +22,8 @@ StepReport ComputeSteps(const ProfileView& view, const StepOptions& opt) {
     const int warmup = WarmupSteps(p.steps.size(), opt);
     StepSummary sum;
     sum.rank = rv.rank;
+    sum.source = p.step_source;
+    sum.note = p.step_note;
     std::vector<double> wall, span, busy, compute;
     for (size_t s = 0; s < p.steps.size(); ++s) {
       StepBreakdown b;

@@ -1,11 +1,15 @@
-// Per-step breakdown. A step is a ProfilerStep#N annotation on the host; its
-// GPU work is every GPU op launched from inside it (HTA's "iteration"). For
+// Per-step breakdown. A step is a ProfilerStep#N annotation on the host, or
+// what model/steps.h found where there is none (serving steps, optimizer
+// steps, annotated iterations, repeats of the top-level ops, the whole
+// trace); its GPU work is every GPU op launched from inside it (HTA's
+// "iteration"). For
 // each step: host wall time, and over the step's GPU ops the temporal
 // breakdown (span from first GPU start to last GPU end, busy, compute,
 // communication, memory, idle). Steady state: medians over steps after the
 // first `warmup` ones.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "analysis/view.h"
@@ -29,6 +33,8 @@ struct StepSummary {
   int64_t rank = 0;
   int64_t steps = 0, steady_steps = 0;
   double median_wall_us = 0, median_gpu_span_us = 0, median_busy_us = 0, median_compute_us = 0;
+  StepSource source = StepSource::kNone;  // where the rank's steps come from
+  std::string note;                       // RankProfile::step_note
 };
 
 struct StepOptions {

@@ -94,7 +94,10 @@ static RankView BuildRankView(const RankProfile& p, size_t r, bool multi_step, c
   }
   if (rv.rounded) RoundLikeHta(p, &rv);
   rv.keep.assign(o.size(), 1);
-  if (options.drop_last_step && multi_step && !p.steps.empty()) {
+  // HTA's rule is about ProfilerSteps (the last is often cut short when
+  // profiling stops), as are serving steps; inferred steps end where their
+  // iteration does.
+  if (options.drop_last_step && multi_step && p.MarkedSteps() && !p.steps.empty() && p.steps.back().op >= 0) {
     rv.filtered = true;
     Ps last_start = rv.Ts(static_cast<uint32_t>(p.steps.back().op));
     for (size_t i = 0; i < o.size(); ++i) {
@@ -124,7 +127,8 @@ ProfileView BuildProfileView(const Profile& profile, const AnalysisOptions& opti
   ProfileView view;
   std::set<int64_t> step_numbers;
   for (const RankProfile& p : profile.ranks)
-    for (const Step& s : p.steps) step_numbers.insert(s.number);
+    if (p.MarkedSteps())
+      for (const Step& s : p.steps) step_numbers.insert(s.number);
   view.multi_step = options.multi_step >= 0 ? options.multi_step == 1 : step_numbers.size() >= 2;
   view.comm_kernels = options.comm_kernels;
 

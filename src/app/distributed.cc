@@ -172,6 +172,7 @@ StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedS
   lo.threads = inputs.threads;
   lo.max_decoded_bytes = static_cast<uint64_t>(inputs.max_input_gb * 1e9);
   lo.all_args = inputs.all_args;
+  ASSIGN_OR_RETURN(lo.steps_from, ParseStepsFrom(inputs.steps_from));
   ExpandedLoad how;
   how.assign_ranks = false;
   how.require_one = false;
@@ -192,7 +193,8 @@ StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedS
     for (size_t k = 0; k < loaded->ranks.size(); ++k) {
       const RankProfile& r = loaded->ranks[k];
       ShareFacts::File f{first + kept[k], r.meta.rank, r.path, !r.steps.empty(), {}, r.meta.devices};
-      for (const Step& s : r.steps) f.step_numbers.push_back(s.number);
+      if (r.MarkedSteps())
+        for (const Step& s : r.steps) f.step_numbers.push_back(s.number);
       facts.files.push_back(std::move(f));
     }
   }

@@ -22,6 +22,7 @@
 #include "base/utf8.h"
 #include "export/perfetto.h"
 #include "export/sqlite.h"
+#include "model/steps.h"
 #include "report/columns.h"
 #include "report/table.h"
 #include "report/tables.h"
@@ -376,14 +377,16 @@ Status WritePages(const ReportOptions& o, const ReportTables& tables, const Repo
     if (!extras.step_summary.empty()) {
       Table st("steps", "Steady-state step (median over steps after the first; ms)");
       st.Add(RankKey())
-          .Add(Count("steps", "ProfilerSteps"))
+          .Add(Count("steps", "steps found"))
           .Add(Count("steady", "steps after the warm-up"))
           .Add(TimeMs("wall", "median host step time"))
           .Add(TimeMs("gpu_busy", "median time the step's GPU work runs"))
-          .Add(TimeMs("compute", "median COMPUTATION kernel time"));
+          .Add(TimeMs("compute", "median COMPUTATION kernel time"))
+          .Add(Text("source", "where the steps come from (mlprof steps)"));
       for (const StepSummary& x : extras.step_summary)
         st.rows.push_back({Cell::Int(x.rank), Cell::Int(x.steps), Cell::Int(x.steady_steps), UsCell(x.median_wall_us),
-                           UsCell(x.median_busy_us), UsCell(x.median_compute_us)});
+                           UsCell(x.median_busy_us), UsCell(x.median_compute_us),
+                           Cell::Text(StepSourceName(x.source))});
       summary.tables.push_back(std::move(st));
     } else {
       for (const Table& x : tables.steps.tables) summary.tables.push_back(x);
@@ -617,12 +620,12 @@ void AddExtrasShard(const Session& s, Report& out) {
   window.rows.push_back({Cell::Int(x.timeline.start), Cell::Int(x.timeline.end)});
   Table steps("extras/_steps", "");
   steps.Add(RankKey());
-  for (const char* c : {"steps", "steady_steps", "wall", "span", "busy", "compute"})
+  for (const char* c : {"steps", "steady_steps", "wall", "span", "busy", "compute", "source"})
     steps.Add(Measure(c, Unit::kRatio, ""));
   for (const StepSummary& y : x.step_summary)
     steps.rows.push_back({Cell::Int(y.rank), Cell::Int(y.steps), Cell::Int(y.steady_steps),
                           Cell::Real(y.median_wall_us), Cell::Real(y.median_gpu_span_us), Cell::Real(y.median_busy_us),
-                          Cell::Real(y.median_compute_us)});
+                          Cell::Real(y.median_compute_us), Cell::Int(static_cast<int64_t>(y.source))});
   out.tables.push_back(std::move(inputs));
   out.tables.push_back(std::move(engines));
   out.tables.push_back(std::move(window));
@@ -701,8 +704,8 @@ StatusOr<Report> ReportCombine(std::vector<Report> shards, const ReportOptions& 
     if (!t->rows.empty()) x.timeline.start = IntAt(t->rows[0], 0), x.timeline.end = IntAt(t->rows[0], 1);
   ASSIGN_OR_RETURN(Table steps, ConcatByRank(extras, "_steps"));
   for (const auto& row : steps.rows)
-    x.step_summary.push_back(
-        {IntAt(row, 0), IntAt(row, 1), IntAt(row, 2), RealAt(row, 3), RealAt(row, 4), RealAt(row, 5), RealAt(row, 6)});
+    x.step_summary.push_back({IntAt(row, 0), IntAt(row, 1), IntAt(row, 2), RealAt(row, 3), RealAt(row, 4),
+                              RealAt(row, 5), RealAt(row, 6), static_cast<StepSource>(IntAt(row, 7)), ""});
   x.engines_top10 = take("engines10");
   if (o.html) {
     x.roofline = results.at("roofline");

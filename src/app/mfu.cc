@@ -6,6 +6,7 @@
 
 #include "app/chip.h"
 #include "app/commands.h"
+#include "model/steps.h"
 #include "report/hw_tables.h"
 
 namespace mlprof::app {
@@ -18,6 +19,16 @@ std::string StepSourceText(const ProfileFigures& f) {
       return fmt::format("mean execution of module {} ({} per device, {} devices)", f.module, f.executions,
                          static_cast<int64_t>(f.devices));
     case ProfileFigures::StepSource::kProfilerStep:
+      if (f.steps_from == mlprof::StepSource::kTrace)
+        return fmt::format(
+            "the slowest rank's whole trace (no iterations found: every figure below is per trace, not per step), {} "
+            "ranks",
+            f.ranks);
+      if (f.steps_from != mlprof::StepSource::kProfilerStep)
+        return fmt::format(
+            "slowest rank's median steady-state step wall time, {} ranks; no ProfilerStep#N: the steps "
+            "are {}",
+            f.ranks, StepSourceDescription(f.steps_from));
       return fmt::format("slowest rank's median steady-state ProfilerStep wall time, {} ranks", f.ranks);
     case ProfileFigures::StepSource::kServingStep:
       return fmt::format(

@@ -369,12 +369,12 @@ StatusOr<Report> DiagnoseShard(const Session& s, const DiagnoseOptions& o) {
   std::vector<StepSummary> step_summary;
   const std::vector<Finding> found = mlprof::Diagnose(s.view, d, in, &seen, &step_summary);
   Table findings("_findings", "");
-  for (const char* c : {"rule", "rank", "subject", "evidence", "saving", "step", "formula", "confidence"})
+  for (const char* c : {"rule", "rank", "subject", "evidence", "saving", "step", "formula", "confidence", "per_trace"})
     findings.Add(Measure(c, Unit::kText, ""));
   for (const Finding& f : found)
     findings.rows.push_back({Cell::Int(static_cast<int64_t>(f.rule)), Cell::Int(f.rank), Cell::Text(f.subject),
                              Cell::Text(f.evidence), Cell::Int(f.saving), Cell::Int(f.step), Cell::Text(f.formula),
-                             Cell::Int(static_cast<int64_t>(f.confidence))});
+                             Cell::Int(static_cast<int64_t>(f.confidence)), Cell::Int(f.per_trace ? 1 : 0)});
   r.tables.push_back(std::move(findings));
   Table notes("_notes", "");
   notes.Add(RankKey()).Add(Measure("text", Unit::kText, ""));
@@ -384,12 +384,12 @@ StatusOr<Report> DiagnoseShard(const Session& s, const DiagnoseOptions& o) {
   // The cross-rank rules' input: each rank's steady state, as the rules see it.
   Table steps("_steps", "");
   steps.Add(RankKey());
-  for (const char* c : {"steps", "steady_steps", "wall", "span", "busy", "compute"})
+  for (const char* c : {"steps", "steady_steps", "wall", "span", "busy", "compute", "source"})
     steps.Add(Measure(c, Unit::kRatio, ""));
   for (const StepSummary& x : step_summary)
     steps.rows.push_back({Cell::Int(x.rank), Cell::Int(x.steps), Cell::Int(x.steady_steps),
                           Cell::Real(x.median_wall_us), Cell::Real(x.median_gpu_span_us), Cell::Real(x.median_busy_us),
-                          Cell::Real(x.median_compute_us)});
+                          Cell::Real(x.median_compute_us), Cell::Int(static_cast<int64_t>(x.source))});
   r.tables.push_back(std::move(steps));
   r.tables.push_back(WarningsShard(s));
   return r;
@@ -410,13 +410,14 @@ StatusOr<Report> DiagnoseCombine(std::vector<Report> shards, const DiagnoseOptio
       f.step = IntAt(row, 5);
       f.formula = TextAt(row, 6);
       f.confidence = static_cast<Confidence>(IntAt(row, 7));
+      f.per_trace = IntAt(row, 8) != 0;
       found.push_back(std::move(f));
     }
   ASSIGN_OR_RETURN(Table steps, ConcatByRank(shards, "_steps"));
   std::vector<StepSummary> summary;
   for (const auto& row : steps.rows)
-    summary.push_back(
-        {IntAt(row, 0), IntAt(row, 1), IntAt(row, 2), RealAt(row, 3), RealAt(row, 4), RealAt(row, 5), RealAt(row, 6)});
+    summary.push_back({IntAt(row, 0), IntAt(row, 1), IntAt(row, 2), RealAt(row, 3), RealAt(row, 4), RealAt(row, 5),
+                       RealAt(row, 6), static_cast<StepSource>(IntAt(row, 7)), ""});
   for (Finding& f : CrossRankFindings(summary, RuleOptions(o))) found.push_back(std::move(f));
   SortFindings(found);
   r.tables.push_back(FindingsTable(found));

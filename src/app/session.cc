@@ -7,8 +7,17 @@
 #include <chrono>
 
 #include "io/load.h"
+#include "model/steps.h"
 
 namespace mlprof::app {
+
+StatusOr<StepSource> ParseStepsFrom(const std::string& name) {
+  StepSource s = StepSource::kAuto;
+  if (!name.empty() && !ParseStepSource(name, &s))
+    return InvalidArgument("--steps-from '" + name +
+                           "': expected auto, profiler, serving, optimizer, annotation, repeat or trace");
+  return s;
+}
 
 StatusOr<Session> OpenSession(const InputOptions& inputs, const ProgressFn& progress, bool with_view) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -20,6 +29,7 @@ StatusOr<Session> OpenSession(const InputOptions& inputs, const ProgressFn& prog
   lo.merge = inputs.merge || inputs.merge_offset_us.has_value();
   lo.merge_offset_us = inputs.merge_offset_us;
   lo.capture = inputs.capture;
+  ASSIGN_OR_RETURN(lo.steps_from, ParseStepsFrom(inputs.steps_from));
   Session s;
   s.inputs = inputs;
   ASSIGN_OR_RETURN(s.profile, LoadProfile(inputs.paths, lo));  // expands directories (skips non-traces there)

@@ -49,6 +49,9 @@ struct InputOptions {
   // --comm-kernel REGEX: kernels to count as communication besides the
   // libraries mlprof knows (analysis/kernel_class.h).
   std::vector<std::string> comm_kernels;
+  // --steps-from SOURCE (model/steps.h: auto, profiler, serving, optimizer,
+  // annotation, repeat, trace); "": auto.
+  std::string steps_from;
   JobFacts job;  // set by app/distributed.h only
 };
 
@@ -70,6 +73,9 @@ struct Session {
     return inputs.job.devices ? *inputs.job.devices : profile.AllDevices();
   }
 };
+
+// --steps-from's value as a step source ("" and "auto": the first found).
+StatusOr<StepSource> ParseStepsFrom(const std::string& name);
 
 // Loads the inputs; with_view also builds the analysis view and checks that
 // the selected rank exists (a usage error naming the ranks there are).

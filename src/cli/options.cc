@@ -107,6 +107,11 @@ void ProfileCommand::AddOptions(CLI::App* app) {
                   "NCCL, RCCL, HCCL and the libraries mlprof knows (DeepEP, NVSHMEM, MSCCL++, custom all-reduce ...)")
       ->take_all()
       ->allow_extra_args(false);
+  app->add_option("--steps-from", in_.steps_from,
+                  "where the steps come from: auto (the first found: ProfilerStep#N, serving steps, Optimizer.step "
+                  "ranges, iteration annotations, repeating top-level ops, the whole trace), or one of profiler, "
+                  "serving, optimizer, annotation, repeat, trace")
+      ->check(CLI::IsMember({"auto", "profiler", "serving", "optimizer", "annotation", "repeat", "trace"}));
   AddWidthOption(app, out_.width);
   app->add_flag("--stats", stats_, "print mlprof's own timing to stderr");
   app->add_flag("-q,--quiet", out_.quiet, "do not print import warnings");

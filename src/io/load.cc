@@ -14,6 +14,7 @@
 #include "io/graph_capture.h"
 #include "io/merge.h"
 #include "io/readers.h"
+#include "model/steps.h"
 
 namespace mlprof {
 
@@ -219,6 +220,8 @@ StatusOr<Profile> LoadExpanded(const std::vector<std::string>& files, const std:
         };
       }
       statuses[i] = ReadOne(*loaded, ro, &profile.ranks[i]);
+      // --steps-from: the steps from that source instead of the first found.
+      if (statuses[i].ok() && options.steps_from != StepSource::kAuto) FindSteps(profile.ranks[i], options.steps_from);
       if (statuses[i].ok() && loaded->trailing_garbage_at)
         profile.ranks[i].stats.Add(ImportStat::compressed_trailing_garbage, loaded->trailing_garbage_at);
     }
@@ -251,6 +254,7 @@ StatusOr<Profile> LoadExpanded(const std::vector<std::string>& files, const std:
     MergeOptions mo;
     mo.offset_us = options.merge_offset_us;
     ASSIGN_OR_RETURN(RankProfile merged, MergeHostAndDevice(std::move(profile.ranks), mo, &profile.notes));
+    if (options.steps_from != StepSource::kAuto) FindSteps(merged, options.steps_from);
     profile.ranks.clear();
     profile.ranks.push_back(std::move(merged));
   }

@@ -29,6 +29,9 @@ struct LoadOptions {
   // --capture FILE|DIR (io/graph_capture.h): attribute graph-replayed
   // kernels to the ops recorded at capture.
   std::string capture;
+  // --steps-from (model/steps.h): where each rank's steps come from; kAuto:
+  // the first source that has any.
+  StepSource steps_from = StepSource::kAuto;
 };
 
 // Expands directories into their trace files (*.json, *.json.gz, *.gz, *.zst,

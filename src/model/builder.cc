@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "base/serving_step.h"
+#include "model/steps.h"
 
 namespace mlprof {
 
@@ -421,87 +422,10 @@ Status ProfileBuilder::Finish() {
     }
   }
 
-  // 5. Steps: ProfilerStep#N ops on the host. Host ops belong to the step
-  //    whose interval contains their start; GPU ops to their launch's step.
-  // Which names are step markers ("ProfilerStep#N", N a number), decided
-  // once per distinct string; the ops are scanned only if one is.
-  std::vector<int64_t> step_number(p.strings.size(), -1);
-  bool any_step_name = false;
-  for (size_t id = 0; id < p.strings.size(); ++id) {
-    constexpr std::string_view kPrefix = "ProfilerStep#";
-    const std::string_view name = p.strings.Get(static_cast<StringId>(id));
-    if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) continue;
-    int64_t num = 0;
-    bool ok = true;
-    for (char c : name.substr(kPrefix.size())) {
-      if (c < '0' || c > '9' || num > (INT64_MAX - 9) / 10) {
-        ok = false;
-        break;
-      }
-      num = num * 10 + (c - '0');
-    }
-    if (ok) step_number[id] = num, any_step_name = true;
-  }
-  for (const auto& [id, num] : extra_step_names_)
-    if (id < step_number.size()) step_number[id] = num, any_step_name = true;
-  for (size_t i = 0; any_step_name && i < n; ++i) {
-    // Host-side markers only: a gpu_user_annotation of the same name (newer
-    // Kineto writes one per step on the GPU timeline) is not a step.
-    if (IsGpuOp(o.kind[i]) || o.kind[i] == OpKind::kGpuUserAnnotation || o.name[i] >= step_number.size() ||
-        step_number[o.name[i]] < 0)
-      continue;
-    p.steps.push_back({step_number[o.name[i]], o.ts[i], o.dur[i], static_cast<int32_t>(i)});
-  }
-  if (p.steps.empty()) AddServingSteps();
-  std::sort(p.steps.begin(), p.steps.end(),
-            [](const Step& a, const Step& b) { return a.ts != b.ts ? a.ts < b.ts : a.number < b.number; });
-  if (!p.steps.empty()) {
-    for (size_t i = 0; i < n; ++i) {
-      if (IsGpuOp(o.kind[i]) || o.kind[i] == OpKind::kGpuUserAnnotation) continue;
-      Ps ts = o.ts[i];
-      auto it = std::upper_bound(p.steps.begin(), p.steps.end(), ts, [](Ps v, const Step& s) { return v < s.ts; });
-      if (it == p.steps.begin()) continue;
-      --it;
-      if (ts < it->ts + it->dur || (it->dur == 0 && ts == it->ts))
-        o.step[i] = static_cast<int32_t>(it - p.steps.begin());
-    }
-    for (size_t i = 0; i < n; ++i)
-      if (IsGpuOp(o.kind[i]) && o.launch[i] >= 0) o.step[i] = o.step[o.launch[i]];
-  }
+  // 5. Steps (model/steps.h): ProfilerStep#N, else serving steps, else the
+  //    iterations the host side shows, else the whole trace.
+  FindSteps(p, StepSource::kAuto);
   return OkStatus();
-}
-
-// Serving engines record no ProfilerStep#N: their step annotations (vLLM
-// execute_..., SGLang step[...]; base/serving_step.h) become the steps,
-// numbered 0.. in time order. One family only: vLLM's execute_... when
-// present, as TraceLens picks its iteration roots (its detailed form first):
-// SGLang traces can hold both, the execute_ range around step[...], which
-// leaves out the step's first kernels.
-void ProfileBuilder::AddServingSteps() {
-  RankProfile& p = *out_;
-  OpTable& o = p.ops;
-  // 1: vLLM, 2: SGLang, per distinct string.
-  std::vector<uint8_t> family(p.strings.size(), 0);
-  bool any = false;
-  for (size_t id = 0; id < p.strings.size(); ++id) {
-    const std::string_view name = p.strings.Get(static_cast<StringId>(id));
-    if (!name.starts_with("execute_") && !name.starts_with("step[")) continue;
-    if (auto info = ParseServingStep(name)) {
-      family[id] = info->engine == ServingEngine::kSglang ? 2 : 1;
-      any = true;
-    }
-  }
-  if (!any) return;
-  std::vector<uint32_t> found[3];
-  for (size_t i = 0; i < o.size(); ++i)
-    if (o.kind[i] == OpKind::kUserAnnotation && o.name[i] < family.size() && family[o.name[i]] != 0)
-      found[family[o.name[i]]].push_back(static_cast<uint32_t>(i));
-  const std::vector<uint32_t>& use = found[1].empty() ? found[2] : found[1];
-  std::vector<uint32_t> order(use);
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return o.ts[a] != o.ts[b] ? o.ts[a] < o.ts[b] : a < b; });
-  for (size_t k = 0; k < order.size(); ++k)
-    p.steps.push_back({static_cast<int64_t>(k), o.ts[order[k]], o.dur[order[k]], static_cast<int32_t>(order[k])});
 }
 
 int32_t ProfileBuilder::AddXlaOp(const XlaOp& op) {

@@ -139,14 +139,13 @@ class ProfileBuilder {
   }
   // A name that marks a step besides "ProfilerStep#N" (an NVTX range
   // "step 3"): host ops of that name become step `number`.
-  void AddStepName(StringId name, int64_t number) { extra_step_names_.push_back({name, number}); }
+  void AddStepName(StringId name, int64_t number) { out_->step_names.push_back({name, number}); }
   void DropXlaOps();  // every XLA op description and link
 
   // Completes the profile. After this the builder must not be used.
   Status Finish();
 
  private:
-  void AddServingSteps();
   struct PendingBegin {
     EventRecord rec;
     std::vector<ArgValue> args;  // rec.args points into the reader's scratch
@@ -174,7 +173,6 @@ class ProfileBuilder {
                                           : ts > last_op_ts_ || (ts == last_op_ts_ && dur <= last_op_dur_);
     have_last_ = true, last_op_track_ = track, last_op_ts_ = ts, last_op_dur_ = dur;
   }
-  std::vector<std::pair<StringId, int64_t>> extra_step_names_;
   Ps min_ts_ = INT64_MAX;
   bool in_order_ = true, have_last_ = false;
   uint32_t last_op_track_ = 0;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/huge_pages.h"
@@ -128,11 +129,14 @@ struct Track {
   StringId process_name = 0;
 };
 
+// Where a rank's steps come from (model/steps.h).
+enum class StepSource : uint8_t { kAuto, kProfilerStep, kServing, kOptimizer, kAnnotation, kRepeat, kTrace, kNone };
+
 struct Step {
-  int64_t number = -1;  // N of ProfilerStep#N
+  int64_t number = -1;  // N of ProfilerStep#N; 0.. in time order for other sources
   Ps ts = 0;
   Ps dur = 0;
-  int32_t op = -1;  // the ProfilerStep op
+  int32_t op = -1;  // the op that is the step (ProfilerStep, serving or annotation range); -1 none
 };
 
 struct Flow {
@@ -276,6 +280,11 @@ struct RankProfile {
   OpTable ops;
   std::vector<Track> tracks;
   std::vector<Step> steps;
+  StepSource step_source = StepSource::kNone;  // where `steps` came from (model/steps.h)
+  std::string step_note;                       // why a source asked for (--steps-from) gave way
+  // Names a reader marks as steps besides ProfilerStep#N (an NVTX range
+  // "step 3"): (name, step number).
+  std::vector<std::pair<StringId, int64_t>> step_names;
   std::vector<Flow> flows;
   std::vector<CounterSample> counters;
   std::vector<XlaOp> xla_ops;
@@ -299,6 +308,9 @@ struct RankProfile {
   std::vector<uint64_t> cat_counts;  // indexed by StringId of the category
 
   int64_t rank_or(int64_t fallback) const { return meta.rank >= 0 ? meta.rank : fallback; }
+  // Steps the profiler or a serving engine marked (not inferred ones): HTA's
+  // last-step rule applies to these only.
+  bool MarkedSteps() const { return step_source == StepSource::kProfilerStep || step_source == StepSource::kServing; }
   // The launch call whose enclosing ops a GPU op is attributed to: the
   // captured call standing for it (--capture), else its launch (-1 none).
   int32_t AttributionLaunch(size_t gpu_op) const {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
+#include "model/steps.h"
 #include "report/columns.h"
 
 namespace mlprof {
@@ -127,6 +129,14 @@ Table FindingsTable(const std::vector<Finding>& v) {
                       Cell::Text(ConfidenceName(f.confidence)), Cell::Text(f.evidence), Cell::Text(f.formula)});
   }
   if (v.empty()) t.notes.push_back("No rule found anything worth at least its threshold (--rules lists them).");
+  std::set<int64_t> per_trace;
+  for (const Finding& f : v)
+    if (f.per_trace) per_trace.insert(f.rank);
+  for (int64_t rank : per_trace)
+    t.notes.push_back(fmt::format(
+        "Rank {}: no iterations found (no ProfilerStep#N, Optimizer.step range, iteration annotation or repeating "
+        "top-level ops): its savings are per trace, and its step_ms is the whole trace.",
+        rank));
   t.notes.push_back("Savings are estimates per step, each on its own: fixing one changes the others.");
   return t;
 }
@@ -714,11 +724,32 @@ Table LaunchSummaryTable(const std::vector<RankLaunchStats>& v) {
   return t;
 }
 
+std::vector<std::string> StepSourceNotes(const StepReport& s) {
+  std::vector<std::string> out;
+  for (const StepSummary& r : s.summary) {
+    if (!r.note.empty()) {
+      out.push_back(fmt::format("Rank {}: {}{}.", r.rank, r.note,
+                                r.source == StepSource::kTrace ? "; its figures are per trace" : ""));
+      continue;
+    }
+    if (r.source == StepSource::kProfilerStep || r.source == StepSource::kNone) continue;
+    if (r.source == StepSource::kTrace)
+      out.push_back(fmt::format(
+          "Rank {}: no iterations found (no ProfilerStep#N, serving step, Optimizer.step range, iteration annotation "
+          "or repeating top-level ops): the whole trace is one step, and its figures are per trace.",
+          r.rank));
+    else
+      out.push_back(
+          fmt::format("Rank {}: no ProfilerStep#N; the steps are {}.", r.rank, StepSourceDescription(r.source)));
+  }
+  return out;
+}
+
 Table StepTable(const StepReport& s) {
-  Table t("steps", "Per-step breakdown (ProfilerStep#N; us)");
+  Table t("steps", "Per-step breakdown (us)");
   t.Add(RankKey())
-      .Add(Key("step", Unit::kId, "N of ProfilerStep#N"))
-      .Add(TimeUs("wall", "the ProfilerStep span on the host"))
+      .Add(Key("step", Unit::kId, "N of ProfilerStep#N; for steps found otherwise, 0.. in time order"))
+      .Add(TimeUs("wall", "the step's span on the host"))
       .Add(TimeUs("gpu_span", "last end - first start of the step's GPU ops"))
       .Add(TimeUs("gpu_busy", "time any of the step's GPU ops runs"))
       .Add(TimeUs("compute", "time a COMPUTATION kernel of the step runs"))
@@ -738,18 +769,25 @@ Table StepTable(const StepReport& s) {
 Table StepSummaryTable(const StepReport& s) {
   Table t("steady_state", "Steady state (median over steps after warm-up; us)");
   t.Add(RankKey())
-      .Add(Count("steps", "ProfilerSteps"))
+      .Add(Count("steps", "steps found"))
       .Add(Count("steady_steps", "steps after the warm-up (and before the left-out last step)"))
       .Add(TimeUs("median_wall", "median wall time of the steady steps"))
       .Add(TimeUs("median_gpu_span", "median GPU span"))
       .Add(TimeUs("median_gpu_busy", "median GPU busy time"))
-      .Add(TimeUs("median_compute", "median COMPUTATION time"));
+      .Add(TimeUs("median_compute", "median COMPUTATION time"))
+      .Add(Text("source",
+                "where the steps come from: profiler (ProfilerStep#N), serving, optimizer (Optimizer.step ranges), "
+                "annotation (iteration annotations), repeat (repeating top-level ops), trace (the whole trace)"));
   for (const auto& r : s.summary) {
     // No steady step (all warm-up): no median.
     auto med = [&](double us) { return r.steady_steps > 0 ? UsCell(us) : Cell::Null(); };
     t.rows.push_back({Cell::Int(r.rank), Cell::Int(r.steps), Cell::Int(r.steady_steps), med(r.median_wall_us),
-                      med(r.median_gpu_span_us), med(r.median_busy_us), med(r.median_compute_us)});
+                      med(r.median_gpu_span_us), med(r.median_busy_us), med(r.median_compute_us),
+                      Cell::Text(StepSourceName(r.source))});
   }
+  // Notes about one rank first (an MPI run merges them in rank order
+  // before the others).
+  t.notes = StepSourceNotes(s);
   if (std::any_of(s.steps.begin(), s.steps.end(), [](const StepBreakdown& b) { return b.last; }))
     t.notes.push_back(
         "The last step is left out of the medians, as HTA does: profiling often stops inside it (--all-steps keeps "

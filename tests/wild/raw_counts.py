@@ -655,9 +655,13 @@ def resnet(path):
         mm = [m for m in memcpy if m["name"] == n]
         by_name[n] = {"count": len(mm), "time_us": r3(sum_dur(mm)),
                       "bytes": sum(int(m["args"].get("bytes", 0)) for m in mm)}
+    # rule: an iteration runs from the end of one optimizer step to the end of
+    # the next (N ranges give N-1 iterations); their lengths in time order.
+    ends = sorted(num(a["ts"]) + num(a["dur"]) for a in anns if a.get("name") == "Optimizer.step#SGD.step")
     return {
         "load": note,
         "optimizer_step_sgd_count": sum(1 for a in anns if a.get("name") == "Optimizer.step#SGD.step"),
+        "optimizer_iterations_us": [r3(b - a) for a, b in zip(ends, ends[1:])],
         "user_annotation_top20": dict(collections.Counter(a.get("name") for a in anns).most_common(20)),
         "user_annotation_total": len(anns),
         "memcpy_by_name": by_name,
