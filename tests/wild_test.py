@@ -125,6 +125,34 @@ def steps_checks(raw):
     check(findings and all("per step" not in f["formula"] for f in findings), "switchtransformers: diagnose per trace")
 
 
+def grade_checks(raw):
+    # Issue 36, part 1: zoology_a100_inference holds 236 cudaLaunchKernel
+    # calls, 270 ac2g flow events and no GPU op: the grade says GPU activity
+    # was lost, summary leads with it, diagnose states it first.
+    facts = raw["zoology_a100_inference"]
+    path = os.path.join(WILD, "zoology_a100_inference")
+    info = mlprof_json("info", path)
+    grade = {r["item"]: r for r in info["tables"].get("grade", [])}
+    lost = grade.get("gpu_activity_lost", {})
+    check(lost.get("severity") == "error", "zoology: gpu_activity_lost is an error")
+    launches = facts["cudaLaunchKernel_count"] + sum(
+        v for k, v in facts["cuda_runtime_names"].items() if k == "cudaMemcpyAsync") + sum(
+        v for k, v in facts["cuda_driver_names"].items() if k == "cuLaunchKernel")
+    check(lost.get("value") == launches, f"zoology: lost launches {lost.get('value')} vs raw {launches}")
+    check(facts["gpu_event_count"] == 0, "zoology raw: no GPU events")
+    notes = info["schema"]["grade"]["notes"]
+    check(any(f"{facts['ac2g_total']} flow events with one end" in n for n in notes), "zoology: the flows counted")
+    summary = mlprof_json("summary", path)
+    check(list(summary["tables"].keys())[0] == "grade", "zoology: summary leads with the grade")
+    findings = mlprof_json("diagnose", path)["tables"].get("findings", [])
+    check(findings and findings[0]["rule"] == "gpu_activity_lost", "zoology: diagnose's first finding")
+    # switchtransformers_a100_moe: two runs in one folder are not one job.
+    out = subprocess.run([MLPROF, "summary", os.path.join(WILD, "switchtransformers_a100_moe"), "--format", "json"],
+                         capture_output=True, text=True)
+    check(any("not known to be one job" in w for w in json.loads(out.stdout)["warnings"]),
+          "switchtransformers: the two traces are not one job")
+
+
 def main():
     if not os.path.isdir(WILD):
         if os.environ.get("CI") == "true":
@@ -137,6 +165,7 @@ def main():
     attribution_checks(raw)
     communication_checks(raw)
     steps_checks(raw)
+    grade_checks(raw)
     print(f"wild: {checks - len(failures)} of {checks} checks passed")
     return 1 if failures else 0
 

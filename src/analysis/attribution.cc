@@ -51,7 +51,9 @@ OpAttribution::Owner OpAttribution::Of(size_t g) const {
       return ext >= 0 || inner < 0;  // without an id, the innermost op is the answer
     });
     if (verified >= 0) return {verified, AttributedBy::kExternalId, ExternalIdRepair::kNone};
-    if (ext >= 0)
+    if (ext >= 0 && ext == o.correlation[static_cast<size_t>(a)])
+      out.repair = ExternalIdRepair::kCorrelation;
+    else if (ext >= 0)
       out.repair = std::binary_search(cpu_op_ids_.begin(), cpu_op_ids_.end(), ext) ? ExternalIdRepair::kOutside
                                                                                    : ExternalIdRepair::kUnmatched;
     if (inner >= 0) {
@@ -97,6 +99,7 @@ AttributionSummary SummarizeAttribution(const RankView& rv, const OpAttribution&
     s.ops[static_cast<size_t>(w.by)]++;
     if (w.repair == ExternalIdRepair::kUnmatched) s.unmatched_time += d, s.unmatched_ops++;
     if (w.repair == ExternalIdRepair::kOutside) s.outside_time += d, s.outside_ops++;
+    if (w.repair == ExternalIdRepair::kCorrelation) s.correlation_time += d, s.correlation_ops++;
     if (p.AttributionLaunch(g.op) < 0) s.without_launch_time += d, s.without_launch_ops++;
   }
   return s;

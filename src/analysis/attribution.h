@@ -69,6 +69,9 @@ enum class ExternalIdRepair : uint8_t {
   kNone,
   kUnmatched,  // the id matches no cpu_op of the trace (ids reused or broken)
   kOutside,    // the cpu_op with that id does not contain the launch on the launching thread
+  // The launch's External id is its own correlation id (Kineto versions that
+  // link launches to ops by time only write it there): no link to repair.
+  kCorrelation,
 };
 
 // Each GPU op's owner, checked rather than trusted. A launch's External id
@@ -103,6 +106,8 @@ struct AttributionSummary {
   std::array<int64_t, kAttributedByCount> ops{};
   Ps unmatched_time = 0, outside_time = 0;  // repairs (ExternalIdRepair), included in kContainment/kAnnotation
   int64_t unmatched_ops = 0, outside_ops = 0;
+  Ps correlation_time = 0;  // launches whose External id is their correlation id (no link; not a repair)
+  int64_t correlation_ops = 0;
   Ps without_launch_time = 0;  // GPU ops whose correlation matches no launch
   int64_t without_launch_ops = 0;
   Ps Attributed() const { return total - time[static_cast<size_t>(AttributedBy::kNone)]; }

@@ -11,6 +11,7 @@
 
 #include "analysis/critical_path.h"
 #include "analysis/gpu_time.h"
+#include "analysis/grade.h"
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
 #include "analysis/launches.h"
@@ -1001,6 +1002,26 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     out.push_back(std::move(f));
   }
 
+  // GPU activity the trace lost (analysis/grade.h): the first finding, and
+  // the GPU rules' findings on that rank rest on a part of its GPU work.
+  for (const RankView& rv : view.ranks)
+    for (const GradeItem& g : GradeRank(*rv.profile, rv.rank)) {
+      if (g.id != GradeId::gpu_activity_lost || g.severity < Severity::kWarning) continue;
+      for (Finding& f : out)
+        if (f.rank == rv.rank) {
+          f.confidence = Confidence::kLow;
+          f.evidence += "; the trace lost some of this rank's GPU work (gpu_activity_lost)";
+        }
+      Finding f;
+      f.rule = Rule::gpu_activity_lost;
+      f.rank = rv.rank;
+      f.subject = fmt::format("rank {}", rv.rank);
+      f.evidence = g.text;
+      f.step = basis[rv.rank].step;
+      f.formula = "no saving: the GPU work that is missing cannot be measured";
+      f.confidence = Confidence::kHigh;
+      out.push_back(std::move(f));
+    }
   // Ranks without iterations (model/steps.h found none: the whole trace is
   // the step): their savings are per trace, and say so.
   for (Finding& f : out) {
@@ -1060,6 +1081,9 @@ std::vector<Finding> CrossRankFindings(const std::vector<StepSummary>& summary, 
 
 void SortFindings(std::vector<Finding>& out) {
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    // What the profile cannot show comes before any saving that rests on it.
+    const bool ea = InfoOf(a.rule).severity == Severity::kError, eb = InfoOf(b.rule).severity == Severity::kError;
+    if (ea != eb) return ea;
     if (a.saving != b.saving) return a.saving > b.saving;
     if (a.rule != b.rule) return a.rule < b.rule;
     if (a.rank != b.rank) return a.rank < b.rank;

@@ -18,72 +18,77 @@
 namespace mlprof {
 
 //  X(id, severity, title, meaning, fix)
-#define MLPROF_RULES(X)                                                                                           \
-  X(exposed_communication, kWarning, "Exposed communication",                                                     \
-    "collective kernels run while no computation runs beside them: the step waits for the network",               \
-    "overlap communication with compute (DDP bucketing / gradient_as_bucket_view, FSDP prefetch, async "          \
-    "tensor parallelism), or move less data (gradient compression, a sharding that communicates less)")           \
-  X(host_wait_idle, kWarning, "GPU waits for the host",                                                           \
-    "a GPU stream is idle because the host has not launched its next work yet (HTA's host-wait idle): the step "  \
-    "is bound by the CPU side",                                                                                   \
-    "launch fewer, larger kernels (torch.compile, fused ops), capture the step in a CUDA graph, keep "            \
-    "Python-side work and data loading off the critical path (DataLoader workers, pinned memory, prefetch)")      \
-  X(queued_idle, kWarning, "GPU idle with work queued",                                                           \
-    "no GPU op runs although the next one was already submitted: its stream waits for something no traced GPU "   \
-    "work explains (an event from another stream, process or device, a host-side event, or kernels the "          \
-    "profiler did not record, such as CUDA-graph replays without graph tracing)",                                 \
-    "find what the stream waits for (cudaStreamWaitEvent before the op, the producer in another process or "      \
-    "rank, a serving scheduler's queue); profile all processes of the job; record graph kernels "                 \
-    "(torch.profiler with CUPTI graph tracing) where CUDA graphs run")                                            \
-  X(launch_overhead, kInfo, "Kernels shorter than their launch",                                                  \
-    "many kernels run for less time than the host call that launched them, so launching, not the GPU, sets the "  \
-    "pace",                                                                                                       \
-    "CUDA graphs (torch.cuda.graphs, torch.compile mode=\"reduce-overhead\") or kernel fusion "                   \
-    "(torch.compile) remove most launch calls")                                                                   \
-  X(sync_stalls, kWarning, "Host blocked in synchronisation",                                                     \
-    "the host waits in device, stream or event synchronisation (torch.cuda.synchronize, .item(), .cpu(), "        \
-    "printing a tensor, blocking copies), and launches nothing meanwhile",                                        \
-    "remove synchronisations from the step (log metrics every N steps, keep values on the device), use "          \
-    "non_blocking copies from pinned memory")                                                                     \
-  X(async_wait, kWarning, "Device waits for an async collective",                                                 \
-    "XLA *-done ops (all-gather-done, all-reduce-done, ...) block the device until an asynchronous collective "   \
-    "finishes: the compiler could not hide the collective behind computation",                                    \
-    "give the scheduler work to overlap (a sharding constraint on the intermediate, XLA's latency-hiding "        \
-    "scheduler flags, collective matmul), or shard so that less is gathered")                                     \
-  X(data_formatting, kInfo, "Data formatting ops",                                                                \
-    "copies, transposes and layout changes (XLA's data formatting category) take device time without computing",  \
-    "keep layouts consistent between producer and consumer (avoid transposes around matmuls), donate buffers, "   \
-    "check the HLO for copies inserted to change layout or memory space")                                         \
-  X(input_pipeline, kWarning, "GPU idle while data loads",                                                        \
-    "the step waits for its input: the DataLoader's __next__ runs while no GPU work does (the TensorBoard "       \
-    "plugin's DataLoader time), or tf.data's IteratorGetNext* ops block the step",                                \
-    "more DataLoader workers (num_workers), pin_memory=True with non_blocking copies, prefetching "               \
-    "(prefetch_factor), persistent_workers, or move decoding and augmentation off the training process; "         \
-    "tf.data: prefetch(AUTOTUNE), num_parallel_calls and interleave for reads, cache() small datasets")           \
-  X(matmul_efficiency, kInfo, "Matmuls far from their roofline",                                                  \
-    "compute-bound matmuls and convolutions run well below the chip's peak: measured time against FLOPs / peak",  \
-    "larger or better-aligned matmuls (dims multiples of 64 on GPUs, 128 on TPUs; fewer partial tiles), a "       \
-    "tuned or fused kernel (cuBLASLt autotuning, torch.compile max-autotune, Pallas/Triton), channels_last "      \
-    "for convolutions, the dtype the tensor cores run fastest (bf16/fp8 rather than fp32)")                       \
-  X(memory_bound_matmul, kInfo, "Memory-bound matmuls",                                                           \
-    "matmuls whose arithmetic intensity (FLOPs per byte moved) is below the chip's ridge point: they wait for "   \
-    "memory, not the tensor cores (small batches, few tokens per expert in MoE grouped GEMMs, skinny shapes)",    \
-    "give each matmul more rows (larger micro-batch, more tokens per expert, batch the small matmuls into one), " \
-    "use fused attention (SDPA / flash attention) where the matmuls are attention scores, fuse the producer or "  \
-    "consumer so the operands are read once, or quantise the weights (fewer bytes)")                              \
-  X(recompute, kInfo, "Rematerialisation (activation recompute)",                                                 \
-    "the backward pass recomputes forward ops whose activations were not kept (XLA remat, "                       \
-    "torch.utils.checkpoint): compute spent to save memory",                                                      \
-    "recompute less where memory allows: a cheaper policy (save the matmul outputs, selective recompute, "        \
-    "checkpoint every other layer), or free memory elsewhere (sharding, offload) to afford it")                   \
-  X(step_boundary_idle, kInfo, "GPU idle between steps",                                                          \
-    "between the last GPU op of one step and the first of the next the GPU runs nothing: the host does "          \
-    "per-step work (optimizer bookkeeping, logging, data, synchronisation) that the GPU waits for",               \
-    "overlap the next step's launch with that work: move logging and metrics off the step (every N steps, "       \
-    "non-blocking), prefetch the next batch, avoid a synchronisation at the end of the step")                     \
-  X(stragglers, kWarning, "Straggler rank",                                                                       \
-    "one rank computes longer per step than the others, which wait for it in their collectives",                  \
-    "balance the work (sequence lengths, experts, pipeline stages), check that rank's GPU (clocks, thermal, "     \
+#define MLPROF_RULES(X)                                                                                            \
+  X(gpu_activity_lost, kError, "GPU activity lost or not captured",                                                \
+    "the host launched GPU work that the trace does not hold (CUPTI's activity records were dropped or never "     \
+    "collected): every GPU figure misses that work, and no rule about the GPU can be trusted",                     \
+    "profile again with CUDA activities on (torch.profiler activities=[ProfilerActivity.CUDA]), a shorter window " \
+    "or a larger CUPTI buffer, and let the process flush the trace before it exits")                               \
+  X(exposed_communication, kWarning, "Exposed communication",                                                      \
+    "collective kernels run while no computation runs beside them: the step waits for the network",                \
+    "overlap communication with compute (DDP bucketing / gradient_as_bucket_view, FSDP prefetch, async "           \
+    "tensor parallelism), or move less data (gradient compression, a sharding that communicates less)")            \
+  X(host_wait_idle, kWarning, "GPU waits for the host",                                                            \
+    "a GPU stream is idle because the host has not launched its next work yet (HTA's host-wait idle): the step "   \
+    "is bound by the CPU side",                                                                                    \
+    "launch fewer, larger kernels (torch.compile, fused ops), capture the step in a CUDA graph, keep "             \
+    "Python-side work and data loading off the critical path (DataLoader workers, pinned memory, prefetch)")       \
+  X(queued_idle, kWarning, "GPU idle with work queued",                                                            \
+    "no GPU op runs although the next one was already submitted: its stream waits for something no traced GPU "    \
+    "work explains (an event from another stream, process or device, a host-side event, or kernels the "           \
+    "profiler did not record, such as CUDA-graph replays without graph tracing)",                                  \
+    "find what the stream waits for (cudaStreamWaitEvent before the op, the producer in another process or "       \
+    "rank, a serving scheduler's queue); profile all processes of the job; record graph kernels "                  \
+    "(torch.profiler with CUPTI graph tracing) where CUDA graphs run")                                             \
+  X(launch_overhead, kInfo, "Kernels shorter than their launch",                                                   \
+    "many kernels run for less time than the host call that launched them, so launching, not the GPU, sets the "   \
+    "pace",                                                                                                        \
+    "CUDA graphs (torch.cuda.graphs, torch.compile mode=\"reduce-overhead\") or kernel fusion "                    \
+    "(torch.compile) remove most launch calls")                                                                    \
+  X(sync_stalls, kWarning, "Host blocked in synchronisation",                                                      \
+    "the host waits in device, stream or event synchronisation (torch.cuda.synchronize, .item(), .cpu(), "         \
+    "printing a tensor, blocking copies), and launches nothing meanwhile",                                         \
+    "remove synchronisations from the step (log metrics every N steps, keep values on the device), use "           \
+    "non_blocking copies from pinned memory")                                                                      \
+  X(async_wait, kWarning, "Device waits for an async collective",                                                  \
+    "XLA *-done ops (all-gather-done, all-reduce-done, ...) block the device until an asynchronous collective "    \
+    "finishes: the compiler could not hide the collective behind computation",                                     \
+    "give the scheduler work to overlap (a sharding constraint on the intermediate, XLA's latency-hiding "         \
+    "scheduler flags, collective matmul), or shard so that less is gathered")                                      \
+  X(data_formatting, kInfo, "Data formatting ops",                                                                 \
+    "copies, transposes and layout changes (XLA's data formatting category) take device time without computing",   \
+    "keep layouts consistent between producer and consumer (avoid transposes around matmuls), donate buffers, "    \
+    "check the HLO for copies inserted to change layout or memory space")                                          \
+  X(input_pipeline, kWarning, "GPU idle while data loads",                                                         \
+    "the step waits for its input: the DataLoader's __next__ runs while no GPU work does (the TensorBoard "        \
+    "plugin's DataLoader time), or tf.data's IteratorGetNext* ops block the step",                                 \
+    "more DataLoader workers (num_workers), pin_memory=True with non_blocking copies, prefetching "                \
+    "(prefetch_factor), persistent_workers, or move decoding and augmentation off the training process; "          \
+    "tf.data: prefetch(AUTOTUNE), num_parallel_calls and interleave for reads, cache() small datasets")            \
+  X(matmul_efficiency, kInfo, "Matmuls far from their roofline",                                                   \
+    "compute-bound matmuls and convolutions run well below the chip's peak: measured time against FLOPs / peak",   \
+    "larger or better-aligned matmuls (dims multiples of 64 on GPUs, 128 on TPUs; fewer partial tiles), a "        \
+    "tuned or fused kernel (cuBLASLt autotuning, torch.compile max-autotune, Pallas/Triton), channels_last "       \
+    "for convolutions, the dtype the tensor cores run fastest (bf16/fp8 rather than fp32)")                        \
+  X(memory_bound_matmul, kInfo, "Memory-bound matmuls",                                                            \
+    "matmuls whose arithmetic intensity (FLOPs per byte moved) is below the chip's ridge point: they wait for "    \
+    "memory, not the tensor cores (small batches, few tokens per expert in MoE grouped GEMMs, skinny shapes)",     \
+    "give each matmul more rows (larger micro-batch, more tokens per expert, batch the small matmuls into one), "  \
+    "use fused attention (SDPA / flash attention) where the matmuls are attention scores, fuse the producer or "   \
+    "consumer so the operands are read once, or quantise the weights (fewer bytes)")                               \
+  X(recompute, kInfo, "Rematerialisation (activation recompute)",                                                  \
+    "the backward pass recomputes forward ops whose activations were not kept (XLA remat, "                        \
+    "torch.utils.checkpoint): compute spent to save memory",                                                       \
+    "recompute less where memory allows: a cheaper policy (save the matmul outputs, selective recompute, "         \
+    "checkpoint every other layer), or free memory elsewhere (sharding, offload) to afford it")                    \
+  X(step_boundary_idle, kInfo, "GPU idle between steps",                                                           \
+    "between the last GPU op of one step and the first of the next the GPU runs nothing: the host does "           \
+    "per-step work (optimizer bookkeeping, logging, data, synchronisation) that the GPU waits for",                \
+    "overlap the next step's launch with that work: move logging and metrics off the step (every N steps, "        \
+    "non-blocking), prefetch the next batch, avoid a synchronisation at the end of the step")                      \
+  X(stragglers, kWarning, "Straggler rank",                                                                        \
+    "one rank computes longer per step than the others, which wait for it in their collectives",                   \
+    "balance the work (sequence lengths, experts, pipeline stages), check that rank's GPU (clocks, thermal, "      \
     "ECC) and its input pipeline")
 
 enum class Rule : uint8_t {

@@ -50,6 +50,7 @@ struct ShareFacts {
     bool has_steps;
     std::vector<int64_t> step_numbers;
     std::vector<DeviceProperties> devices;
+    JobFileFacts job;  // the one-job check's facts (io/load.h)
   };
   std::vector<File> files;
 };
@@ -82,6 +83,11 @@ std::string EncodeFacts(const ShareFacts& f) {
       w.F64(d.memory_bandwidth_bps);
       w.Str(d.vendor);
       w.I64(d.clock_khz);
+    }
+    w.U64(uint64_t{x.job.torch} | uint64_t{x.job.has_distributed_info} << 1 | uint64_t{x.job.has_window} << 2);
+    for (Ps128 v : {x.job.first, x.job.last}) {
+      w.I64(static_cast<int64_t>(v >> 64));
+      w.U64(static_cast<uint64_t>(v));
     }
   }
   return w.Take();
@@ -116,6 +122,12 @@ StatusOr<ShareFacts> DecodeFacts(std::string_view bytes) {
       d.memory_bandwidth_bps = r.F64();
       d.vendor = r.Str();
       d.clock_khz = r.I64();
+    }
+    const uint64_t bits = r.U64();
+    x.job.torch = bits & 1, x.job.has_distributed_info = bits & 2, x.job.has_window = bits & 4;
+    for (Ps128* v : {&x.job.first, &x.job.last}) {
+      const int64_t hi = r.I64();
+      *v = static_cast<Ps128>(static_cast<unsigned __int128>(static_cast<uint64_t>(hi)) << 64 | r.U64());
     }
   }
   if (r.ok() && !r.done()) r.Fail("bytes after the end");
@@ -192,7 +204,8 @@ StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedS
     facts.skipped = loaded->skipped;
     for (size_t k = 0; k < loaded->ranks.size(); ++k) {
       const RankProfile& r = loaded->ranks[k];
-      ShareFacts::File f{first + kept[k], r.meta.rank, r.path, !r.steps.empty(), {}, r.meta.devices};
+      ShareFacts::File f{first + kept[k], r.meta.rank,        r.path, !r.steps.empty(), {},
+                         r.meta.devices,  FactsForJobCheck(r)};
       if (r.MarkedSteps())
         for (const Step& s : r.steps) f.step_numbers.push_back(s.number);
       facts.files.push_back(std::move(f));
@@ -266,7 +279,17 @@ StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedS
   std::stable_sort(s.profile.ranks.begin(), s.profile.ranks.end(),
                    [](const RankProfile& a, const RankProfile& b) { return a.meta.rank < b.meta.rank; });
   // The job's notes once (process 0); skipped files where they were found.
-  if (comm.rank() == 0) s.profile.notes = std::move(notes);
+  if (comm.rank() == 0) {
+    s.profile.notes = std::move(notes);
+    // Whether the files are one job, over every process's files in job order.
+    std::vector<const ShareFacts::File*> ordered(job);
+    std::sort(ordered.begin(), ordered.end(), [&](const ShareFacts::File* a, const ShareFacts::File* b) {
+      return rank_of.at(a->index) < rank_of.at(b->index);
+    });
+    std::vector<JobFileFacts> jobs;
+    for (const auto* x : ordered) jobs.push_back(x->job);
+    for (std::string& n : NotOneJob(jobs)) s.profile.notes.push_back(std::move(n));
+  }
   return s;
 }
 

@@ -14,6 +14,7 @@
 
 #include "../../tests/corpus_util.h"
 #include "app/commands.h"
+#include "io/load.h"
 #include "report/columns.h"
 #include "report/serialize.h"
 #include "report/tables.h"
@@ -420,7 +421,8 @@ size_t ZigZag(int64_t v) { return Leb((static_cast<uint64_t>(v) << 1) ^ static_c
 // error code, message, skipped count and file count (1 byte each when
 // empty); per file its index, recorded rank, path (length and bytes), has
 // steps, step count and step numbers (1 byte each: LEB128 of small values),
-// and its devices (integers, strings with their length, three 8-byte reals).
+// its devices (integers, strings with their length, three 8-byte reals), and
+// the one-job check's facts.
 TEST(Distributed, StatsCountTheFactsExchanged) {
   InputOptions in;
   in.paths = {std::string(MLPROF_SOURCE_DIR) + "/examples/two_rank"};
@@ -440,6 +442,11 @@ TEST(Distributed, StatsCountTheFactsExchanged) {
         want += ZigZag(d.id) + Leb(d.name.size()) + d.name.size() + ZigZag(d.total_global_mem) + ZigZag(d.num_sms) +
                 ZigZag(d.compute_major) + ZigZag(d.compute_minor) + Leb(d.device_type.size()) + d.device_type.size() +
                 3 * 8 + Leb(d.vendor.size()) + d.vendor.size() + ZigZag(d.clock_khz);
+      // The one-job check's facts: three flags in one byte, then the window's
+      // first and last ps as (high 64 bits, low 64 bits).
+      const JobFileFacts j = FactsForJobCheck(r);
+      want += 1;
+      for (Ps128 v : {j.first, j.last}) want += ZigZag(static_cast<int64_t>(v >> 64)) + Leb(static_cast<uint64_t>(v));
     }
     std::vector<DistributedStats> stats(static_cast<size_t>(k));
     auto r = RunOnThreads(

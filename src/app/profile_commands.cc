@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "analysis/collectives.h"
 #include "analysis/diagnose.h"
 #include "analysis/engines.h"
 #include "analysis/gpu_time.h"
+#include "analysis/grade.h"
 #include "analysis/host_ops.h"
 #include "analysis/idle.h"
 #include "analysis/launches.h"
@@ -61,6 +63,36 @@ Table KernelTypeTableOfShards(const std::vector<Report>& shards) {
 }
 }  // namespace
 
+// Every selected rank's grade (analysis/grade.h), as a hidden table a
+// combine can lead with.
+Table GradeShard(const Session& s) {
+  std::vector<GradeItem> items;
+  for (const RankProfile& rank : s.profile.ranks)
+    if (s.Selected(rank))
+      for (GradeItem& g : GradeRank(rank, rank.rank_or(0))) items.push_back(std::move(g));
+  Table t = GradeTable(items);
+  t.id = "_grade";
+  return t;
+}
+
+// The grade's warnings and errors over every shard, as the table a command
+// leads with (`mlprof info` shows every item); none when all is well.
+StatusOr<std::optional<Table>> LeadingGrade(const std::vector<Report>& shards) {
+  ASSIGN_OR_RETURN(Table all, ConcatByRank(shards, "_grade"));
+  Table t = all;
+  t.id = "grade";
+  t.title = "Before the numbers: what the profile holds that they rest on (`mlprof info` lists every item)";
+  t.rows.clear();
+  t.notes.clear();
+  for (size_t k = 0; k < all.rows.size(); ++k)
+    if (TextAt(all.rows[k], 2) != "info") {
+      t.rows.push_back(all.rows[k]);
+      if (k < all.notes.size()) t.notes.push_back(all.notes[k]);
+    }
+  if (t.rows.empty()) return std::optional<Table>();
+  return std::optional<Table>(std::move(t));
+}
+
 // summary's shard: the per-rank tables, the XLA tables of its ranks (three
 // each), and the kernel-type times summed over its ranks.
 StatusOr<Report> SummaryShard(const Session& s, const SummaryOptions& o) {
@@ -100,12 +132,18 @@ StatusOr<Report> SummaryShard(const Session& s, const SummaryOptions& o) {
   StepReport steps = ComputeSteps(v, {o.warmup});
   if (!steps.summary.empty()) r.tables.push_back(StepSummaryTable(steps));
   r.tables.push_back(std::move(warnings));
+  r.tables.push_back(GradeShard(s));
   return r;
 }
 
 StatusOr<Report> SummaryCombine(std::vector<Report> shards, const SummaryOptions& o, bool all_steps) {
   Report r;
   r.warnings = CombineWarnings(shards);
+  ASSIGN_OR_RETURN(std::optional<Table> grade, LeadingGrade(shards));
+  const bool gpu_lost = grade && std::any_of(grade->rows.begin(), grade->rows.end(), [](const auto& row) {
+                          return TextAt(row, 1) == "gpu_activity_lost" && TextAt(row, 2) == "error";
+                        });
+  if (grade) r.tables.push_back(std::move(*grade));
   ASSIGN_OR_RETURN(Table ranks, ConcatByRank(shards, "ranks"));
   r.tables.push_back(std::move(ranks));
   // Each rank's XLA tables, in rank order.
@@ -124,9 +162,11 @@ StatusOr<Report> SummaryCombine(std::vector<Report> shards, const SummaryOptions
     for (int k = 0; k < 3; ++k) r.tables.push_back(first[k]);
   if (!any_gpu) {
     if (xla.empty())
-      r.tables.front().notes.push_back(
-          "No GPU stream activity in these inputs (a TPU, CPU-only or host-side profile?): there is no GPU time "
-          "to break down. `mlprof info` lists what the profile holds.");
+      r.tables[grade ? 1 : 0].notes.push_back(
+          gpu_lost ? "No GPU stream activity in these inputs although the host launched GPU work: its records are "
+                     "missing (the grade above); there is no GPU time to break down."
+                   : "No GPU stream activity in these inputs (a TPU, CPU-only or host-side profile?): there is no GPU "
+                     "time to break down. `mlprof info` lists what the profile holds.");
     return r;
   }
   ASSIGN_OR_RETURN(Table temporal, ConcatByRank(shards, "temporal"));
@@ -141,7 +181,7 @@ StatusOr<Report> SummaryCombine(std::vector<Report> shards, const SummaryOptions
     r.tables.push_back(std::move(steady));
   }
   if (multi_step && !all_steps)
-    r.tables.front().notes.push_back(
+    r.tables[grade ? 1 : 0].notes.push_back(
         "The last ProfilerStep is left out of the GPU tables (as HTA does); --all-steps keeps it.");
   return r;
 }
@@ -158,6 +198,9 @@ StatusOr<Report> Summary(const Session& s, const SummaryOptions& o) {
 Report Info(const Session& s) {
   Report r = WithImportWarnings(s);
   r.tables = InfoTables(SummarizeRanks(s.profile));
+  Table grade = GradeShard(s);
+  grade.id = "grade";
+  r.tables.insert(r.tables.begin() + 1, std::move(grade));
   return r;
 }
 
@@ -392,6 +435,7 @@ StatusOr<Report> DiagnoseShard(const Session& s, const DiagnoseOptions& o) {
                           Cell::Real(x.median_compute_us), Cell::Int(static_cast<int64_t>(x.source))});
   r.tables.push_back(std::move(steps));
   r.tables.push_back(WarningsShard(s));
+  r.tables.push_back(GradeShard(s));
   return r;
 }
 
@@ -436,6 +480,8 @@ StatusOr<Report> DiagnoseCombine(std::vector<Report> shards, const DiagnoseOptio
       "Not checked: hardware-unit bound (scalar or vector units busy while the matrix unit idles) needs per-unit "
       "counters, which none of the profiles mlprof reads carries yet.");
   if (o.rules) r.tables.push_back(RulesTable());
+  ASSIGN_OR_RETURN(std::optional<Table> grade, LeadingGrade(shards));
+  if (grade) r.tables.insert(r.tables.begin(), std::move(*grade));
   return r;
 }
 

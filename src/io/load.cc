@@ -317,7 +317,64 @@ StatusOr<Profile> LoadExpanded(const std::vector<std::string>& files, const std:
   }
   std::stable_sort(profile.ranks.begin(), profile.ranks.end(),
                    [](const RankProfile& a, const RankProfile& b) { return a.meta.rank < b.meta.rank; });
+  std::vector<JobFileFacts> facts;
+  for (const RankProfile& r : profile.ranks) facts.push_back(FactsForJobCheck(r));
+  for (std::string& n : NotOneJob(facts)) profile.notes.push_back(std::move(n));
   return profile;
+}
+
+JobFileFacts FactsForJobCheck(const RankProfile& r) {
+  JobFileFacts f;
+  // PyTorch traces only: nsys, XLA and Ascend exports record no
+  // distributedInfo and are numbered by their own rules.
+  f.torch = r.format == "kineto" || r.format.starts_with("chrome-json");
+  f.has_distributed_info = r.meta.has_distributed_info;
+  Ps first = INT64_MAX, last = INT64_MIN;
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    if (r.ops.kind[i] == OpKind::kTraceSpan) continue;
+    first = std::min(first, r.ops.ts[i]);
+    last = std::max(last, r.ops.end(i));
+  }
+  f.has_window = first <= last;
+  if (f.has_window) f.first = r.origin_abs_ps + first, f.last = r.origin_abs_ps + last;
+  return f;
+}
+
+std::vector<std::string> NotOneJob(const std::vector<JobFileFacts>& files) {
+  std::vector<const JobFileFacts*> torch;
+  for (const JobFileFacts& f : files)
+    if (f.torch) torch.push_back(&f);
+  if (torch.size() < 2) return {};
+  size_t without_info = 0;
+  for (const JobFileFacts* f : torch) without_info += !f->has_distributed_info;
+  // Ranks of one job run at the same time: each file's window on its own
+  // clock (whole microseconds since the epoch in Kineto), compared.
+  std::vector<const JobFileFacts*> w;
+  for (const JobFileFacts* f : torch)
+    if (f->has_window) w.push_back(f);
+  std::sort(w.begin(), w.end(), [](const JobFileFacts* a, const JobFileFacts* b) { return a->first < b->first; });
+  Ps128 gap = 0;  // the longest stretch between the files seen so far ending and the next one starting
+  Ps128 reach = w.empty() ? 0 : w.front()->last;
+  for (size_t k = 1; k < w.size(); ++k) {
+    if (w[k]->first > reach) gap = std::max(gap, w[k]->first - reach);
+    reach = std::max(reach, w[k]->last);
+  }
+  if (gap == 0 && without_info < torch.size()) return {};  // some say their rank, and they ran together
+  std::string why;
+  if (without_info > 0)
+    why = fmt::format("{} of the {} PyTorch traces record no distributedInfo (torch.distributed's rank and world size)",
+                      without_info, torch.size());
+  if (gap > 0)
+    why += fmt::format(
+        "{}their time windows do not overlap (one ends {:.3f} s before the next begins): they were not "
+        "recorded at the same time",
+        why.empty() ? "" : ", and ", static_cast<double>(gap) / 1e12);
+  return {fmt::format(
+      "these {} traces are not known to be one job: {}; mlprof numbered them as ranks 0..{} by file order, and "
+      "cross-rank figures (collectives, stragglers) compare them as one job. If they are separate runs, compare "
+      "them with `mlprof diff A B` or `mlprof compare A B ...`; to read them as one job, profile with "
+      "torch.distributed initialised",
+      torch.size(), why, torch.size() - 1)};
 }
 
 StatusOr<RankProfile> LoadTraceBytes(std::string_view bytes, const std::string& name) {

@@ -43,6 +43,19 @@ StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::strin
 
 StatusOr<Profile> LoadProfile(const std::vector<std::string>& paths, const LoadOptions& options);
 
+// What the one-job check needs of a file (exchanged between the processes
+// of an MPI run): whether it is a PyTorch trace, records distributedInfo,
+// and its time window on its own clock.
+struct JobFileFacts {
+  bool torch = false, has_distributed_info = false, has_window = false;
+  Ps128 first = 0, last = 0;
+};
+JobFileFacts FactsForJobCheck(const RankProfile& r);
+// Why the PyTorch traces of a job may not be one job (none records
+// distributedInfo, or they were not recorded at the same time): a note, or
+// none. LoadProfile adds it to Profile::notes.
+std::vector<std::string> NotOneJob(const std::vector<JobFileFacts>& files);
+
 // LoadProfile's second half: reads files already expanded (`named`: those
 // given by name, which must be traces; the others are skipped when they are
 // not). A process of an MPI run reads its share of a job's files this way,

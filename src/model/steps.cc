@@ -158,7 +158,8 @@ void OptimizerSteps(RankProfile& p) {
   for (const auto& [name, ops] : by_name) {
     Ps end = 0;
     for (size_t i : ops) end = std::max(end, o.end(i));
-    if (!best || ops.size() > best->size() || (ops.size() == best->size() && end > best_end)) best = &ops, best_end = end;
+    if (!best || ops.size() > best->size() || (ops.size() == best->size() && end > best_end))
+      best = &ops, best_end = end;
   }
   if (!best || best->size() < 2) return;
   std::vector<Ps> ends;
@@ -336,8 +337,8 @@ void FindSteps(RankProfile& p, StepSource from) {
   p.step_note.clear();
   if (from != StepSource::kAuto) {
     if (Try(p, from)) {
-      p.step_note = std::string("--steps-from ") + StepSourceName(from) + ": the steps are " +
-                    StepSourceDescription(from);
+      p.step_note =
+          std::string("--steps-from ") + StepSourceName(from) + ": the steps are " + StepSourceDescription(from);
     } else {
       p.step_note = std::string("--steps-from ") + StepSourceName(from) + ": none found (" +
                     StepSourceDescription(from) + "); the whole trace is the step";

@@ -65,8 +65,8 @@ TEST(Steps, ProfilerStepsFirst) {
 // "train_step 1", "train_step 2" at the top level: annotated iterations;
 // "batchnorm" is no batch, and a nested "step" is not top-level.
 TEST(Steps, AnnotatedIterations) {
-  EXPECT_EQ(ProfileFromJson(Trace({Op("user_annotation", "batchnorm", 1, 0, 10),
-                                   Op("user_annotation", "batchnorm", 1, 20, 10)}))
+  EXPECT_EQ(ProfileFromJson(
+                Trace({Op("user_annotation", "batchnorm", 1, 0, 10), Op("user_annotation", "batchnorm", 1, 20, 10)}))
                 .ranks[0]
                 .step_source,
             StepSource::kTrace);

@@ -1302,7 +1302,7 @@ std::string AttributionNote(int64_t rank, const AttributionSummary& s) {
   const Ps by_id = at(AttributedBy::kExternalId), by_time = at(AttributedBy::kContainment);
   const Ps graph = at(AttributedBy::kGraphLaunch), ann = at(AttributedBy::kAnnotation), none = at(AttributedBy::kNone);
   const bool repaired = s.unmatched_ops + s.outside_ops > 0;
-  if (!repaired && ann == 0 && none == 0 && s.without_launch_ops == 0) return "";
+  if (!repaired && s.correlation_ops == 0 && ann == 0 && none == 0 && s.without_launch_ops == 0) return "";
   auto pct = [&](Ps v) {
     return fmt::format("{:.1f} %", 100.0 * static_cast<double>(v) / static_cast<double>(s.total));
   };
@@ -1318,6 +1318,11 @@ std::string AttributionNote(int64_t rank, const AttributionSummary& s) {
     out +=
         fmt::format(" ({} GPU ops, {}, have no launch in the trace)", s.without_launch_ops, ms(s.without_launch_time));
   out += ".";
+  if (s.correlation_ops > 0)
+    out += fmt::format(
+        " {} GPU ops ({}) were launched by calls whose External id is their correlation id (a profiler "
+        "that links launches to ops by time only).",
+        s.correlation_ops, ms(s.correlation_time));
   if (repaired) {
     out += " External ids not used:";
     if (s.unmatched_ops > 0)
@@ -1603,8 +1608,23 @@ Table ShapeTable(const std::vector<ShapeElement>& elements) {
   return t;
 }
 
+Table GradeTable(const std::vector<GradeItem>& items) {
+  Table t("grade", "What the profile holds (mlprof's grade of it; figures that rest on a warning say so)");
+  t.Add(RankKey())
+      .Add(Key("item", Unit::kText, "what was checked (docs/ANALYSES.md, The grade)"))
+      .Add(Text("severity", "info, warning or error"))
+      .Add(Measure("value", Unit::kRatio, "the measure behind it: a count, or for attribution the share in percent"));
+  // What each item means, with its figures: a note each (wrapped in text).
+  for (const GradeItem& g : items) {
+    t.rows.push_back(
+        {Cell::Int(g.rank), Cell::Text(GradeIdName(g.id)), Cell::Text(SeverityName(g.severity)), Cell::Real(g.value)});
+    t.notes.push_back(fmt::format("Rank {} {}: {}.", g.rank, GradeIdName(g.id), g.text));
+  }
+  return t;
+}
+
 std::vector<std::string> RankImportWarnings(const RankProfile& r) {
-  std::vector<std::string> out;
+  std::vector<std::string> out = GradeWarnings(GradeRank(r, r.rank_or(0)), r.path);
   for (size_t k = 0; k < kImportStatCount; ++k) {
     if (!r.stats.count[k]) continue;
     const auto& info = GetImportStatInfo(static_cast<ImportStat>(k));

@@ -9,6 +9,7 @@
 #include "analysis/diagnose.h"
 #include "analysis/engines.h"
 #include "analysis/gpu_time.h"
+#include "analysis/grade.h"
 #include "analysis/hlo_summary.h"
 #include "analysis/host_ops.h"
 #include "analysis/idle.h"
@@ -119,7 +120,9 @@ Table ShapeTable(const std::vector<ShapeElement>& elements);
 std::vector<std::string> ImportWarnings(const Profile& p);
 // The note under a table with a row per device (its second column "device").
 extern const char* const kPerDeviceNote;
-// One rank's import counts (the last part of ImportWarnings).
+// The grade of what profiles hold (analysis/grade.h), one row per item.
+Table GradeTable(const std::vector<GradeItem>& items);
+// One rank's grade warnings and import counts (the last part of ImportWarnings).
 std::vector<std::string> RankImportWarnings(const RankProfile& r);
 
 }  // namespace mlprof
