@@ -101,6 +101,55 @@ def communication_checks(raw):
     check(us(out["tables"].get("temporal", [{}])[0].get("comm", 0)) > deepep + 1000, "deepseek: --comm-kernel adds")
 
 
+def rocprof_checks(raw):
+    # Issue 36, part A: rocprof's --hip-trace JSON (processes GPU<n>, COPY,
+    # CPU HIP API; string ts/dur; no categories) is device work, not a
+    # host-only profile: the kernel and the 6 copies at their exact
+    # (BeginNs/EndNs) times, on device 2's stream 1, each linked to its HIP
+    # call by its DataFlow flow.
+    facts = raw["rocprof_mi210_hip_trace"]
+    folder = os.path.join(WILD, "rocprof_mi210_hip_trace")
+    out = mlprof_json("summary", folder)
+    temporal = out["tables"].get("temporal", [{}])[0]
+    near(us(temporal.get("compute", 0)), facts["kernel_durationns_us"], 0.0005, "rocprof kernel time (compute)")
+    near(us(temporal.get("memory", 0)), facts["copy_time_durationns_us"], 0.0005, "rocprof copy time (memory)")
+    check(not any("no GPU work" in w for w in out.get("warnings", [])), "rocprof: no unread-device-lanes warning")
+    out = mlprof_json("kernels", folder)
+    rows = out["tables"].get("kernels", [])
+    kern = [r for r in rows if r["class"] == "COMPUTATION"]
+    check(len(kern) == 1 and kern[0]["name"] == facts["kernels"][0]["name"] and kern[0]["count"] == facts["kernel_count"],
+          f"rocprof kernels: {kern}")
+    if kern:
+        near(us(kern[0]["sum"]), facts["kernel_durationns_us"], 0.0005, "rocprof kernel sum")
+    for name, want in facts["copy_by_name"].items():
+        got = [r for r in rows if r["name"].endswith(f"({name})")]
+        check(len(got) == 1 and got[0]["count"] == want["count"], f"rocprof {name}: {got} vs {want}")
+        if got:
+            near(us(got[0]["sum"]), want["durationns_us"], 0.0005, f"rocprof {name} time")
+    check(sum(r["count"] for r in rows) == facts["kernel_count"] + facts["copy_count"], "rocprof: 1 kernel + 6 copies")
+    out = mlprof_json("engines", folder)
+    streams = [r for r in out["tables"].get("engines", []) if r["engine"].startswith("GPU ")]
+    want_streams = [f"GPU {d} stream {s}" for d, s in facts["gpu_streams"]]
+    check([r["engine"] for r in streams] == want_streams, f"rocprof streams {[r['engine'] for r in streams]} vs {want_streams}")
+    if streams:
+        near(us(streams[0]["busy"]), facts["gpu_union_durationns_us"], 0.0005, "rocprof GPU busy (union)")
+        check(streams[0]["ops"] == facts["kernel_count"] + facts["copy_count"], "rocprof stream ops")
+        check(streams[0]["bytes"] == sum(c["bytes_from_calls"] for c in facts["copy_by_name"].values()),
+              f"rocprof copy bytes {streams[0]['bytes']} (from the calls' sizeBytes)")
+    host = [r for r in out["tables"].get("engines", []) if r["engine"] == "thread 517"]
+    check(len(host) == 1, "rocprof: the HIP API thread")
+    out = mlprof_json("info", folder)
+    files = out["tables"].get("files", [{}])[0]
+    tracks = out["tables"].get("tracks", [{}])[0]
+    check(files.get("format") == "rocprof-json", f"rocprof format {files.get('format')}")
+    check(tracks.get("gpus") == len(facts["gpu_devices"]) and tracks.get("gpu_streams") == len(facts["gpu_streams"]),
+          f"rocprof gpus/streams {tracks}")
+    out = mlprof_json("launches", folder)
+    launches = out["tables"].get("launches", [{}])[0]
+    check(launches.get("launches") == facts["dataflow_pairs_to_gpu_op_with_call"] and launches.get("unlinked") == 0,
+          f"rocprof launches {launches} vs {facts['dataflow_pairs']} flows")
+
+
 def main():
     if not os.path.isdir(WILD):
         if os.environ.get("CI") == "true":
@@ -112,6 +161,7 @@ def main():
                                     capture_output=True, text=True, check=True).stdout)
     attribution_checks(raw)
     communication_checks(raw)
+    rocprof_checks(raw)
     print(f"wild: {checks - len(failures)} of {checks} checks passed")
     return 1 if failures else 0
 

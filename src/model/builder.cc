@@ -298,6 +298,13 @@ void ProfileBuilder::SetOpKind(size_t op, OpKind kind, StringId cat) {
   any_gpu_ = any_gpu_ || IsGpuOp(kind);
 }
 
+void ProfileBuilder::SetOpBytes(size_t op, int64_t bytes) {
+  OpTable& o = out_->ops;
+  if (lagging_ || lean_open_) CatchUp(true);
+  if (o.bytes.size() < o.size()) o.bytes.resize(o.size(), -1);
+  o.bytes[op] = bytes;
+}
+
 void ProfileBuilder::DropXlaOps() {
   out_->xla_ops.clear();
   xla_index_.clear();
