@@ -150,6 +150,42 @@ def rocprof_checks(raw):
           f"rocprof launches {launches} vs {facts['dataflow_pairs']} flows")
 
 
+def nsys_checks(raw):
+    # Issue 36, part B: the export's 2 synchronization records (5580 us on
+    # device 0) are host waits: not busy time, no device of their own, no
+    # device time in `ops`; the NVTX ranges' device self time sums to the GPU
+    # time launched inside them, each range's to the GPU time launched
+    # directly under it.
+    facts = raw["nsys_memfusion_trt_rtx3090"]
+    folder = os.path.join(WILD, "nsys_memfusion_trt_rtx3090", "report1.sqlite")
+    out = mlprof_json("engines", folder)
+    rows = out["tables"].get("engines", [])
+    streams = [r for r in rows if r["engine"].startswith("GPU ")]
+    check(len(streams) == 1, f"nsys: one GPU stream, {[r['engine'] for r in streams]}")
+    for r in streams + [r for r in rows if r["engine"] == "all devices"]:
+        near(us(r["busy"]), facts["gpu_work_union_us"], 0.0005, f"nsys {r['engine']} busy = kernels + copies")
+        check(r["ops"] == facts["kernel_count"] + facts["memcpy_count"], f"nsys {r['engine']} ops {r['ops']}")
+    out = mlprof_json("summary", folder)
+    temporal = out["tables"].get("temporal", [{}])[0]
+    near(us(temporal.get("compute", 0)), facts["kernel_time_sum_us"], 0.0005, "nsys compute = kernels")
+    near(us(temporal.get("non_compute", 0)), facts["memcpy_time_sum_us"], 0.0005, "nsys non-compute = copies only")
+    out = mlprof_json("info", folder)
+    tracks = out["tables"].get("tracks", [{}])[0]
+    check(tracks.get("gpus") == len(facts["kernel_devices"]), f"nsys gpus {tracks.get('gpus')}")
+    gpu_ops = sum(r["ops"] for r in out["tables"].get("track_ops", []) if r["kind"] == "gpu stream")
+    check(gpu_ops == facts["kernel_count"] + facts["memcpy_count"], f"nsys GPU ops {gpu_ops} (sync records are not)")
+    sync = [r for r in out["tables"].get("track_ops", []) if r["thread"] == "CUDA synchronization"]
+    check(len(sync) == 1 and sync[0]["ops"] == facts["sync_count"] and sync[0]["kind"].startswith("host"),
+          f"nsys sync records on a host track: {sync}")
+    out = mlprof_json("ops", folder, "--top", "0")
+    host = out["tables"].get("host_ops", [])
+    near(us(sum(r["device_self"] for r in host)), facts["gpu_time_in_nvtx_us"], 0.0005,
+         "nsys ops: device_self sums to the GPU time inside NVTX ranges")
+    by_range = {r["op"]: r for r in host if r["kind"] == "user_annotation"}
+    for name, t in facts["gpu_time_in_nvtx_by_innermost_range_us"].items():
+        near(us(by_range.get(name, {}).get("device_self", 0)), t, 0.0005, f"nsys range {name} device_self")
+
+
 def main():
     if not os.path.isdir(WILD):
         if os.environ.get("CI") == "true":
@@ -162,6 +198,7 @@ def main():
     attribution_checks(raw)
     communication_checks(raw)
     rocprof_checks(raw)
+    nsys_checks(raw)
     print(f"wild: {checks - len(failures)} of {checks} checks passed")
     return 1 if failures else 0
 

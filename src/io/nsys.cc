@@ -34,6 +34,8 @@ constexpr int64_t kStartEndTidBase = int64_t{1} << 32;
 constexpr int64_t kGpuPidBase = int64_t{1} << 40;
 // The GPU metrics' counter track on a GPU's pid.
 constexpr int64_t kGpuMetricsTid = -2;
+// CUDA synchronization records: a track of their own on their process.
+constexpr int64_t kSyncTid = -3;
 
 // CUPTI's enums, for exports without ENUM_* tables (schema 2.x).
 const char* CopyKindName(int64_t k) {
@@ -393,24 +395,46 @@ class NsysReader {
     return OkStatus();
   }
 
+  // CUPTI's synchronization records time the host's wait inside a sync call
+  // (cudaStreamSynchronize, cudaEventSynchronize, cudaDeviceSynchronize,
+  // cudaStreamWaitEvent): host time, not GPU work, though exported with the
+  // device (and stream) waited on. So they are not ops on a GPU stream (that
+  // counted the wait as the device's busy time, stretched its span, gave the
+  // sync call device time in `ops`, and made a GPU of a device the rank only
+  // waited on): each is a device-sync op on its process's "CUDA
+  // synchronization" track, with the device and stream it waited on as
+  // args. A stream sync keeps its call's correlation (the critical path's
+  // sync edge from the stream's last kernel to the call's end); it is not a
+  // launch (Finish joins GPU ops to launch calls only).
   Status ReadSync() {
     if (!Has("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")) return OkStatus();
-    ASSIGN_OR_RETURN(const std::string sql, GpuSelect("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", {"!syncType"}));
+    ASSIGN_OR_RETURN(const std::string sql,
+                     Select("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                            {"!start", "!end", "deviceId", "streamId", "correlationId", "globalPid", "!syncType"}));
     Stmt s(file_.db(), sql);
     if (!s.ok()) return Corrupt("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
-    const StringId cat = b_.strings().Intern("cuda_sync");
+    const StringId cat = b_.strings().Intern("cuda_sync"), k_device = b_.strings().Intern("device"),
+                   k_stream = b_.strings().Intern("stream"), track = b_.strings().Intern("CUDA synchronization");
+    std::set<int64_t> named;  // pids whose sync track is named
+    std::vector<ArgValue> args;
     while (s.Next()) {
       EventRecord e;
-      if (!GpuCommon(s, e)) continue;
-      const int64_t type = s.Int(6);
-      e.kind = OpKind::kCudaSync;
+      const int64_t type = s.Int(6), pid = s.Null(5) ? 0 : PidOf(s.Int(5));
+      e.kind = OpKind::kDeviceSync;
       e.cat = cat;
       e.name = b_.strings().Intern(SyncName(type));
-      // Event and context syncs wait for the device, not a stream; CUPTI
-      // writes an invalid stream id (-1 as unsigned) for them.
-      // Their correlation is the sync call's: no GPU op to link, so none.
-      if (type == 1 || type == 4 || e.stream < 0 || e.stream >= 0xFFFFFFFFll)
-        e.stream = -1, e.tid = -1, e.correlation = -1;
+      e.pid = pid, e.tid = kSyncTid;
+      if (named.insert(pid).second) b_.SetThreadName(pid, kSyncTid, track);
+      args.clear();
+      if (!s.Null(2) && s.Int(2) >= 0 && s.Int(2) <= 0xFFFF) args.push_back(ArgValue::Int(k_device, s.Int(2)));
+      // Event and context syncs wait for no stream (CUPTI writes an invalid
+      // id, -1 as unsigned): their correlation links to no GPU op either.
+      if (type != 1 && type != 4 && !s.Null(3) && s.Int(3) >= 0 && s.Int(3) < 0xFFFFFFFFll) {
+        args.push_back(ArgValue::Int(k_stream, s.Int(3)));
+        if (!s.Null(4)) e.correlation = Correlation(pid, s.Int(4));
+      }
+      e.args = args.data();
+      e.arg_count = static_cast<uint32_t>(args.size());
       Add(e, s.Int(0), s.Int(1));
     }
     if (!s.done()) return Corrupt("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");

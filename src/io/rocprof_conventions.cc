@@ -72,8 +72,8 @@ RocprofCopy RocprofCopyOf(std::string_view n) {
   // By the direction the name spells (CopyHostToDevice, rocprofv3's
   // MEMORY_COPY_HOST_TO_DEVICE, ...), as Kineto abbreviates it.
   static constexpr std::pair<std::string_view, std::string_view> kDirections[] = {
-      {"hosttodevice", "HtoD"},     {"devicetohost", "DtoH"}, {"devicetodevice", "DtoD"},
-      {"hosttohost", "HtoH"},       {"peertopeer", "PtoP"},   {"peer", "PtoP"}};
+      {"hosttodevice", "HtoD"}, {"devicetohost", "DtoH"}, {"devicetodevice", "DtoD"},
+      {"hosttohost", "HtoH"},   {"peertopeer", "PtoP"},   {"peer", "PtoP"}};
   const std::string l = Lower(n);
   if (l.find("fill") != std::string::npos || l.find("memset") != std::string::npos)
     return {OpKind::kMemset, fmt::format("Memset ({})", n)};
@@ -215,7 +215,8 @@ bool AdoptRocprofConventions(ProfileBuilder& b, std::string_view path) {
     if (o.track[i] < by_track.size() && lane[o.track[i]] != Lane::kNone)
       by_track[o.track[i]].push_back(static_cast<uint32_t>(i));
   for (auto& v : by_track)
-    std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t c) { return o.ts[a] != o.ts[c] ? o.ts[a] < o.ts[c] : a < c; });
+    std::sort(v.begin(), v.end(),
+              [&](uint32_t a, uint32_t c) { return o.ts[a] != o.ts[c] ? o.ts[a] < o.ts[c] : a < c; });
   // A flow's start: the innermost call around it on its thread. Flow times
   // are whole microseconds (the call's may be exact ns), so a call counts
   // from its start's microsecond.
@@ -344,7 +345,8 @@ void WarnUnreadDeviceLanes(ProfileBuilder& b, std::string_view path) {
   for (const auto& [pid, n] : unread) {
     const std::string_view name = ProcessOf(b, pid);
     if (!LooksLikeDeviceLane(name)) continue;
-    if (processes++ < 6) named += fmt::format("{}'{}' ({} event{})", named.empty() ? "" : ", ", name, n, n == 1 ? "" : "s");
+    if (processes++ < 6)
+      named += fmt::format("{}'{}' ({} event{})", named.empty() ? "" : ", ", name, n, n == 1 ? "" : "s");
   }
   if (processes == 0) return;
   if (processes > 6) named += fmt::format(" and {} more", processes - 6);

@@ -413,7 +413,8 @@ Status ProfileBuilder::Finish() {
     launch_of.reserve(n / 4 + 16);
     for (size_t i = 0; i < n; ++i) {
       OpKind k = o.kind[i];
-      if (o.correlation[i] < 0 || IsGpuOp(k) || k == OpKind::kGpuUserAnnotation) continue;
+      // A sync op carries its sync call's correlation, but launches nothing.
+      if (o.correlation[i] < 0 || IsGpuOp(k) || k == OpKind::kGpuUserAnnotation || k == OpKind::kDeviceSync) continue;
       auto [it, inserted] = launch_of.emplace(o.correlation[i], static_cast<int32_t>(i));
       if (!inserted) Warn(ImportStat::duplicate_correlation, o.offset[i]);
     }

@@ -766,8 +766,11 @@ def nsys(path):
         return total, per_range
 
     in_nvtx, per_range = in_nvtx_time([(s, e, c) for s, e, _, c in kern])
-    mcpy_nvtx, _ = in_nvtx_time(q("SELECT start, end, correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY")
-                                if has("CUPTI_ACTIVITY_KIND_MEMCPY") else [])
+    mcpy_rows = q("SELECT start, end, correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY") \
+        if has("CUPTI_ACTIVITY_KIND_MEMCPY") else []
+    mcpy_nvtx, _ = in_nvtx_time(mcpy_rows)
+    # rule: the same, over kernels and copies together
+    gpu_nvtx, gpu_per_range = in_nvtx_time([(s, e, c) for s, e, _, c in kern] + list(mcpy_rows))
 
     ksum = sum(e - s for s, e, _, _ in kern)
     return {
@@ -794,6 +797,12 @@ def nsys(path):
         "kernel_time_in_nvtx_us": ns(in_nvtx),
         "memcpy_time_in_nvtx_us": ns(mcpy_nvtx),
         "kernel_time_in_nvtx_by_innermost_range_us": {k: ns(v) for k, v in per_range.most_common()},
+        "gpu_time_in_nvtx_us": ns(gpu_nvtx),
+        "gpu_time_in_nvtx_by_innermost_range_us": {k: ns(v) for k, v in gpu_per_range.most_common()},
+        # rule: device ids named by sync records and by no kernel, copy or fill
+        "sync_only_device_ids": sorted({d for _, _, d, _ in sync} - {d for _, _, d, _ in kern}
+                                       - ({r[0] for r in q("SELECT deviceId FROM CUPTI_ACTIVITY_KIND_MEMCPY")}
+                                          if has("CUPTI_ACTIVITY_KIND_MEMCPY") else set())),
         "gpu_count_target_info": len(q("SELECT id FROM TARGET_INFO_GPU")) if has("TARGET_INFO_GPU") else None,
     }
 
