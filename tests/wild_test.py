@@ -10,8 +10,10 @@ says SKIPPED (exit 77); under CI=true a missing corpus fails.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MLPROF = sys.argv[1]
@@ -157,7 +159,7 @@ def nsys_checks(raw):
     # time launched inside them, each range's to the GPU time launched
     # directly under it.
     facts = raw["nsys_memfusion_trt_rtx3090"]
-    folder = os.path.join(WILD, "nsys_memfusion_trt_rtx3090", "report1.sqlite")
+    folder = os.path.join(WILD, "nsys_memfusion_trt_rtx3090")
     out = mlprof_json("engines", folder)
     rows = out["tables"].get("engines", [])
     streams = [r for r in rows if r["engine"].startswith("GPU ")]
@@ -184,6 +186,21 @@ def nsys_checks(raw):
     by_range = {r["op"]: r for r in host if r["kind"] == "user_annotation"}
     for name, t in facts["gpu_time_in_nvtx_by_innermost_range_us"].items():
         near(us(by_range.get(name, {}).get("device_self", 0)), t, 0.0005, f"nsys range {name} device_self")
+    # A folder of exports, one per rank: a job (the file records no rank:
+    # numbered in file order, with a note).
+    tmp = tempfile.mkdtemp(prefix="mlprof_nsys_job_")
+    try:
+        for k in range(2):
+            shutil.copy(os.path.join(folder, "report1.sqlite"), os.path.join(tmp, f"report.{k}.sqlite"))
+        out = mlprof_json("summary", tmp)
+        ranks = [r["rank"] for r in out["tables"].get("ranks", [])]
+        check(ranks == [0, 1], f"nsys folder of 2 exports: ranks {ranks}")
+        check(any("numbered in file order" in w for w in out.get("warnings", [])), "nsys folder: file-order note")
+        comp = [r.get("compute") for r in out["tables"].get("temporal", [])]
+        check(len(comp) == 2 and all(c is not None and abs(us(c) - facts["kernel_time_sum_us"]) < 0.0005 for c in comp),
+              f"nsys folder: each rank's compute {comp}")
+    finally:
+        shutil.rmtree(tmp)
 
 
 def main():

@@ -113,6 +113,7 @@ class NsysReader {
     RETURN_IF_ERROR(LoadStrings());
     RETURN_IF_ERROR(ReadDevices());
     RETURN_IF_ERROR(ReadNames());
+    RETURN_IF_ERROR(ReadRank());
     RETURN_IF_ERROR(ReadRuntime());
     RETURN_IF_ERROR(ReadKernels());
     RETURN_IF_ERROR(ReadMemcpy());
@@ -555,6 +556,60 @@ class NsysReader {
       Add(e, s.Int(0), s.Int(1));
     }
     if (!s.done()) return Corrupt("OSRT_API");
+    return OkStatus();
+  }
+
+  // The rank the export recorded: an MPI or launcher variable in the
+  // profiled process's environment (META_DATA_CAPTURE, nsys 2023 and later:
+  // rows 'PROCESS_n:ENVIRONMENT_VARIABLE' = 'KEY="value"') or, in older
+  // exports, in the session's (TARGET_INFO_SYSTEM_ENV 'DeviceEnvironment':
+  // KEY=value, NUL-separated). The first variable of kRankVars that names one
+  // rank; several processes with different ranks in one export: none.
+  Status ReadRank() {
+    std::map<std::string, std::set<int64_t>> seen;  // variable -> values
+    auto note = [&](std::string_view kv) {
+      const size_t eq = kv.find('=');
+      if (eq == std::string_view::npos) return;
+      const std::string key(kv.substr(0, eq));
+      std::string_view v = kv.substr(eq + 1);
+      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+      int64_t n = 0;
+      if (v.empty() || v.size() > 9) return;
+      for (char c : v) {
+        if (c < '0' || c > '9') return;
+        n = n * 10 + (c - '0');
+      }
+      seen[key].insert(n);
+    };
+    if (Has("META_DATA_CAPTURE") && Columns("META_DATA_CAPTURE").count("name") &&
+        Columns("META_DATA_CAPTURE").count("value")) {
+      Stmt s(file_.db(), "SELECT value FROM META_DATA_CAPTURE WHERE name LIKE 'PROCESS_%:ENVIRONMENT_VARIABLE'");
+      while (s.ok() && s.Next()) note(s.Text(0));
+    }
+    if (seen.empty() && Has("TARGET_INFO_SYSTEM_ENV") && Columns("TARGET_INFO_SYSTEM_ENV").count("name") &&
+        Columns("TARGET_INFO_SYSTEM_ENV").count("value")) {
+      Stmt s(file_.db(), "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'");
+      while (s.ok() && s.Next()) {
+        std::string_view env = s.Text(0);
+        for (size_t at = 0; at < env.size();) {
+          size_t end = env.find('\0', at);
+          if (end == std::string_view::npos) end = env.size();
+          note(env.substr(at, end - at));
+          at = end + 1;
+        }
+      }
+    }
+    auto one = [&](std::initializer_list<std::string_view> vars) -> int64_t {
+      for (std::string_view v : vars) {
+        auto it = seen.find(std::string(v));
+        if (it != seen.end()) return it->second.size() == 1 ? *it->second.begin() : -1;
+      }
+      return -1;
+    };
+    TraceMetadata& meta = b_.meta();
+    meta.rank = one({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID", "RANK"});
+    if (meta.rank >= 0)
+      meta.world_size = one({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "SLURM_NTASKS", "WORLD_SIZE"});
     return OkStatus();
   }
 

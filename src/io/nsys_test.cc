@@ -174,7 +174,8 @@ namespace {
 // synchronization records are host waits on a track of their own, not GPU
 // work: device 1, which only they name, is no GPU; the busy time and the
 // host ops' device time are the kernel's 3000 ns; the stream sync keeps its
-// call's correlation without becoming a launch.
+// call's correlation without becoming a launch. The rank comes from the
+// process's environment.
 TEST(Nsys, SyncRecordsAreHostWaits) {
   const std::string path = ::testing::TempDir() + "nsys_sync.sqlite";
   const std::string sql = nsys_sync_test::SourceFile("tests/data/nsys/sync_export.sql");
@@ -183,6 +184,8 @@ TEST(Nsys, SyncRecordsAreHostWaits) {
   auto p = LoadProfile({path}, {});
   ASSERT_TRUE(p.ok()) << p.status().message();
   const RankProfile& r = p->ranks.at(0);
+  EXPECT_EQ(r.meta.rank, 3);
+  EXPECT_EQ(r.meta.world_size, 4);
   int streams = 0;
   for (const Track& t : r.tracks)
     if (t.kind == TrackKind::kGpuStream) {
@@ -250,6 +253,70 @@ TEST(Nsys, SyncRecordsAreHostWaits) {
   }
   EXPECT_EQ(device_self, 3000 * 1000);
   std::remove(path.c_str());
+}
+
+// Older exports keep the session's environment in TARGET_INFO_SYSTEM_ENV
+// ('DeviceEnvironment', NUL-separated); OMPI's variables outrank SLURM's.
+TEST(Nsys, RankFromTheSessionEnvironment) {
+  const std::string path = ::testing::TempDir() + "nsys_env.sqlite";
+  const std::string base =
+      "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+      "INSERT INTO StringIds VALUES (1,'cudaFree_v3020');"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER, correlationId INTEGER,"
+      " nameId INTEGER);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100,200,16777217,1,1);"
+      "CREATE TABLE TARGET_INFO_SYSTEM_ENV (globalVid INTEGER, devStateName TEXT, name TEXT, nameEnum INTEGER,"
+      " value TEXT);";
+  // HOME=/x \0 SLURM_PROCID=5 \0 OMPI_COMM_WORLD_RANK=6 \0 OMPI_COMM_WORLD_SIZE=8
+  ASSERT_EQ(nsys_sync_test::MakeDb(
+                path, base + "INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES (1,'Local','DeviceEnvironment',610,"
+                             "CAST(X'484F4D453D2F7800534C55524D5F50524F4349443D35004F4D50495F434F4D4D5F574F524C445F52"
+                             "414E4B3D36004F4D50495F434F4D4D5F574F524C445F53495A453D38' AS TEXT));"),
+            "");
+  auto p = LoadProfile({path}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->ranks.at(0).meta.rank, 6);
+  EXPECT_EQ(p->ranks.at(0).meta.world_size, 8);
+  // No rank variable: none recorded (a job numbers it by file order).
+  ASSERT_EQ(nsys_sync_test::MakeDb(path, base), "");
+  auto q = LoadProfile({path}, {});
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(q->ranks.at(0).meta.rank, 0);
+  EXPECT_TRUE(q->notes.empty());
+  std::remove(path.c_str());
+}
+
+// A directory of exports, one per rank as nsys writes them, is a job: ranks
+// from the files, else by file order with a note; two files claiming one
+// rank are refused.
+TEST(Nsys, DirectoryOfExportsIsAJob) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "nsys_job";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string mini = nsys_sync_test::SourceFile("tests/data/nsys/mini_export.sql");
+  ASSERT_EQ(nsys_sync_test::MakeDb((dir / "report.0.sqlite").string(), mini), "");
+  ASSERT_EQ(nsys_sync_test::MakeDb((dir / "report.1.sqlite").string(), mini), "");
+  std::ofstream((dir / "notes.txt").string()) << "not a trace\n";
+  auto p = LoadProfile({dir.string()}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->ranks.size(), 2u);
+  EXPECT_EQ(p->ranks[0].meta.rank, 0);
+  EXPECT_EQ(p->ranks[1].meta.rank, 1);
+  EXPECT_EQ(fs::path(p->ranks[1].path).filename(), "report.1.sqlite");
+  std::string notes;
+  for (const std::string& n : p->notes) notes += n + "\n";
+  EXPECT_NE(notes.find("2 of the 2 files record no rank"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("rank 1 = " + (dir / "report.1.sqlite").string()), std::string::npos) << notes;
+  EXPECT_NE(notes.find("skipped 1 entry not named as traces"), std::string::npos) << notes;
+  // Two exports of the same rank (PMI_RANK 3): refused, naming both.
+  const std::string sync = nsys_sync_test::SourceFile("tests/data/nsys/sync_export.sql");
+  ASSERT_EQ(nsys_sync_test::MakeDb((dir / "report.0.sqlite").string(), sync), "");
+  ASSERT_EQ(nsys_sync_test::MakeDb((dir / "report.1.sqlite").string(), sync), "");
+  auto dup = LoadProfile({dir.string()}, {});
+  ASSERT_FALSE(dup.ok());
+  EXPECT_NE(dup.status().message().find("all claim rank 3"), std::string::npos) << dup.status().message();
+  fs::remove_all(dir);
 }
 
 // One number from raw SQL, or -1 when the table is not there.
