@@ -136,7 +136,7 @@ check "FIFO: why" has "fifo.json: is a FIFO (named pipe), not a file" err
 mkdir dir && printf '%s' "$DOC" >dir/rank-0.json && mkfifo dir/rank-1.json && echo x >dir/notes.txt
 check "directory with a FIFO reads the rest" run 0 timeout 10 "$BIN" info dir
 check "directory: the FIFO named" has "dir/rank-1.json: skipped: a FIFO (named pipe), not a trace file" err
-check "directory: other entries named" has "skipped 1 entry not named as traces (*.json, *.json.gz, *.zst, *.xplane.pb): notes.txt" err
+check "directory: other entries named" has "skipped 1 entry not named as traces (*.json, *.json.gz, *.zst, *.xplane.pb, *.sqlite): notes.txt" err
 # Standard input is read up to the load cap.
 check "stdin past the cap exits 2" run 2 bash -c "head -c 30000000 /dev/zero | '$BIN' info - --max-input-gb 0.01"
 check "stdin: the cap" has "standard input: the input read passes the load cap of 0.01 GB" err

@@ -10,8 +10,10 @@ says SKIPPED (exit 77); under CI=true a missing corpus fails.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MLPROF = sys.argv[1]
@@ -153,6 +155,106 @@ def grade_checks(raw):
           "switchtransformers: the two traces are not one job")
 
 
+def rocprof_checks(raw):
+    # Issue 36, part A: rocprof's --hip-trace JSON (processes GPU<n>, COPY,
+    # CPU HIP API; string ts/dur; no categories) is device work, not a
+    # host-only profile: the kernel and the 6 copies at their exact
+    # (BeginNs/EndNs) times, on device 2's stream 1, each linked to its HIP
+    # call by its DataFlow flow.
+    facts = raw["rocprof_mi210_hip_trace"]
+    folder = os.path.join(WILD, "rocprof_mi210_hip_trace")
+    out = mlprof_json("summary", folder)
+    temporal = out["tables"].get("temporal", [{}])[0]
+    near(us(temporal.get("compute", 0)), facts["kernel_durationns_us"], 0.0005, "rocprof kernel time (compute)")
+    near(us(temporal.get("memory", 0)), facts["copy_time_durationns_us"], 0.0005, "rocprof copy time (memory)")
+    check(not any("no GPU work" in w for w in out.get("warnings", [])), "rocprof: no unread-device-lanes warning")
+    out = mlprof_json("kernels", folder)
+    rows = out["tables"].get("kernels", [])
+    kern = [r for r in rows if r["class"] == "COMPUTATION"]
+    check(len(kern) == 1 and kern[0]["name"] == facts["kernels"][0]["name"] and kern[0]["count"] == facts["kernel_count"],
+          f"rocprof kernels: {kern}")
+    if kern:
+        near(us(kern[0]["sum"]), facts["kernel_durationns_us"], 0.0005, "rocprof kernel sum")
+    for name, want in facts["copy_by_name"].items():
+        got = [r for r in rows if r["name"].endswith(f"({name})")]
+        check(len(got) == 1 and got[0]["count"] == want["count"], f"rocprof {name}: {got} vs {want}")
+        if got:
+            near(us(got[0]["sum"]), want["durationns_us"], 0.0005, f"rocprof {name} time")
+    check(sum(r["count"] for r in rows) == facts["kernel_count"] + facts["copy_count"], "rocprof: 1 kernel + 6 copies")
+    out = mlprof_json("engines", folder)
+    streams = [r for r in out["tables"].get("engines", []) if r["engine"].startswith("GPU ")]
+    want_streams = [f"GPU {d} stream {s}" for d, s in facts["gpu_streams"]]
+    check([r["engine"] for r in streams] == want_streams, f"rocprof streams {[r['engine'] for r in streams]} vs {want_streams}")
+    if streams:
+        near(us(streams[0]["busy"]), facts["gpu_union_durationns_us"], 0.0005, "rocprof GPU busy (union)")
+        check(streams[0]["ops"] == facts["kernel_count"] + facts["copy_count"], "rocprof stream ops")
+        check(streams[0]["bytes"] == sum(c["bytes_from_calls"] for c in facts["copy_by_name"].values()),
+              f"rocprof copy bytes {streams[0]['bytes']} (from the calls' sizeBytes)")
+    host = [r for r in out["tables"].get("engines", []) if r["engine"] == "thread 517"]
+    check(len(host) == 1, "rocprof: the HIP API thread")
+    out = mlprof_json("info", folder)
+    files = out["tables"].get("files", [{}])[0]
+    tracks = out["tables"].get("tracks", [{}])[0]
+    check(files.get("format") == "rocprof-json", f"rocprof format {files.get('format')}")
+    check(tracks.get("gpus") == len(facts["gpu_devices"]) and tracks.get("gpu_streams") == len(facts["gpu_streams"]),
+          f"rocprof gpus/streams {tracks}")
+    out = mlprof_json("launches", folder)
+    launches = out["tables"].get("launches", [{}])[0]
+    check(launches.get("launches") == facts["dataflow_pairs_to_gpu_op_with_call"] and launches.get("unlinked") == 0,
+          f"rocprof launches {launches} vs {facts['dataflow_pairs']} flows")
+
+
+def nsys_checks(raw):
+    # Issue 36, part B: the export's 2 synchronization records (5580 us on
+    # device 0) are host waits: not busy time, no device of their own, no
+    # device time in `ops`; the NVTX ranges' device self time sums to the GPU
+    # time launched inside them, each range's to the GPU time launched
+    # directly under it.
+    facts = raw["nsys_memfusion_trt_rtx3090"]
+    folder = os.path.join(WILD, "nsys_memfusion_trt_rtx3090")
+    out = mlprof_json("engines", folder)
+    rows = out["tables"].get("engines", [])
+    streams = [r for r in rows if r["engine"].startswith("GPU ")]
+    check(len(streams) == 1, f"nsys: one GPU stream, {[r['engine'] for r in streams]}")
+    for r in streams + [r for r in rows if r["engine"] == "all devices"]:
+        near(us(r["busy"]), facts["gpu_work_union_us"], 0.0005, f"nsys {r['engine']} busy = kernels + copies")
+        check(r["ops"] == facts["kernel_count"] + facts["memcpy_count"], f"nsys {r['engine']} ops {r['ops']}")
+    out = mlprof_json("summary", folder)
+    temporal = out["tables"].get("temporal", [{}])[0]
+    near(us(temporal.get("compute", 0)), facts["kernel_time_sum_us"], 0.0005, "nsys compute = kernels")
+    near(us(temporal.get("non_compute", 0)), facts["memcpy_time_sum_us"], 0.0005, "nsys non-compute = copies only")
+    out = mlprof_json("info", folder)
+    tracks = out["tables"].get("tracks", [{}])[0]
+    check(tracks.get("gpus") == len(facts["kernel_devices"]), f"nsys gpus {tracks.get('gpus')}")
+    gpu_ops = sum(r["ops"] for r in out["tables"].get("track_ops", []) if r["kind"] == "gpu stream")
+    check(gpu_ops == facts["kernel_count"] + facts["memcpy_count"], f"nsys GPU ops {gpu_ops} (sync records are not)")
+    sync = [r for r in out["tables"].get("track_ops", []) if r["thread"] == "CUDA synchronization"]
+    check(len(sync) == 1 and sync[0]["ops"] == facts["sync_count"] and sync[0]["kind"].startswith("host"),
+          f"nsys sync records on a host track: {sync}")
+    out = mlprof_json("ops", folder, "--top", "0")
+    host = out["tables"].get("host_ops", [])
+    near(us(sum(r["device_self"] for r in host)), facts["gpu_time_in_nvtx_us"], 0.0005,
+         "nsys ops: device_self sums to the GPU time inside NVTX ranges")
+    by_range = {r["op"]: r for r in host if r["kind"] == "user_annotation"}
+    for name, t in facts["gpu_time_in_nvtx_by_innermost_range_us"].items():
+        near(us(by_range.get(name, {}).get("device_self", 0)), t, 0.0005, f"nsys range {name} device_self")
+    # A folder of exports, one per rank: a job (the file records no rank:
+    # numbered in file order, with a note).
+    tmp = tempfile.mkdtemp(prefix="mlprof_nsys_job_")
+    try:
+        for k in range(2):
+            shutil.copy(os.path.join(folder, "report1.sqlite"), os.path.join(tmp, f"report.{k}.sqlite"))
+        out = mlprof_json("summary", tmp)
+        ranks = [r["rank"] for r in out["tables"].get("ranks", [])]
+        check(ranks == [0, 1], f"nsys folder of 2 exports: ranks {ranks}")
+        check(any("numbered in file order" in w for w in out.get("warnings", [])), "nsys folder: file-order note")
+        comp = [r.get("compute") for r in out["tables"].get("temporal", [])]
+        check(len(comp) == 2 and all(c is not None and abs(us(c) - facts["kernel_time_sum_us"]) < 0.0005 for c in comp),
+              f"nsys folder: each rank's compute {comp}")
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     if not os.path.isdir(WILD):
         if os.environ.get("CI") == "true":
@@ -166,6 +268,10 @@ def main():
     communication_checks(raw)
     steps_checks(raw)
     grade_checks(raw)
+
+
+    rocprof_checks(raw)
+    nsys_checks(raw)
     print(f"wild: {checks - len(failures)} of {checks} checks passed")
     return 1 if failures else 0
 

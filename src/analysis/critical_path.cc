@@ -118,7 +118,8 @@ std::vector<Row> Rows(const RankProfile& p, const Names& nm) {
   for (size_t i = 0; i < o.size(); ++i)
     if (o.kind[i] != OpKind::kInstant && o.kind[i] != OpKind::kTraceSpan) order.push_back(static_cast<uint32_t>(i));
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return o.offset[a] < o.offset[b]; });
-  const StringId k_ws = p.strings.Find("wait_on_stream"), k_wr = p.strings.Find("wait_on_cuda_event_record_corr_id");
+  const StringId k_ws = p.strings.Find("wait_on_stream"), k_wr = p.strings.Find("wait_on_cuda_event_record_corr_id"),
+                 k_stream = p.strings.Find("stream");
   std::vector<Row> rows(order.size());
   for (size_t r = 0; r < order.size(); ++r) {
     const uint32_t i = order[r];
@@ -138,6 +139,9 @@ std::vector<Row> Rows(const RankProfile& p, const Names& nm) {
         if (a.value.type != ArgType::kInt) continue;
         if (a.value.key == k_ws) w.wait_stream = a.value.i;
         if (a.value.key == k_wr) w.wait_record = a.value.i;
+        // A host-side sync record (nsys puts them on a track of their own)
+        // names the stream it waited on: HTA's row has it as its stream.
+        if (a.value.key == k_stream && t.kind != TrackKind::kGpuStream) w.stream = a.value.i;
       }
     }
   }

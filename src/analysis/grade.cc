@@ -154,8 +154,7 @@ std::vector<GradeItem> GradeRank(const RankProfile& p, int64_t rank) {
     // the warning is for launched work that no op owns, or ids repaired.
     const double launched_unowned =
         pct(AttributedBy::kNone) - Pct(static_cast<double>(no_launch_time), static_cast<double>(gpu_time));
-    add(GradeId::attribution, launched_unowned > 10 || repaired_pct > 10 ? Severity::kWarning : Severity::kInfo,
-        owned,
+    add(GradeId::attribution, launched_unowned > 10 || repaired_pct > 10 ? Severity::kWarning : Severity::kInfo, owned,
         fmt::format("per-op GPU time: {:.1f} % of GPU time attributed to an op ({:.1f} % by a verified External id, "
                     "{:.1f} % by time, {:.1f} % to a graph launch, {:.1f} % to an annotation around the launch); "
                     "{:.1f} % under (no cpu_op){}{}",

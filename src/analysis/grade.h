@@ -18,7 +18,7 @@
 namespace mlprof {
 
 //  X(id, what it checks)
-#define MLPROF_GRADE_ITEMS(X)                                                                                 \
+#define MLPROF_GRADE_ITEMS(X)                                                                              \
   X(gpu_activity_lost, "launch calls whose GPU work the trace does not hold (CUPTI activity lost or off)") \
   X(gpu_ops_without_launch, "GPU ops whose launch call is not in the trace")                               \
   X(flows_unpaired, "launch-to-GPU flows with only one end")                                               \

@@ -238,11 +238,14 @@ StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedS
       std::string both;
       for (const auto* q : job)
         if (q->recorded_rank == x->recorded_rank) both += (both.empty() ? "" : " and ") + q->path;
-      return InvalidArgument(fmt::format("{} all claim rank {} (distributedInfo.rank); pass the traces of one job only",
-                                         both, x->recorded_rank));
+      return InvalidArgument(
+          fmt::format("{} all claim rank {} (distributedInfo.rank, or the MPI rank in an Nsight Systems export's "
+                      "environment); pass the traces of one job only",
+                      both, x->recorded_rank));
     }
   }
-  std::map<uint64_t, int64_t> rank_of;  // file index -> rank
+  std::map<uint64_t, int64_t> rank_of;                    // file index -> rank
+  std::vector<std::pair<std::string, int64_t>> numbered;  // files numbered by their order, as LoadProfile notes them
   int64_t next_free = 0;
   std::set<int64_t> step_numbers;
   JobFacts jf;
@@ -253,6 +256,7 @@ StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedS
       while (taken.count(next_free)) ++next_free;
       rank = next_free;
       taken.insert(next_free);
+      numbered.emplace_back(x->path, rank);
     }
     rank_of[x->index] = rank;
     jf.ranks.push_back(rank);
@@ -281,6 +285,8 @@ StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedS
   // The job's notes once (process 0); skipped files where they were found.
   if (comm.rank() == 0) {
     s.profile.notes = std::move(notes);
+    if (std::string note = FileOrderRankNote(numbered, job.size()); !note.empty())
+      s.profile.notes.push_back(std::move(note));
     // Whether the files are one job, over every process's files in job order.
     std::vector<const ShareFacts::File*> ordered(job);
     std::sort(ordered.begin(), ordered.end(), [&](const ShareFacts::File* a, const ShareFacts::File* b) {

@@ -56,6 +56,7 @@
 #include "io/ascend_files.h"
 #include "io/kineto_vocabulary.h"
 #include "io/readers.h"
+#include "io/rocprof_conventions.h"
 #include "io/xspace_conventions.h"
 #include "model/builder.h"
 
@@ -326,6 +327,8 @@ struct ReaderState {
   // "cat" comes before "args", as Kineto writes them.
   bool keep_args = false;
   std::vector<ArgValue> kept_args{};
+  // rocprof's exact times of the event (args BeginNs, EndNs; -1: absent).
+  int64_t begin_ns = -1, end_ns = -1;
   __attribute__((always_inline)) StringId Intern(std::string_view s) { return cache.Intern(b->strings(), s); }
 };
 
@@ -581,6 +584,28 @@ error_code ReadArgs(ReaderState& st, od::value& v, EventRecord& e, StringId* met
     od::value& val = field.value();
     const char* k = key.raw();
     bool kept = false;
+    // rocprof's args (io/rocprof_conventions.h): the exact ns times, the
+    // device and HIP stream of a GPU or copy op, a HIP call's sizeBytes in
+    // its args text ("( dst(..) src(..) sizeBytes(24) kind(1) ...)").
+    if ((k[0] == 'B' && key == "BeginNs") || (k[0] == 'E' && key == "EndNs")) {
+      int64_t n;
+      if (ParseIntToken(val.raw_json_token(), &n) && n >= 0) (k[0] == 'B' ? st.begin_ns : st.end_ns) = n;
+      continue;
+    }
+    if ((k[0] == 'd' && key == "dev-id") || (k[0] == 's' && key == "stream-id")) {
+      int64_t n;
+      if (ParseIntToken(val.raw_json_token(), &n))
+        st.kept_args.push_back(ArgValue::Int(st.Intern(k[0] == 'd' ? "dev-id" : "stream-id"), n));
+      continue;
+    }
+    if (k[0] == 'a' && key == "args" && val.raw_json_token().substr(0, 1) == "\"") {
+      std::string_view s;
+      if (ReadString(val, &s) == simdjson::SUCCESS) {
+        const int64_t n = HipArgsSizeBytes(s);
+        if (n >= 0) e.bytes = n;
+      }
+      continue;
+    }
     // Ascend hardware tasks' type (torch_npu trace_view.json): what the task
     // ran on, read by io/ascend_conventions.cc.
     if (k[0] == 'T' && key == "Task Type") {
@@ -726,6 +751,7 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
   st.num_args.clear();
   st.kept_args.clear();
   st.keep_args = false;
+  st.begin_ns = st.end_ns = -1;
   if (st.xla_any) {  // left by an event skipped after its args were read
     st.xla = XlaOp{};
     st.xla_any = st.xla_anchor = false;
@@ -826,6 +852,15 @@ error_code ReadEvent(ReaderState& st, od::object& obj, uint64_t offset) {
     return simdjson::SUCCESS;
   }
   if (bad_time) return simdjson::SUCCESS;  // already counted
+  // rocprof writes ts and dur as whole microseconds (truncated) and the exact
+  // times in ns beside them: the exact ones when they agree with ts (a trace
+  // rebased by ROCP_JSON_REBASE keeps ts/dur).
+  if (st.begin_ns >= 0 && st.end_ns >= st.begin_ns && e.ph == 'X' && e.has_ts &&
+      e.ts == static_cast<Ps128>(st.begin_ns / 1000) * kPsPerUs) {
+    e.ts = static_cast<Ps128>(st.begin_ns) * 1000;
+    e.dur = static_cast<Ps128>(st.end_ns - st.begin_ns) * 1000;
+    e.has_dur = true;
+  }
   if (e.ph == 'M' || e.ph == 'C') st.b->CountEvent(e);
   if (e.ph == 'M') {
     std::string_view n = st.b->strings().Get(e.name);
@@ -1461,6 +1496,11 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     const uint64_t complete = out->phase_counts[static_cast<unsigned char>('X')];
     for (uint64_t cap : options.trace_viewer_caps)
       if (complete == cap) builder.Warn(ImportStat::trace_viewer_cap, size);
+  } else if (out->format != "ascend-trace-view") {
+    if (AdoptRocprofConventions(builder, file.path))
+      out->format = "rocprof-json";
+    else
+      WarnUnreadDeviceLanes(builder, file.path);
   }
   return builder.Finish();
 }

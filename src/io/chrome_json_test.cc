@@ -8,6 +8,7 @@
 
 #include "../tests/test_util.h"
 #include "io/load.h"
+#include "io/rocprof_conventions.h"
 #include "model/builder.h"
 
 namespace mlprof {
@@ -524,6 +525,205 @@ TEST(ChromeJson, AllArgsKeepsEveryOtherArgTyped) {
       R"J({"traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":0,"dur":1,"args":{"n":5}}]})J", "t.json");
   ASSERT_TRUE(lean.ok());
   EXPECT_TRUE(lean->args.rows.empty());
+}
+
+}  // namespace
+
+// File-local helpers of the rocprof tests (a namespace of their own: the
+// tests are built as one unity source).
+namespace rocprof_json_test {
+
+// rocprof's --hip-trace JSON as tblextr.py writes it (pids and times as
+// strings, metadata pids as numbers, exact times in BeginNs/EndNs, calls
+// linked to GPU ops by DataFlow flows), by hand. Times in us unless ns:
+//   CPU HIP API (pid 2, tid 517):
+//     hipMemcpyWithStream [1000.100, 1050.200] sizeBytes(4096)  flow 0 -> CopyHostToDevice
+//     hipLaunchKernel     [1100.000, 1120.500]                  flow 1 -> k
+//     hipMemcpyWithStream [1200.000, 1300.000] sizeBytes(8)     flow 2 -> CopyDeviceToHost
+//     hipGetDevice        ts 1400, dur 1 (no ns times)
+//   COPY (pid 1): CopyHostToDevice [1010.250, 1015.750], CopyDeviceToHost
+//     [1250.125, 1260.000] (dev-id 1, stream-id 1); FillBuffer ts 1500 dur 2
+//     (stream-id 2, no flow)
+//   GPU1 (pid 7): k [1130.400, 1170.900]; k2 ts 1600 dur 3 whose BeginNs
+//     disagrees with its ts (a rebased trace): ts/dur are kept; no flow.
+// Origin: 1000 us (the earliest time, 1000.100, floored).
+const char* const kHipTrace = R"json({ "traceEvents":[{}
+,{"args":{"name":"CPU HIP API"},"ph":"M","pid":2,"name":"process_name","sort_index":0}
+,{"args":{"name":"COPY"},"ph":"M","pid":1,"name":"process_name","sort_index":1}
+,{"args":{"name":"GPU0"},"ph":"M","pid":6,"name":"process_name","sort_index":2}
+,{"args":{"name":"GPU1"},"ph":"M","pid":7,"name":"process_name","sort_index":3}
+,{"ph":"X","name":"CopyHostToDevice","pid":"1","tid":"1","ts":"1010","dur":"5",
+  "args":{"BeginNs":"1010250","EndNs":"1015750","dev-id":"1","queue-id":"0","Name":"CopyHostToDevice","stream-id":"1","DurationNs":"5500"}}
+,{"ph":"X","name":"CopyDeviceToHost","pid":"1","tid":"1","ts":"1250","dur":"9",
+  "args":{"BeginNs":"1250125","EndNs":"1260000","dev-id":"1","queue-id":"0","stream-id":"1","DurationNs":"9875"}}
+,{"ph":"X","name":"FillBuffer","pid":"1","tid":"1","ts":"1500","dur":"2","args":{"dev-id":"1","stream-id":"2"}}
+,{"ph":"X","name":"hipMemcpyWithStream","pid":"2","tid":"517","ts":"1000","dur":"50",
+  "args":{"BeginNs":"1000100","EndNs":"1050200","pid":"517","tid":"517","Name":"hipMemcpyWithStream",
+          "args":"( dst(0x7f13d6a00000) src(0x741bb00) sizeBytes(4096) kind(1) stream(1))","Data":""}}
+,{"ph":"X","name":"hipLaunchKernel","pid":"2","tid":"517","ts":"1100","dur":"20",
+  "args":{"BeginNs":"1100000","EndNs":"1120500","args":"( kernel(k) numBlocks({z(1) y(1) x(1}) stream(1))"}}
+,{"ph":"X","name":"hipMemcpyWithStream","pid":"2","tid":"517","ts":"1200","dur":"100",
+  "args":{"BeginNs":"1200000","EndNs":"1300000","args":"( dst(0x1) src(0x2) sizeBytes(8) kind(2) stream(1))"}}
+,{"ph":"X","name":"hipGetDevice","pid":"2","tid":"517","ts":"1400","dur":"1","args":{"args":"( deviceId(0))"}}
+,{"ph":"X","name":"k","pid":"7","tid":"1","ts":"1130","dur":"40",
+  "args":{"BeginNs":"1130400","EndNs":"1170900","dev-id":"1","queue-id":"0","stream-id":"1"}}
+,{"ph":"X","name":"k2","pid":"7","tid":"1","ts":"1600","dur":"3",
+  "args":{"BeginNs":"99999000","EndNs":"99999900","dev-id":"1","stream-id":"1"}}
+,{"ts":1020,"ph":"s","cat":"DataFlow","id":0,"pid":2,"tid":517,"name":"dep"}
+,{"ts":1010,"ph":"t","cat":"DataFlow","id":0,"pid":1,"tid":1,"name":"dep"}
+,{"ts":1110,"ph":"s","cat":"DataFlow","id":1,"pid":2,"tid":517,"name":"dep"}
+,{"ts":1130,"ph":"t","cat":"DataFlow","id":1,"pid":7,"tid":1,"name":"dep"}
+,{"ts":1240,"ph":"s","cat":"DataFlow","id":2,"pid":2,"tid":517,"name":"dep"}
+,{"ts":1250,"ph":"t","cat":"DataFlow","id":2,"pid":1,"tid":1,"name":"dep"}
+], "otherData":{"CMD":"rocminfo"}})json";
+
+int64_t Find(const RankProfile& p, std::string_view name) {
+  for (size_t i = 0; i < p.ops.size(); ++i)
+    if (p.str(p.ops.name[i]) == name) return static_cast<int64_t>(i);
+  return -1;
+}
+
+}  // namespace rocprof_json_test
+
+namespace {
+
+TEST(ChromeJson, RocprofHipTraceIsDeviceWork) {
+  using rocprof_json_test::Find;
+  auto r = Read(rocprof_json_test::kHipTrace);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const RankProfile& p = *r;
+  EXPECT_EQ(p.format, "rocprof-json");
+  EXPECT_TRUE(p.sidecar_warnings.empty());
+  EXPECT_EQ(p.origin_abs_ps, static_cast<Ps128>(1000) * kPsPerUs);
+  const OpTable& o = p.ops;
+  const int64_t k = Find(p, "k"), k2 = Find(p, "k2"), h2d = Find(p, "Memcpy HtoD (CopyHostToDevice)"),
+                d2h = Find(p, "Memcpy DtoH (CopyDeviceToHost)"), fill = Find(p, "Memset (FillBuffer)"),
+                launch = Find(p, "hipLaunchKernel"), get = Find(p, "hipGetDevice");
+  for (int64_t i : {k, k2, h2d, d2h, fill, launch, get}) ASSERT_GE(i, 0);
+  // Kernels and copies: GPU work on device 1, stream 1 (the fill on stream 2),
+  // at their exact ns times; k2's ns times disagree with its ts: ts/dur kept.
+  EXPECT_EQ(o.kind[k], OpKind::kKernel);
+  EXPECT_EQ(o.kind[k2], OpKind::kKernel);
+  EXPECT_EQ(o.kind[h2d], OpKind::kMemcpy);
+  EXPECT_EQ(o.kind[d2h], OpKind::kMemcpy);
+  EXPECT_EQ(o.kind[fill], OpKind::kMemset);
+  for (int64_t i : {k, k2, h2d, d2h}) {
+    const Track& t = p.tracks[o.track[i]];
+    EXPECT_EQ(t.kind, TrackKind::kGpuStream);
+    EXPECT_EQ(t.device, 1);
+    EXPECT_EQ(t.stream, 1);
+    EXPECT_EQ(o.track[i], o.track[k]);  // one stream, one track
+  }
+  EXPECT_EQ(p.tracks[o.track[fill]].stream, 2);
+  EXPECT_EQ(p.tracks[o.track[fill]].device, 1);
+  EXPECT_EQ(o.ts[k], 130400 * 1000);
+  EXPECT_EQ(o.dur[k], 40500 * 1000);
+  EXPECT_EQ(o.ts[h2d], 10250 * 1000);
+  EXPECT_EQ(o.dur[h2d], 5500 * 1000);
+  EXPECT_EQ(o.dur[d2h], 9875 * 1000);
+  EXPECT_EQ(o.ts[k2], 600 * kPsPerUs);
+  EXPECT_EQ(o.dur[k2], 3 * kPsPerUs);
+  EXPECT_EQ(o.ts[fill], 500 * kPsPerUs);
+  EXPECT_EQ(o.dur[get], 1 * kPsPerUs);
+  // Calls: runtime calls; each linked to the op its flow points at, copies
+  // sized by their call's sizeBytes; k2 and the fill have no flow.
+  EXPECT_EQ(o.kind[launch], OpKind::kRuntime);
+  EXPECT_EQ(p.str(o.cat[launch]), "hip_runtime");
+  EXPECT_EQ(o.kind[get], OpKind::kRuntime);
+  EXPECT_EQ(o.launch[k], launch);
+  ASSERT_GE(o.launch[h2d], 0);
+  EXPECT_EQ(o.ts[o.launch[h2d]], 100 * 1000);
+  ASSERT_GE(o.launch[d2h], 0);
+  EXPECT_EQ(o.ts[o.launch[d2h]], 200 * kPsPerUs);
+  EXPECT_EQ(o.bytes_of(h2d), 4096);
+  EXPECT_EQ(o.bytes_of(d2h), 8);
+  EXPECT_EQ(o.bytes_of(fill), -1);
+  EXPECT_EQ(o.launch[k2], -1);
+  EXPECT_EQ(o.launch[fill], -1);
+  EXPECT_EQ(p.stats.Get(ImportStat::gpu_op_without_launch), 2u);
+  EXPECT_EQ(p.stats.Get(ImportStat::duplicate_correlation), 0u);
+  // The flows' ends moved with their ops.
+  for (const Flow& f : p.flows)
+    if (f.phase == 't') {
+      EXPECT_EQ(p.tracks[f.track].kind, TrackKind::kGpuStream);
+    }
+}
+
+TEST(ChromeJson, RocprofCopyNamesAndHipArgs) {
+  EXPECT_EQ(RocprofCopyOf("CopyHostToDevice").name, "Memcpy HtoD (CopyHostToDevice)");
+  EXPECT_EQ(RocprofCopyOf("CopyDeviceToHost").name, "Memcpy DtoH (CopyDeviceToHost)");
+  EXPECT_EQ(RocprofCopyOf("CopyDeviceToDevice").name, "Memcpy DtoD (CopyDeviceToDevice)");
+  EXPECT_EQ(RocprofCopyOf("MEMORY_COPY_HOST_TO_DEVICE").name, "Memcpy HtoD (MEMORY_COPY_HOST_TO_DEVICE)");
+  EXPECT_EQ(RocprofCopyOf("FillBuffer").kind, OpKind::kMemset);
+  EXPECT_EQ(RocprofCopyOf("Copy").name, "Copy");
+  EXPECT_EQ(RocprofCopyOf("Copy").kind, OpKind::kMemcpy);
+  EXPECT_EQ(HipArgsSizeBytes("( dst(0x7f) src(0x74) sizeBytes(24) kind(1) stream(1))"), 24);
+  EXPECT_EQ(HipArgsSizeBytes("( count(8))"), -1);
+  EXPECT_EQ(HipArgsSizeBytes("( sizeBytes(x))"), -1);
+  EXPECT_EQ(RocprofGpuLane("GPU12"), 12);
+  EXPECT_EQ(RocprofGpuLane("GPU"), -1);
+  EXPECT_EQ(RocprofGpuLane("GPU Barriers0"), -1);
+  EXPECT_EQ(RocprofGpuLane("GPU 0"), -1);
+}
+
+// A copy that names no device, with two GPUs on the lanes: not guessed,
+// left as a host event, and said.
+TEST(ChromeJson, RocprofCopyWithoutDeviceIsNotGuessed) {
+  auto r = Read(R"([
+    {"ph":"M","name":"process_name","pid":1,"args":{"name":"COPY"}},
+    {"ph":"M","name":"process_name","pid":6,"args":{"name":"GPU0"}},
+    {"ph":"M","name":"process_name","pid":7,"args":{"name":"GPU1"}},
+    {"ph":"X","name":"CopyHostToDevice","pid":"1","tid":"1","ts":"10","dur":"5"},
+    {"ph":"X","name":"a","pid":"6","tid":"1","ts":"20","dur":"5"},
+    {"ph":"X","name":"b","pid":"7","tid":"1","ts":"30","dur":"5"}])");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->format, "rocprof-json");
+  const int64_t copy = rocprof_json_test::Find(*r, "CopyHostToDevice");
+  ASSERT_GE(copy, 0);
+  EXPECT_EQ(r->ops.kind[copy], OpKind::kOther);
+  ASSERT_EQ(r->sidecar_warnings.size(), 1u);
+  EXPECT_NE(r->sidecar_warnings[0].find("1 rocprof COPY event names no device"), std::string::npos)
+      << r->sidecar_warnings[0];
+  EXPECT_EQ(r->ops.kind[rocprof_json_test::Find(*r, "a")], OpKind::kKernel);
+  EXPECT_EQ(r->tracks[r->ops.track[rocprof_json_test::Find(*r, "b")]].device, 1);
+}
+
+// A trace no convention reads, whose process names say device lanes, is not
+// a silent host-only profile: a warning names them. Traces with GPU work, or
+// with no such names, get none; a Kineto trace whose GPU process is named
+// "GPU0" keeps its categories.
+TEST(ChromeJson, UnreadDeviceLanesAreNamed) {
+  auto r = Read(R"([
+    {"ph":"M","name":"process_name","pid":1,"args":{"name":"HIP GPU 0"}},
+    {"ph":"M","name":"process_name","pid":2,"args":{"name":"CPU HSA API"}},
+    {"ph":"M","name":"process_name","pid":3,"args":{"name":"python"}},
+    {"ph":"X","name":"kernelA","pid":1,"tid":1,"ts":10,"dur":5},
+    {"ph":"X","name":"kernelB","pid":1,"tid":1,"ts":20,"dur":5},
+    {"ph":"X","name":"hsa_signal_wait","pid":2,"tid":9,"ts":10,"dur":5},
+    {"ph":"X","name":"main","pid":3,"tid":3,"ts":0,"dur":50}])");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->sidecar_warnings.size(), 1u);
+  const std::string& w = r->sidecar_warnings[0];
+  EXPECT_NE(w.find("no GPU work was read, but process 'HIP GPU 0' (2 events) is named like device lanes"),
+            std::string::npos)
+      << w;
+  EXPECT_EQ(w.find("CPU HSA API"), std::string::npos) << w;
+  EXPECT_EQ(w.find("python"), std::string::npos) << w;
+
+  auto host = Read(R"([{"ph":"X","name":"main","pid":3,"tid":3,"ts":0,"dur":50},
+    {"ph":"M","name":"process_name","pid":3,"args":{"name":"python"}}])");
+  ASSERT_TRUE(host.ok());
+  EXPECT_TRUE(host->sidecar_warnings.empty());
+
+  auto kineto = Read(R"([
+    {"ph":"M","name":"process_name","pid":0,"args":{"name":"GPU0"}},
+    {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":5,"args":{"device":0,"stream":7}},
+    {"ph":"X","name":"marker","pid":0,"tid":8,"ts":10,"dur":5}])");
+  ASSERT_TRUE(kineto.ok());
+  EXPECT_EQ(kineto->format, "chrome-json (array)");
+  EXPECT_TRUE(kineto->sidecar_warnings.empty());
+  EXPECT_EQ(kineto->ops.kind[rocprof_json_test::Find(*kineto, "marker")], OpKind::kOther);
+  EXPECT_EQ(kineto->ops.kind[rocprof_json_test::Find(*kineto, "gemm")], OpKind::kKernel);
 }
 
 }  // namespace

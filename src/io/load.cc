@@ -26,7 +26,10 @@ bool IsTraceFileName(const std::string& name) {
   auto ends = [&](std::string_view s) {
     return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
   };
-  return ends(".json") || ends(".json.gz") || ends(".json.zst") || ends(".gz") || ends(".zst") || ends(".xplane.pb");
+  // .sqlite: Nsight Systems exports (`nsys export --type sqlite`), one per
+  // rank as `nsys profile -o report.%q{RANK}` writes them.
+  return ends(".json") || ends(".json.gz") || ends(".json.zst") || ends(".gz") || ends(".zst") || ends(".xplane.pb") ||
+         ends(".sqlite");
 }
 
 Status ReadOne(LoadedFile& f, const ReadOptions& ro, RankProfile* out) {
@@ -86,8 +89,9 @@ StatusOr<std::vector<std::string>> TraceFilesIn(const fs::path& dir, std::vector
     std::string listed;
     for (size_t i = 0; i < others.size() && i < 5; ++i) listed += (i ? ", " : "") + others[i];
     if (others.size() > 5) listed += fmt::format(" and {} more", others.size() - 5);
-    notes->push_back(fmt::format("{}: skipped {} {} not named as traces (*.json, *.json.gz, *.zst, *.xplane.pb): {}",
-                                 dir.string(), others.size(), others.size() == 1 ? "entry" : "entries", listed));
+    notes->push_back(
+        fmt::format("{}: skipped {} {} not named as traces (*.json, *.json.gz, *.zst, *.xplane.pb, *.sqlite): {}",
+                    dir.string(), others.size(), others.size() == 1 ? "entry" : "entries", listed));
   }
   return files;
 }
@@ -162,7 +166,7 @@ StatusOr<std::vector<std::string>> ExpandTracePaths(const std::vector<std::strin
       }
       if (files.empty())
         return NotFound(fmt::format(
-            "{}: no trace files (*.json, *.json.gz, *.zst, *.xplane.pb) in this directory, nor a TensorBoard "
+            "{}: no trace files (*.json, *.json.gz, *.zst, *.xplane.pb, *.sqlite) in this directory, nor a TensorBoard "
             "plugins/profile/<run>/ folder with some",
             p));
       out.insert(out.end(), files.begin(), files.end());
@@ -304,17 +308,23 @@ StatusOr<Profile> LoadExpanded(const std::vector<std::string>& files, const std:
       std::string both;
       for (const RankProfile& q : profile.ranks)
         if (q.meta.rank == r.meta.rank) both += (both.empty() ? "" : " and ") + q.path;
-      return InvalidArgument(fmt::format("{} all claim rank {} (distributedInfo.rank); pass the traces of one job only",
-                                         both, r.meta.rank));
+      return InvalidArgument(
+          fmt::format("{} all claim rank {} (distributedInfo.rank, or the MPI rank in an Nsight Systems export's "
+                      "environment); pass the traces of one job only",
+                      both, r.meta.rank));
     }
   }
   int64_t next_free = 0;
+  std::vector<std::pair<std::string, int64_t>> numbered;
   for (RankProfile& r : profile.ranks) {
     if (r.meta.rank >= 0) continue;
     while (taken.count(next_free)) ++next_free;
     r.meta.rank = next_free;
     taken.insert(next_free);
+    numbered.emplace_back(r.path, next_free);
   }
+  if (std::string note = FileOrderRankNote(numbered, profile.ranks.size()); !note.empty())
+    profile.notes.push_back(std::move(note));
   std::stable_sort(profile.ranks.begin(), profile.ranks.end(),
                    [](const RankProfile& a, const RankProfile& b) { return a.meta.rank < b.meta.rank; });
   std::vector<JobFileFacts> facts;
@@ -370,11 +380,23 @@ std::vector<std::string> NotOneJob(const std::vector<JobFileFacts>& files) {
         "recorded at the same time",
         why.empty() ? "" : ", and ", static_cast<double>(gap) / 1e12);
   return {fmt::format(
-      "these {} traces are not known to be one job: {}; mlprof numbered them as ranks 0..{} by file order, and "
-      "cross-rank figures (collectives, stragglers) compare them as one job. If they are separate runs, compare "
-      "them with `mlprof diff A B` or `mlprof compare A B ...`; to read them as one job, profile with "
-      "torch.distributed initialised",
-      torch.size(), why, torch.size() - 1)};
+      "these {} traces are not known to be one job: {}; cross-rank figures (collectives, stragglers) compare them "
+      "as ranks of one job. If they are separate runs, compare them with `mlprof diff A B` or `mlprof compare A B "
+      "...`; to read them as one job, profile with torch.distributed initialised",
+      torch.size(), why)};
+}
+
+std::string FileOrderRankNote(const std::vector<std::pair<std::string, int64_t>>& numbered, size_t files) {
+  if (files < 2 || numbered.empty()) return "";
+  std::string listed;
+  constexpr size_t kShown = 8;
+  for (size_t i = 0; i < numbered.size() && i < kShown; ++i)
+    listed += fmt::format("{}rank {} = {}", i ? ", " : "", numbered[i].second, numbered[i].first);
+  if (numbered.size() > kShown) listed += fmt::format(" and {} more", numbered.size() - kShown);
+  return fmt::format(
+      "{} of the {} files record{} no rank (Kineto's distributedInfo.rank, an MPI rank in an Nsight Systems export's "
+      "environment): numbered in file order: {}",
+      numbered.size(), files, numbered.size() == 1 ? "s" : "", listed);
 }
 
 StatusOr<RankProfile> LoadTraceBytes(std::string_view bytes, const std::string& name) {

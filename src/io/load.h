@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -66,6 +67,11 @@ struct ExpandedLoad {
   bool require_one = true;   // no trace among the files: an error
   std::vector<size_t>* kept = nullptr;
 };
+// The note that says which files of a job of several were numbered by their
+// order because they record no rank; "" when none was, or for one file.
+// `numbered`: (path, rank given), in file order.
+std::string FileOrderRankNote(const std::vector<std::pair<std::string, int64_t>>& numbered, size_t files);
+
 StatusOr<Profile> LoadExpanded(const std::vector<std::string>& files, const std::set<std::string>& named,
                                const LoadOptions& options, const ExpandedLoad& how = {});
 

@@ -34,6 +34,8 @@ constexpr int64_t kStartEndTidBase = int64_t{1} << 32;
 constexpr int64_t kGpuPidBase = int64_t{1} << 40;
 // The GPU metrics' counter track on a GPU's pid.
 constexpr int64_t kGpuMetricsTid = -2;
+// CUDA synchronization records: a track of their own on their process.
+constexpr int64_t kSyncTid = -3;
 
 // CUPTI's enums, for exports without ENUM_* tables (schema 2.x).
 const char* CopyKindName(int64_t k) {
@@ -111,6 +113,7 @@ class NsysReader {
     RETURN_IF_ERROR(LoadStrings());
     RETURN_IF_ERROR(ReadDevices());
     RETURN_IF_ERROR(ReadNames());
+    RETURN_IF_ERROR(ReadRank());
     RETURN_IF_ERROR(ReadRuntime());
     RETURN_IF_ERROR(ReadKernels());
     RETURN_IF_ERROR(ReadMemcpy());
@@ -393,24 +396,46 @@ class NsysReader {
     return OkStatus();
   }
 
+  // CUPTI's synchronization records time the host's wait inside a sync call
+  // (cudaStreamSynchronize, cudaEventSynchronize, cudaDeviceSynchronize,
+  // cudaStreamWaitEvent): host time, not GPU work, though exported with the
+  // device (and stream) waited on. So they are not ops on a GPU stream (that
+  // counted the wait as the device's busy time, stretched its span, gave the
+  // sync call device time in `ops`, and made a GPU of a device the rank only
+  // waited on): each is a device-sync op on its process's "CUDA
+  // synchronization" track, with the device and stream it waited on as
+  // args. A stream sync keeps its call's correlation (the critical path's
+  // sync edge from the stream's last kernel to the call's end); it is not a
+  // launch (Finish joins GPU ops to launch calls only).
   Status ReadSync() {
     if (!Has("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")) return OkStatus();
-    ASSIGN_OR_RETURN(const std::string sql, GpuSelect("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", {"!syncType"}));
+    ASSIGN_OR_RETURN(const std::string sql,
+                     Select("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                            {"!start", "!end", "deviceId", "streamId", "correlationId", "globalPid", "!syncType"}));
     Stmt s(file_.db(), sql);
     if (!s.ok()) return Corrupt("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
-    const StringId cat = b_.strings().Intern("cuda_sync");
+    const StringId cat = b_.strings().Intern("cuda_sync"), k_device = b_.strings().Intern("device"),
+                   k_stream = b_.strings().Intern("stream"), track = b_.strings().Intern("CUDA synchronization");
+    std::set<int64_t> named;  // pids whose sync track is named
+    std::vector<ArgValue> args;
     while (s.Next()) {
       EventRecord e;
-      if (!GpuCommon(s, e)) continue;
-      const int64_t type = s.Int(6);
-      e.kind = OpKind::kCudaSync;
+      const int64_t type = s.Int(6), pid = s.Null(5) ? 0 : PidOf(s.Int(5));
+      e.kind = OpKind::kDeviceSync;
       e.cat = cat;
       e.name = b_.strings().Intern(SyncName(type));
-      // Event and context syncs wait for the device, not a stream; CUPTI
-      // writes an invalid stream id (-1 as unsigned) for them.
-      // Their correlation is the sync call's: no GPU op to link, so none.
-      if (type == 1 || type == 4 || e.stream < 0 || e.stream >= 0xFFFFFFFFll)
-        e.stream = -1, e.tid = -1, e.correlation = -1;
+      e.pid = pid, e.tid = kSyncTid;
+      if (named.insert(pid).second) b_.SetThreadName(pid, kSyncTid, track);
+      args.clear();
+      if (!s.Null(2) && s.Int(2) >= 0 && s.Int(2) <= 0xFFFF) args.push_back(ArgValue::Int(k_device, s.Int(2)));
+      // Event and context syncs wait for no stream (CUPTI writes an invalid
+      // id, -1 as unsigned): their correlation links to no GPU op either.
+      if (type != 1 && type != 4 && !s.Null(3) && s.Int(3) >= 0 && s.Int(3) < 0xFFFFFFFFll) {
+        args.push_back(ArgValue::Int(k_stream, s.Int(3)));
+        if (!s.Null(4)) e.correlation = Correlation(pid, s.Int(4));
+      }
+      e.args = args.data();
+      e.arg_count = static_cast<uint32_t>(args.size());
       Add(e, s.Int(0), s.Int(1));
     }
     if (!s.done()) return Corrupt("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
@@ -531,6 +556,60 @@ class NsysReader {
       Add(e, s.Int(0), s.Int(1));
     }
     if (!s.done()) return Corrupt("OSRT_API");
+    return OkStatus();
+  }
+
+  // The rank the export recorded: an MPI or launcher variable in the
+  // profiled process's environment (META_DATA_CAPTURE, nsys 2023 and later:
+  // rows 'PROCESS_n:ENVIRONMENT_VARIABLE' = 'KEY="value"') or, in older
+  // exports, in the session's (TARGET_INFO_SYSTEM_ENV 'DeviceEnvironment':
+  // KEY=value, NUL-separated). The first variable of kRankVars that names one
+  // rank; several processes with different ranks in one export: none.
+  Status ReadRank() {
+    std::map<std::string, std::set<int64_t>> seen;  // variable -> values
+    auto note = [&](std::string_view kv) {
+      const size_t eq = kv.find('=');
+      if (eq == std::string_view::npos) return;
+      const std::string key(kv.substr(0, eq));
+      std::string_view v = kv.substr(eq + 1);
+      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+      int64_t n = 0;
+      if (v.empty() || v.size() > 9) return;
+      for (char c : v) {
+        if (c < '0' || c > '9') return;
+        n = n * 10 + (c - '0');
+      }
+      seen[key].insert(n);
+    };
+    if (Has("META_DATA_CAPTURE") && Columns("META_DATA_CAPTURE").count("name") &&
+        Columns("META_DATA_CAPTURE").count("value")) {
+      Stmt s(file_.db(), "SELECT value FROM META_DATA_CAPTURE WHERE name LIKE 'PROCESS_%:ENVIRONMENT_VARIABLE'");
+      while (s.ok() && s.Next()) note(s.Text(0));
+    }
+    if (seen.empty() && Has("TARGET_INFO_SYSTEM_ENV") && Columns("TARGET_INFO_SYSTEM_ENV").count("name") &&
+        Columns("TARGET_INFO_SYSTEM_ENV").count("value")) {
+      Stmt s(file_.db(), "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'");
+      while (s.ok() && s.Next()) {
+        std::string_view env = s.Text(0);
+        for (size_t at = 0; at < env.size();) {
+          size_t end = env.find('\0', at);
+          if (end == std::string_view::npos) end = env.size();
+          note(env.substr(at, end - at));
+          at = end + 1;
+        }
+      }
+    }
+    auto one = [&](std::initializer_list<std::string_view> vars) -> int64_t {
+      for (std::string_view v : vars) {
+        auto it = seen.find(std::string(v));
+        if (it != seen.end()) return it->second.size() == 1 ? *it->second.begin() : -1;
+      }
+      return -1;
+    };
+    TraceMetadata& meta = b_.meta();
+    meta.rank = one({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID", "RANK"});
+    if (meta.rank >= 0)
+      meta.world_size = one({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "SLURM_NTASKS", "WORLD_SIZE"});
     return OkStatus();
   }
 

@@ -15,6 +15,9 @@
 
 #include "../../tests/corpus_util.h"
 #include "analysis/engines.h"
+#include "analysis/host_ops.h"
+#include "analysis/info.h"
+#include "analysis/view.h"
 #include "io/load.h"
 
 namespace mlprof {
@@ -137,6 +140,183 @@ TEST(Nsys, HandMadeExport) {
   EXPECT_EQ(r.stats.Get(ImportStat::open_range), 1u);
   EXPECT_EQ(r.stats.Get(ImportStat::gpu_op_without_launch), 1u);
   std::remove(path.c_str());
+}
+
+}  // namespace
+
+// File-local helpers of the tests below (a namespace of their own: the tests
+// are built as one unity source).
+namespace nsys_sync_test {
+
+// Writes an SQLite file at `path` from SQL text; "" on success, else the error.
+std::string MakeDb(const std::string& path, const std::string& sql) {
+  std::remove(path.c_str());
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return "cannot open " + path;
+  std::string err;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) err = sqlite3_errmsg(db);
+  sqlite3_close(db);
+  return err;
+}
+
+std::string SourceFile(const std::string& rel) {
+  std::ifstream in(std::string(MLPROF_SOURCE_DIR) + "/" + rel);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace nsys_sync_test
+
+namespace {
+
+// tests/data/nsys/sync_export.sql (its comment has the hand counts): the
+// synchronization records are host waits on a track of their own, not GPU
+// work: device 1, which only they name, is no GPU; the busy time and the
+// host ops' device time are the kernel's 3000 ns; the stream sync keeps its
+// call's correlation without becoming a launch. The rank comes from the
+// process's environment.
+TEST(Nsys, SyncRecordsAreHostWaits) {
+  const std::string path = ::testing::TempDir() + "nsys_sync.sqlite";
+  const std::string sql = nsys_sync_test::SourceFile("tests/data/nsys/sync_export.sql");
+  ASSERT_FALSE(sql.empty());
+  ASSERT_EQ(nsys_sync_test::MakeDb(path, sql), "");
+  auto p = LoadProfile({path}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const RankProfile& r = p->ranks.at(0);
+  EXPECT_EQ(r.meta.rank, 3);
+  EXPECT_EQ(r.meta.world_size, 4);
+  int streams = 0;
+  for (const Track& t : r.tracks)
+    if (t.kind == TrackKind::kGpuStream) {
+      ++streams;
+      EXPECT_EQ(t.device, 0);
+      EXPECT_EQ(t.stream, 7);
+    }
+  EXPECT_EQ(streams, 1);
+  const StringId k_device = r.strings.Find("device"), k_stream = r.strings.Find("stream");
+  int syncs = 0;
+  int64_t call_corr = -1, sync_corr = -2;
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    const std::string_view name = r.str(r.ops.name[i]);
+    if (name == "cudaStreamSynchronize") call_corr = r.ops.correlation[i];
+    if (r.ops.kind[i] == OpKind::kKernel) {
+      EXPECT_EQ(r.str(r.ops.name[static_cast<size_t>(r.ops.launch[i])]), "cudaLaunchKernel");
+    }
+    if (r.ops.kind[i] != OpKind::kDeviceSync) continue;
+    ++syncs;
+    const Track& t = r.tracks[r.ops.track[i]];
+    EXPECT_EQ(t.kind, TrackKind::kHostThread);
+    EXPECT_EQ(r.str(t.name), "CUDA synchronization");
+    EXPECT_EQ(t.pid, 1);
+    const ArgValue* dev = r.args.Find(ArgOwner::kOp, static_cast<uint32_t>(i), k_device);
+    const ArgValue* stream = r.args.Find(ArgOwner::kOp, static_cast<uint32_t>(i), k_stream);
+    ASSERT_NE(dev, nullptr);
+    EXPECT_EQ(dev->i, 1);
+    if (name == "Stream Sync") {
+      ASSERT_NE(stream, nullptr);
+      EXPECT_EQ(stream->i, 5);
+      sync_corr = r.ops.correlation[i];
+      EXPECT_EQ(r.ops.dur[i], 6680 * 1000);
+    } else {
+      EXPECT_EQ(name, "Event Sync");
+      EXPECT_EQ(stream, nullptr);
+      EXPECT_EQ(r.ops.correlation[i], -1);
+    }
+  }
+  EXPECT_EQ(syncs, 2);
+  EXPECT_EQ(sync_corr, call_corr);
+  EXPECT_EQ(r.stats.Get(ImportStat::duplicate_correlation), 0u);
+  EXPECT_EQ(r.stats.Get(ImportStat::gpu_op_without_launch), 0u);
+  EXPECT_EQ(SummarizeRanks(*p).at(0).gpus, 1);
+
+  const ProfileView view = BuildProfileView(*p, {});
+  Ps stream_busy = -1, all_busy = -1;
+  for (const EngineRow& e : ComputeEngines(view)) {
+    if (e.kind == "stream") {
+      EXPECT_EQ(e.engine, "GPU 0 stream 7");
+      stream_busy = e.busy;
+    }
+    if (e.kind == "all") all_busy = e.busy;
+  }
+  EXPECT_EQ(stream_busy, 3000 * 1000);
+  EXPECT_EQ(all_busy, 3000 * 1000);
+  Ps device_self = 0;
+  for (const HostOpRow& h : ComputeHostOps(view, {})) {
+    device_self += h.device_self;
+    if (h.name == "infer") {
+      EXPECT_EQ(h.device_self, 3000 * 1000);
+    }
+    if (h.name == "cudaStreamSynchronize") {
+      EXPECT_EQ(h.device_total, 0);
+    }
+  }
+  EXPECT_EQ(device_self, 3000 * 1000);
+  std::remove(path.c_str());
+}
+
+// Older exports keep the session's environment in TARGET_INFO_SYSTEM_ENV
+// ('DeviceEnvironment', NUL-separated); OMPI's variables outrank SLURM's.
+TEST(Nsys, RankFromTheSessionEnvironment) {
+  const std::string path = ::testing::TempDir() + "nsys_env.sqlite";
+  const std::string base =
+      "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+      "INSERT INTO StringIds VALUES (1,'cudaFree_v3020');"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER, correlationId INTEGER,"
+      " nameId INTEGER);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100,200,16777217,1,1);"
+      "CREATE TABLE TARGET_INFO_SYSTEM_ENV (globalVid INTEGER, devStateName TEXT, name TEXT, nameEnum INTEGER,"
+      " value TEXT);";
+  // HOME=/x \0 SLURM_PROCID=5 \0 OMPI_COMM_WORLD_RANK=6 \0 OMPI_COMM_WORLD_SIZE=8
+  ASSERT_EQ(nsys_sync_test::MakeDb(
+                path, base + "INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES (1,'Local','DeviceEnvironment',610,"
+                             "CAST(X'484F4D453D2F7800534C55524D5F50524F4349443D35004F4D50495F434F4D4D5F574F524C445F52"
+                             "414E4B3D36004F4D50495F434F4D4D5F574F524C445F53495A453D38' AS TEXT));"),
+            "");
+  auto p = LoadProfile({path}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->ranks.at(0).meta.rank, 6);
+  EXPECT_EQ(p->ranks.at(0).meta.world_size, 8);
+  // No rank variable: none recorded (a job numbers it by file order).
+  ASSERT_EQ(nsys_sync_test::MakeDb(path, base), "");
+  auto q = LoadProfile({path}, {});
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(q->ranks.at(0).meta.rank, 0);
+  EXPECT_TRUE(q->notes.empty());
+  std::remove(path.c_str());
+}
+
+// A directory of exports, one per rank as nsys writes them, is a job: ranks
+// from the files, else by file order with a note; two files claiming one
+// rank are refused.
+TEST(Nsys, DirectoryOfExportsIsAJob) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "nsys_job";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string mini = nsys_sync_test::SourceFile("tests/data/nsys/mini_export.sql");
+  ASSERT_EQ(nsys_sync_test::MakeDb((dir / "report.0.sqlite").string(), mini), "");
+  ASSERT_EQ(nsys_sync_test::MakeDb((dir / "report.1.sqlite").string(), mini), "");
+  std::ofstream((dir / "notes.txt").string()) << "not a trace\n";
+  auto p = LoadProfile({dir.string()}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->ranks.size(), 2u);
+  EXPECT_EQ(p->ranks[0].meta.rank, 0);
+  EXPECT_EQ(p->ranks[1].meta.rank, 1);
+  EXPECT_EQ(fs::path(p->ranks[1].path).filename(), "report.1.sqlite");
+  std::string notes;
+  for (const std::string& n : p->notes) notes += n + "\n";
+  EXPECT_NE(notes.find("2 of the 2 files record no rank"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("rank 1 = " + (dir / "report.1.sqlite").string()), std::string::npos) << notes;
+  EXPECT_NE(notes.find("skipped 1 entry not named as traces"), std::string::npos) << notes;
+  // Two exports of the same rank (PMI_RANK 3): refused, naming both.
+  const std::string sync = nsys_sync_test::SourceFile("tests/data/nsys/sync_export.sql");
+  ASSERT_EQ(nsys_sync_test::MakeDb((dir / "report.0.sqlite").string(), sync), "");
+  ASSERT_EQ(nsys_sync_test::MakeDb((dir / "report.1.sqlite").string(), sync), "");
+  auto dup = LoadProfile({dir.string()}, {});
+  ASSERT_FALSE(dup.ok());
+  EXPECT_NE(dup.status().message().find("all claim rank 3"), std::string::npos) << dup.status().message();
+  fs::remove_all(dir);
 }
 
 // One number from raw SQL, or -1 when the table is not there.

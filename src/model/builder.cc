@@ -299,6 +299,13 @@ void ProfileBuilder::SetOpKind(size_t op, OpKind kind, StringId cat) {
   any_gpu_ = any_gpu_ || IsGpuOp(kind);
 }
 
+void ProfileBuilder::SetOpBytes(size_t op, int64_t bytes) {
+  OpTable& o = out_->ops;
+  if (lagging_ || lean_open_) CatchUp(true);
+  if (o.bytes.size() < o.size()) o.bytes.resize(o.size(), -1);
+  o.bytes[op] = bytes;
+}
+
 void ProfileBuilder::DropXlaOps() {
   out_->xla_ops.clear();
   xla_index_.clear();
@@ -407,7 +414,8 @@ Status ProfileBuilder::Finish() {
     launch_of.reserve(n / 4 + 16);
     for (size_t i = 0; i < n; ++i) {
       OpKind k = o.kind[i];
-      if (o.correlation[i] < 0 || IsGpuOp(k) || k == OpKind::kGpuUserAnnotation) continue;
+      // A sync op carries its sync call's correlation, but launches nothing.
+      if (o.correlation[i] < 0 || IsGpuOp(k) || k == OpKind::kGpuUserAnnotation || k == OpKind::kDeviceSync) continue;
       auto [it, inserted] = launch_of.emplace(o.correlation[i], static_cast<int32_t>(i));
       if (!inserted) Warn(ImportStat::duplicate_correlation, o.offset[i]);
     }

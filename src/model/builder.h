@@ -115,6 +115,19 @@ class ProfileBuilder {
   void MakeGpuStream(uint32_t track, int32_t device, int64_t stream);
   void SetOpKind(size_t op, OpKind kind, StringId cat);
   void UnlinkXla(size_t op) { out_->ops.xla[op] = -1; }
+  // A vocabulary's name for an op (rocprof's "CopyHostToDevice" as
+  // "Memcpy HtoD (CopyHostToDevice)"), the bytes it moved, and the
+  // correlation id that joins it to its launch at Finish (a link the trace
+  // gives otherwise, by flow events: io/rocprof_conventions.h).
+  void SetOpName(size_t op, StringId name) { out_->ops.name[op] = name; }
+  void SetOpBytes(size_t op, int64_t bytes);
+  void SetCorrelation(size_t op, int64_t correlation) { out_->ops.correlation[op] = correlation; }
+  // Moves an op (or a flow event) to another track; Finish re-sorts.
+  void MoveOp(size_t op, uint32_t track) {
+    out_->ops.track[op] = track;
+    in_order_ = false;
+  }
+  void MoveFlow(size_t flow, uint32_t track) { out_->flows[flow].track = track; }
   // What a sidecar file adds (io/ascend_files.h): start times are partial
   // (ToPartialTime) and shifted with the ops at Finish.
   uint32_t AddCommOp(const CommOpStat& c) {

@@ -253,6 +253,39 @@ def rocprof(path):
     copy_pids = {p for p, n in pname.items() if n == "COPY"}
     kernels = [e for e in xs if str(e.get("pid")) in gpu_pids]
     copies = [e for e in xs if str(e.get("pid")) in copy_pids]
+    ns = lambda e, k: int(e["args"][k])  # BeginNs / EndNs / DurationNs: exact ns, as strings
+    # rule: flows (cat DataFlow) with an 's' and a 't' of one id; the 's' binds
+    # to the innermost X event on its (pid, tid) whose [ts, ts + dur] (us, as
+    # written) holds it; the 't' to the GPU/COPY event on its (pid, tid) whose
+    # ts (us, as written) equals the flow's ts
+    flows = collections.defaultdict(dict)
+    for e in evs:
+        if isinstance(e, dict) and e.get("cat") == "DataFlow" and e.get("ph") in ("s", "t"):
+            flows[e["id"]][e["ph"]] = e
+    by_thr = collections.defaultdict(list)
+    for e in xs:
+        by_thr[(str(e.get("pid")), str(e.get("tid")))].append(e)
+    pairs = []
+    for fid, f in sorted(flows.items()):
+        if "s" not in f or "t" not in f:
+            continue
+        s_, t_ = f["s"], f["t"]
+        call = innermost(by_thr[(str(s_["pid"]), str(s_["tid"]))], {"ts": s_["ts"], "dur": 0})
+        ops = [e for e in by_thr[(str(t_["pid"]), str(t_["tid"]))] if num(e["ts"]) == num(t_["ts"])]
+        pairs.append((call, ops[0] if len(ops) == 1 else None))
+
+    def size_bytes(call):
+        # rule: the N of "sizeBytes(N)" in the call's args.args text, else None
+        m = re.search(r"sizeBytes\((\d+)\)", (call or {}).get("args", {}).get("args", "")) if call else None
+        return int(m.group(1)) if m else None
+
+    copy_by_name = {}
+    for name in sorted({e["name"] for e in copies}):
+        mine = [e for e in copies if e["name"] == name]
+        sizes = [size_bytes(c) for c, op in pairs if op is not None and op in mine]
+        copy_by_name[name] = {"count": len(mine),
+                              "durationns_us": r3(sum(ns(e, "DurationNs") for e in mine) / 1000.0),
+                              "bytes_from_calls": sum(x for x in sizes if x is not None)}
     return {
         "load": note,
         "process_names": {p: n for p, n in sorted(pname.items())},
@@ -268,6 +301,19 @@ def rocprof(path):
         "copy_time_durationns_us": r3(sum(num(e["args"]["DurationNs"]) for e in copies) / 1000.0),
         "copy_max_us": r3(max((num(e["dur"]) for e in copies), default=0)),
         "empty_events": sum(1 for e in evs if isinstance(e, dict) and not e),
+        # rule: exact times (args BeginNs/EndNs/DurationNs, ns) of the kernels and copies
+        "kernel_durationns_us": r3(sum(ns(e, "DurationNs") for e in kernels) / 1000.0),
+        "kernel_begin_ns": [ns(e, "BeginNs") for e in kernels],
+        "copy_by_name": copy_by_name,
+        "gpu_union_durationns_us": r3(union_length([(ns(e, "BeginNs"), ns(e, "EndNs"))
+                                                    for e in kernels + copies]) / 1000.0),
+        "gpu_devices": sorted({e["args"].get("dev-id") for e in kernels + copies}),
+        "gpu_streams": sorted({(e["args"].get("dev-id"), e["args"].get("stream-id")) for e in kernels + copies}),
+        "hip_api_durationns_us": r3(sum(ns(e, "DurationNs") for e in xs if pname.get(str(e.get("pid"))) == "CPU HIP API")
+                                    / 1000.0),
+        "dataflow_pairs": len(pairs),
+        "dataflow_pairs_to_gpu_op_with_call": sum(1 for c, op in pairs if c is not None and op is not None),
+        "launch_call_names": dict(collections.Counter(c["name"] for c, op in pairs if c is not None)),
     }
 
 
@@ -724,8 +770,11 @@ def nsys(path):
         return total, per_range
 
     in_nvtx, per_range = in_nvtx_time([(s, e, c) for s, e, _, c in kern])
-    mcpy_nvtx, _ = in_nvtx_time(q("SELECT start, end, correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY")
-                                if has("CUPTI_ACTIVITY_KIND_MEMCPY") else [])
+    mcpy_rows = q("SELECT start, end, correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY") \
+        if has("CUPTI_ACTIVITY_KIND_MEMCPY") else []
+    mcpy_nvtx, _ = in_nvtx_time(mcpy_rows)
+    # rule: the same, over kernels and copies together
+    gpu_nvtx, gpu_per_range = in_nvtx_time([(s, e, c) for s, e, _, c in kern] + list(mcpy_rows))
 
     ksum = sum(e - s for s, e, _, _ in kern)
     return {
@@ -752,6 +801,12 @@ def nsys(path):
         "kernel_time_in_nvtx_us": ns(in_nvtx),
         "memcpy_time_in_nvtx_us": ns(mcpy_nvtx),
         "kernel_time_in_nvtx_by_innermost_range_us": {k: ns(v) for k, v in per_range.most_common()},
+        "gpu_time_in_nvtx_us": ns(gpu_nvtx),
+        "gpu_time_in_nvtx_by_innermost_range_us": {k: ns(v) for k, v in gpu_per_range.most_common()},
+        # rule: device ids named by sync records and by no kernel, copy or fill
+        "sync_only_device_ids": sorted({d for _, _, d, _ in sync} - {d for _, _, d, _ in kern}
+                                       - ({r[0] for r in q("SELECT deviceId FROM CUPTI_ACTIVITY_KIND_MEMCPY")}
+                                          if has("CUPTI_ACTIVITY_KIND_MEMCPY") else set())),
         "gpu_count_target_info": len(q("SELECT id FROM TARGET_INFO_GPU")) if has("TARGET_INFO_GPU") else None,
     }
 
