@@ -62,6 +62,54 @@ std::string NameFromKernel(std::string_view k) {
   return {};
 }
 
+// A torch dtype as Kineto's Input type writes it ("float", "long int") in
+// c10d's spelling ("Float", "Long"); "" if unknown.
+std::string C10dDtype(std::string_view t) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"float", "Float"},      {"double", "Double"},      {"c10::Half", "Half"}, {"c10::BFloat16", "BFloat16"},
+      {"long int", "Long"},    {"long", "Long"},          {"int", "Int"},        {"short int", "Short"},
+      {"signed char", "Char"}, {"unsigned char", "Byte"}, {"bool", "Bool"},
+  };
+  for (const auto& [k, v] : kNames)
+    if (t == k) return std::string(v);
+  return {};
+}
+
+// A kernel with no collective args, described by the op or annotation it was
+// launched under: c10d's record_function ranges ("nccl:all_to_all",
+// "gloo:all_reduce") or its ops ("c10d::alltoall_base_"), innermost first;
+// the buffer from that op's first input (Input Dims, Input type), the group
+// from the rank's world size. NCCL runs an all-to-all as SendRecv kernels:
+// the op says what the kernel name cannot.
+bool DescribeFromLaunchingOp(const RankProfile& p, uint32_t g, std::string* name, std::string* dtype, int64_t* in,
+                             int64_t* group) {
+  const OpTable& o = p.ops;
+  bool found = false;
+  ForEachLaunchAncestor(p, g, [&](size_t q) {
+    std::string_view n = p.str(o.name[q]);
+    bool prefixed = false;
+    for (std::string_view prefix : {"nccl:", "gloo:", "ucc:", "c10d::"})
+      if (n.starts_with(prefix)) n.remove_prefix(prefix.size()), prefixed = true;
+    if (!prefixed) return true;
+    while (!n.empty() && n.back() == '_') n.remove_suffix(1);
+    if (!KindOf(n)) return true;
+    *name = std::string(n);
+    std::vector<std::vector<int64_t>> dims;
+    std::vector<std::string> types;
+    if (ParseDimsList(p.str(o.input_dims_of(q)), &dims) && ParseTypeList(p.str(o.input_types_of(q)), &types) &&
+        !dims.empty() && !dims[0].empty() && !types.empty()) {
+      int64_t elems = 1;
+      for (int64_t d : dims[0]) elems *= d;
+      *in = elems;
+      *dtype = C10dDtype(types[0]);
+    }
+    *group = std::max<int64_t>(0, p.meta.world_size);
+    found = true;
+    return false;
+  });
+  return found;
+}
+
 // "[0, 1, 2]" -> {0, 1, 2}; false when not a list of integers.
 bool ParseRanks(std::string_view s, std::vector<int64_t>* out) {
   out->clear();
@@ -150,6 +198,10 @@ CollectiveReport ComputeCollectives(const ProfileView& view, const CollectiveOpt
         r.group_ranks = arg(d, k_ranks);
         r.in_split = arg(d, k_in_split);
         r.out_split = arg(d, k_out_split);
+      } else if (DescribeFromLaunchingOp(p, g.op, &r.name, &r.dtype, &r.in, &r.group_size)) {
+        r.out = r.in;
+        r.described = true;
+        ++rep.kernels_by_op_name;
       } else {
         ++rep.kernels_without_args;
         r.name = NameFromKernel(p.str(o.name[g.op]));

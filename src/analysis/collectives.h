@@ -95,6 +95,9 @@ struct CollectiveReport {
   int gpus_per_node = 8;
   int64_t ranks = 0, world_size = -1;  // ranks in the inputs; the job's (distributedInfo), -1 unknown
   int64_t kernels = 0, kernels_without_args = 0;
+  // Kernels without collective args described by the c10d op or range they
+  // were launched under ("nccl:all_to_all" around SendRecv kernels).
+  int64_t kernels_by_op_name = 0;
   int64_t mismatched = 0;  // instances whose ranks disagree on name, size or dtype
 };
 

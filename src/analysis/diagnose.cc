@@ -1,6 +1,7 @@
 #include "analysis/diagnose.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -227,7 +228,8 @@ const char* ConfidenceName(Confidence c) {
 }
 
 std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o, const DiagnoseInputs& in,
-                              std::vector<DiagnoseNote>* notes, std::vector<StepSummary>* step_summary) {
+                              std::vector<DiagnoseNote>* notes, std::vector<StepSummary>* step_summary,
+                              std::vector<CommArrival>* arrivals, std::vector<RankBasis>* bases) {
   std::vector<Finding> out;
   StepOptions so;
   so.warmup = o.warmup;
@@ -349,6 +351,29 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     const auto& comm = rv.unions.by_class[static_cast<int>(KernelClass::kCommunication)];
     const auto& comp = rv.unions.by_class[static_cast<int>(KernelClass::kComputation)];
     if (comm.empty()) continue;
+    if (bases) bases->push_back({rv.rank, b.step, b.window(), rv.profile->meta.world_size});
+    if (arrivals) {
+      // Each communication kernel, its exposed parts in the window (the
+      // rank's exposed communication, searched once per kernel).
+      const std::vector<Interval> exposed_all = Subtract(comm, comp);
+      std::map<std::string, int64_t> seq;
+      for (const GpuOpRef& g : rv.gpu) {
+        if (g.cls != KernelClass::kCommunication) continue;
+        CommArrival a;
+        a.rank = rv.rank;
+        a.kind = CollectiveOfKernel(*rv.profile, g.op);
+        a.seq = seq[a.kind]++;
+        a.ts = rv.profile->origin_abs_ps + g.ts;
+        a.dur = g.end - g.ts;
+        const Ps lo = std::max(g.ts, b.w0), hi = std::min(g.end, b.w1);
+        auto it = std::lower_bound(exposed_all.begin(), exposed_all.end(), lo,
+                                   [](const Interval& iv, Ps v) { return iv.end <= v; });
+        for (; lo < hi && it != exposed_all.end() && it->start < hi; ++it)
+          if (std::min(hi, it->end) > std::max(lo, it->start))
+            a.exposed.push_back({std::max(lo, it->start) - g.ts, std::min(hi, it->end) - g.ts});
+        arrivals->push_back(std::move(a));
+      }
+    }
     const Ps comm_in = LengthWithin(comm, b.w0, b.w1);
     const Ps exposed = LengthWithin(Subtract(comm, comp), b.w0, b.w1);
     Ps per_step = b.PerStep(exposed);
@@ -1077,6 +1102,133 @@ std::vector<Finding> CrossRankFindings(const std::vector<StepSummary>& summary, 
   }
 
   return out;
+}
+
+void SplitCommunicationWait(std::vector<Finding>& findings, const std::vector<CommArrival>& arrivals,
+                            const std::vector<RankBasis>& bases, const DiagnoseOptions& o,
+                            std::vector<std::string>* notes) {
+  std::map<int64_t, RankBasis> basis;
+  int64_t world = -1;
+  for (const RankBasis& b : bases) basis[b.rank] = b, world = std::max(world, b.world_size);
+  if (basis.size() < 2) return;
+  // The last rank to arrive may be one the inputs do not hold.
+  if (world > static_cast<int64_t>(basis.size())) {
+    if (notes)
+      notes->push_back(fmt::format(
+          "Exposed communication not split into waiting and transfer: these inputs hold {} of the job's {} ranks "
+          "(distributedInfo.world_size), and the rank the others wait for may be one of the missing.",
+          basis.size(), world));
+    return;
+  }
+  // Instances: the seq-th kernel of a kind on every rank that has kernels.
+  std::map<std::string, std::map<int64_t, std::vector<const CommArrival*>>> by_kind;  // kind -> rank -> kernels
+  for (const CommArrival& a : arrivals) by_kind[a.kind][a.rank].push_back(&a);
+  std::map<int64_t, Ps> wait;                              // rank -> exposed time spent waiting
+  std::map<int64_t, std::map<int64_t, Ps>> waited_for;     // late rank -> waiting rank -> exposed wait
+  std::map<int64_t, std::pair<int64_t, int64_t>> last_at;  // rank -> (instances it arrived last at, instances)
+  std::vector<std::string> unmatched;
+  for (const auto& [kind, ranks] : by_kind) {
+    size_t n = SIZE_MAX;
+    for (const auto& [rank, v] : ranks) n = std::min(n, v.size());
+    bool same = ranks.size() == basis.size();
+    for (const auto& [rank, v] : ranks) same = same && v.size() == n;
+    if (!same) {
+      unmatched.push_back(kind);
+      continue;
+    }
+    for (size_t k = 0; k < n; ++k) {
+      const CommArrival* last = nullptr;
+      for (const auto& [rank, v] : ranks)
+        if (!last || v[k]->ts > last->ts) last = v[k];
+      for (const auto& [rank, v] : ranks) {
+        const CommArrival& a = *v[k];
+        ++last_at[rank].second;
+        if (&a == last) {
+          ++last_at[rank].first;
+          continue;
+        }
+        // It waits from its start until the last rank starts.
+        const Ps until = static_cast<Ps>(std::min<Ps128>(a.dur, last->ts - a.ts));
+        Ps w = 0;
+        for (const Interval& iv : a.exposed) w += std::max<Ps>(0, std::min(iv.end, until) - iv.start);
+        wait[rank] += w;
+        waited_for[last->rank][rank] += w;
+      }
+    }
+  }
+  if (notes && !unmatched.empty())
+    notes->push_back(fmt::format(
+        "Not split into waiting and transfer: {} (the ranks hold different numbers of these kernels, so they cannot "
+        "be matched by call order).",
+        fmt::join(unmatched, ", ")));
+  auto per_step = [&](int64_t rank, Ps t) {
+    const RankBasis& b = basis[rank];
+    return b.window > 0 ? static_cast<Ps>(std::llround(static_cast<double>(t) * static_cast<double>(b.step) /
+                                                       static_cast<double>(b.window)))
+                        : Ps{0};
+  };
+  // The late rank: the one the others wait for longest (per step, summed).
+  int64_t late = -1;
+  Ps late_total = 0;
+  for (const auto& [l, by] : waited_for) {
+    Ps t = 0;
+    for (const auto& [r, w] : by) t += per_step(r, w);
+    if (t > late_total) late = l, late_total = t;
+  }
+  for (Finding& f : findings) {
+    if (f.rule != Rule::exposed_communication || !wait.count(f.rank) || wait[f.rank] <= 0) continue;
+    const Ps w = per_step(f.rank, wait[f.rank]);
+    const Ps transfer = std::max<Ps>(0, f.saving - w);
+    // The rank it waits for most.
+    int64_t most = -1;
+    Ps most_w = 0;
+    for (const auto& [l, by] : waited_for)
+      if (auto it = by.find(f.rank); it != by.end() && it->second > most_w) most = l, most_w = it->second;
+    f.evidence += fmt::format(
+        "; of the exposed time, {} per step is waiting for the last rank to arrive (mostly rank "
+        "{}) and {} transfer",
+        Ms(w), most, Ms(transfer));
+    f.formula += fmt::format("; waiting for the last rank {} per step is not hidden by overlap: saving = {} - {} = {}",
+                             Ms(w), Ms(f.saving), Ms(w), Ms(transfer));
+    f.saving = transfer;
+  }
+  // A finding whose transfer is too small to count goes (the wait is the
+  // straggler's, below).
+  std::erase_if(findings, [&](const Finding& f) {
+    return f.rule == Rule::exposed_communication && wait.count(f.rank) &&
+           !(f.saving >= o.min_saving && static_cast<double>(f.saving) >= o.min_share * static_cast<double>(f.step));
+  });
+  // Waiting on the late rank is the straggler's cost.
+  if (late >= 0 && late_total > 0) {
+    std::vector<Ps> waits;
+    std::string who;
+    for (const auto& [r, w] : waited_for[late]) {
+      waits.push_back(per_step(r, w));
+      if (per_step(r, w) > 0) who += fmt::format("{}rank {} {}", who.empty() ? "" : ", ", r, Ms(per_step(r, w)));
+    }
+    std::sort(waits.begin(), waits.end());
+    const Ps saving = waits.empty() ? 0 : waits[waits.size() / 2];
+    const Ps step = basis[late].step;
+    if (saving >= o.min_saving && static_cast<double>(saving) >= o.min_share * static_cast<double>(step)) {
+      Finding f;
+      f.rule = Rule::stragglers;
+      f.rank = -1;
+      f.subject = fmt::format("rank {}", late);
+      f.evidence = fmt::format(
+          "rank {} arrives last at {} of {} collectives; the other ranks wait for it with no "
+          "computation to hide the wait, per step: {}",
+          late, last_at[late].first, last_at[late].second, who);
+      f.saving = saving;
+      f.step = step;
+      f.formula = fmt::format(
+          "median over the waiting ranks of their exposed wait for rank {} = {} per step, if it "
+          "arrived with the others",
+          late, Ms(saving));
+      f.confidence = Confidence::kMedium;
+      findings.push_back(std::move(f));
+    }
+  }
+  SortFindings(findings);
 }
 
 void SortFindings(std::vector<Finding>& out) {

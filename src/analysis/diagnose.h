@@ -164,12 +164,45 @@ struct DiagnoseNote {
   std::string text;
 };
 
+// A communication kernel as the cross-rank wait split sees it: its rank,
+// collective kind ("all-to-all") and place among the rank's kernels of that
+// kind, its start on the rank's own clock (absolute ps) and duration, and
+// the parts of it no computation overlaps inside the rank's steady window,
+// relative to its start.
+struct CommArrival {
+  int64_t rank = 0;
+  std::string kind;
+  int64_t seq = 0;
+  Ps128 ts = 0;
+  Ps dur = 0;
+  std::vector<Interval> exposed;
+};
+// What a rank's savings are measured against (the diagnose rules' basis).
+struct RankBasis {
+  int64_t rank = 0;
+  Ps step = 0, window = 0;
+  int64_t world_size = -1;  // distributedInfo.world_size (-1: not recorded)
+};
+
+// Exposed communication split into waiting for the last rank to arrive and
+// transfer, over every rank's collective kernels (matched by kind and call
+// order): each rank's exposed_communication finding keeps only the transfer
+// as its saving (overlap hides transfer, not a wait), and the rank the
+// others wait for most is a straggler, with the waits as evidence. Notes
+// when the ranks' kernels cannot be matched.
+void SplitCommunicationWait(std::vector<Finding>& findings, const std::vector<CommArrival>& arrivals,
+                            const std::vector<RankBasis>& bases, const DiagnoseOptions& o,
+                            std::vector<std::string>* notes);
+
 // The findings, largest saving first (SortFindings). `notes` (when given)
 // receives what the rules saw but could not count, in rank order;
 // `summary` (when given) each rank's steady state as the rules saw it (the
 // cross-rank rules' input).
+// `arrivals` and `bases` (when given) receive what SplitCommunicationWait
+// needs of the view's ranks.
 std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o, const DiagnoseInputs& in = {},
-                              std::vector<DiagnoseNote>* notes = nullptr, std::vector<StepSummary>* summary = nullptr);
+                              std::vector<DiagnoseNote>* notes = nullptr, std::vector<StepSummary>* summary = nullptr,
+                              std::vector<CommArrival>* arrivals = nullptr, std::vector<RankBasis>* bases = nullptr);
 // The cross-rank rules over every rank's steady-state summary (rank order).
 std::vector<Finding> CrossRankFindings(const std::vector<StepSummary>& summary, const DiagnoseOptions& o);
 // Largest saving first; ties: rule, rank, subject (stable).

@@ -775,3 +775,59 @@ TEST(DiagnoseCorpus, RecomputeMatchesTraceLens) {
 
 }  // namespace
 }  // namespace mlprof
+
+namespace mlprof {
+namespace wait_split_test {
+
+// Rank 0's all-to-all starts at 0 us and runs 100 us, none of it
+// overlapped; rank 1's starts at 80 and runs 20. Rank 0 waits 80 us for
+// rank 1 and transfers 20: its exposed_communication keeps 20 us as the
+// saving, and rank 1 is the straggler the others wait 80 us for.
+TEST(Diagnose, ExposedCommunicationSplitIntoWaitAndTransfer) {
+  constexpr Ps US = kPsPerUs;
+  std::vector<CommArrival> arrivals = {{0, "all-to-all", 0, 0, 100 * US, {{0, 100 * US}}},
+                                       {1, "all-to-all", 0, 80 * US, 20 * US, {{0, 20 * US}}}};
+  std::vector<RankBasis> bases = {{0, 1000 * US, 1000 * US, 2}, {1, 1000 * US, 1000 * US, 2}};
+  Finding f;
+  f.rule = Rule::exposed_communication;
+  f.rank = 0;
+  f.saving = 100 * US;
+  f.step = 1000 * US;
+  std::vector<Finding> findings = {f};
+  DiagnoseOptions o;
+  o.min_saving = 1 * US;
+  o.min_share = 0.001;
+  std::vector<std::string> notes;
+  SplitCommunicationWait(findings, arrivals, bases, o, &notes);
+  ASSERT_EQ(findings.size(), 2u);
+  const Finding* straggler = nullptr;
+  const Finding* exposed = nullptr;
+  for (const Finding& x : findings) (x.rule == Rule::stragglers ? straggler : exposed) = &x;
+  ASSERT_NE(straggler, nullptr);
+  ASSERT_NE(exposed, nullptr);
+  EXPECT_EQ(exposed->saving, 20 * US);
+  EXPECT_NE(exposed->evidence.find("0.080 ms per step is waiting for the last rank to arrive (mostly rank 1)"),
+            std::string::npos);
+  EXPECT_EQ(straggler->subject, "rank 1");
+  EXPECT_EQ(straggler->saving, 80 * US);
+  EXPECT_TRUE(notes.empty());
+  // Ranks with different numbers of a kind's kernels are not matched: said.
+  arrivals.push_back({1, "all-to-all", 1, 200 * US, 20 * US, {}});
+  findings = {f};
+  SplitCommunicationWait(findings, arrivals, bases, o, &notes);
+  EXPECT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].saving, 100 * US);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("Not split into waiting and transfer: all-to-all"), std::string::npos);
+  // Two ranks of a job of 8: the rank everyone waits for may be missing.
+  for (RankBasis& b : bases) b.world_size = 8;
+  findings = {f};
+  notes.clear();
+  SplitCommunicationWait(findings, arrivals, bases, o, &notes);
+  EXPECT_EQ(findings.size(), 1u);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("these inputs hold 2 of the job's 8 ranks"), std::string::npos);
+}
+
+}  // namespace wait_split_test
+}  // namespace mlprof

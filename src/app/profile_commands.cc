@@ -410,7 +410,33 @@ StatusOr<Report> DiagnoseShard(const Session& s, const DiagnoseOptions& o) {
   for (const auto& [rank, rr] : roof) in.roofline[rank] = &rr;
   std::vector<DiagnoseNote> seen;
   std::vector<StepSummary> step_summary;
-  const std::vector<Finding> found = mlprof::Diagnose(s.view, d, in, &seen, &step_summary);
+  std::vector<CommArrival> arrivals;
+  std::vector<RankBasis> bases;
+  const std::vector<Finding> found = mlprof::Diagnose(s.view, d, in, &seen, &step_summary, &arrivals, &bases);
+  // What the wait split needs of each rank (SplitCommunicationWait, in the
+  // combine: it matches every rank's collectives).
+  Table arrivals_t("_arrivals", "");
+  arrivals_t.Add(RankKey());
+  for (const char* c : {"kind", "seq", "ts_high", "ts_low", "dur", "exposed"})
+    arrivals_t.Add(Measure(c, Unit::kText, ""));
+  for (const CommArrival& a : arrivals) {
+    std::string exposed;
+    for (const Interval& iv : a.exposed)
+      exposed += fmt::format("{}{}:{}", exposed.empty() ? "" : ",", iv.start, iv.end);
+    arrivals_t.rows.push_back({Cell::Int(a.rank), Cell::Text(a.kind), Cell::Int(a.seq),
+                               Cell::Int(static_cast<int64_t>(a.ts >> 64)),
+                               Cell::Int(static_cast<int64_t>(static_cast<uint64_t>(a.ts))), Cell::Int(a.dur),
+                               Cell::Text(std::move(exposed))});
+  }
+  r.tables.push_back(std::move(arrivals_t));
+  Table bases_t("_bases", "");
+  bases_t.Add(RankKey())
+      .Add(Measure("step", Unit::kText, ""))
+      .Add(Measure("window", Unit::kText, ""))
+      .Add(Measure("world_size", Unit::kText, ""));
+  for (const RankBasis& b : bases)
+    bases_t.rows.push_back({Cell::Int(b.rank), Cell::Int(b.step), Cell::Int(b.window), Cell::Int(b.world_size)});
+  r.tables.push_back(std::move(bases_t));
   Table findings("_findings", "");
   for (const char* c : {"rule", "rank", "subject", "evidence", "saving", "step", "formula", "confidence", "per_trace"})
     findings.Add(Measure(c, Unit::kText, ""));
@@ -463,11 +489,40 @@ StatusOr<Report> DiagnoseCombine(std::vector<Report> shards, const DiagnoseOptio
     summary.push_back({IntAt(row, 0), IntAt(row, 1), IntAt(row, 2), RealAt(row, 3), RealAt(row, 4), RealAt(row, 5),
                        RealAt(row, 6), static_cast<StepSource>(IntAt(row, 7)), ""});
   for (Finding& f : CrossRankFindings(summary, RuleOptions(o))) found.push_back(std::move(f));
+  std::vector<CommArrival> arrivals;
+  for (const Table* t : TablesWithId(shards, "_arrivals"))
+    for (const auto& row : t->rows) {
+      CommArrival a;
+      a.rank = IntAt(row, 0);
+      a.kind = TextAt(row, 1);
+      a.seq = IntAt(row, 2);
+      a.ts = static_cast<Ps128>(static_cast<unsigned __int128>(static_cast<uint64_t>(IntAt(row, 3))) << 64 |
+                                static_cast<uint64_t>(IntAt(row, 4)));
+      a.dur = IntAt(row, 5);
+      std::string_view e = TextAt(row, 6);
+      while (!e.empty()) {
+        const size_t comma = std::min(e.find(','), e.size());
+        const std::string_view part = e.substr(0, comma);
+        const size_t colon = part.find(':');
+        if (colon != std::string_view::npos)
+          a.exposed.push_back(
+              {std::stoll(std::string(part.substr(0, colon))), std::stoll(std::string(part.substr(colon + 1)))});
+        e.remove_prefix(std::min(e.size(), comma + 1));
+      }
+      arrivals.push_back(std::move(a));
+    }
+  std::vector<RankBasis> bases;
+  for (const Table* t : TablesWithId(shards, "_bases"))
+    for (const auto& row : t->rows) bases.push_back({IntAt(row, 0), IntAt(row, 1), IntAt(row, 2), IntAt(row, 3)});
+  std::sort(bases.begin(), bases.end(), [](const RankBasis& a, const RankBasis& b) { return a.rank < b.rank; });
+  std::vector<std::string> split_notes;
+  SplitCommunicationWait(found, arrivals, bases, RuleOptions(o), &split_notes);
   SortFindings(found);
   r.tables.push_back(FindingsTable(found));
   Table& t = r.tables.back();
   ASSIGN_OR_RETURN(Table notes, ConcatByRank(shards, "_notes"));
   for (const auto& row : notes.rows) t.notes.push_back(TextAt(row, 1));
+  for (std::string& n : split_notes) t.notes.push_back(std::move(n));
   ASSIGN_OR_RETURN(Table no_chip, ConcatByRank(shards, "_no_chip"));
   std::vector<std::string> ranks;
   for (const auto& row : no_chip.rows) ranks.push_back(fmt::format("rank {}", IntAt(row, 0)));
