@@ -277,6 +277,66 @@ def collective_checks(raw):
     check(not exposed1 or exposed1[0]["saving"] < 1e9, "dlrm: rank 1 is not told to overlap its wait")
 
 
+def advice_checks(raw):
+    # Issue 36, part 5: advice the data supports. switchtransformers' matmuls
+    # are SIMT fp32 (sgemm, 94.6 % of kernel time on an A100); one
+    # cudaLaunchKernel takes 497 ms of the 691 ms all 494 take (lazy module
+    # loading); param_resnet copies from pageable memory.
+    name = "switchtransformers_a100_moe/trace_128token_100Kpar_4exp_4batch_128seq.json"
+    facts = raw[name]
+    findings = {f["rule"]: f for f in mlprof_json("diagnose", os.path.join(WILD, name))["tables"].get("findings", [])}
+    fp32 = findings.get("fp32_matmul", {})
+    check(f"run {facts['sgemm_kernel_time_us'] / 1000:.3f} ms ({facts['sgemm_share_pct']:.1f} %" in fp32.get("evidence", ""),
+          f"switchtransformers: fp32_matmul evidence {fp32.get('evidence')}")
+    # The saving: sgemm time x (1 - 19.5/156), the A100's fp32 and tf32 peaks.
+    near(us(fp32.get("saving", 0)), facts["sgemm_kernel_time_us"] * (1 - 19.5 / 156), 0.5, "switchtransformers fp32 saving")
+    slow = findings.get("slow_host_call", {})
+    check(f"took {facts['cudaLaunchKernel_max_dur_us'] / 1000:.3f} ms" in slow.get("evidence", "") and
+          f"its {facts['cudaLaunchKernel_count']} calls" in slow.get("evidence", "") and
+          f"(all of them: {facts['cudaLaunchKernel_total_dur_us'] / 1000:.3f} ms)" in slow.get("evidence", ""),
+          f"switchtransformers: slow_host_call evidence {slow.get('evidence')}")
+    facts = raw["param_resnet_kineto"]["pageable_htod_in_iterations"]
+    findings = mlprof_json("diagnose", os.path.join(WILD, "param_resnet_kineto"), "--warmup", "0")["tables"]
+    pg = [f for f in findings.get("findings", []) if f["rule"] == "pageable_copies"]
+    want = (f"{facts['count']} host-to-device copies from pageable memory: {facts['time_us'] / 1000:.3f} ms, "
+            f"{facts['bytes'] / 1e9:.3f} GB")
+    check(pg and pg[0]["evidence"].startswith(want), f"resnet: pageable_copies {pg[0]['evidence'] if pg else None} vs {want}")
+
+
+def misleads_checks(raw):
+    # Issue 36, part 5, "correct what misleads", on deepseek_h800_ep64_train.
+    facts = raw["deepseek_h800_ep64_train"]
+    folder = os.path.join(WILD, "deepseek_h800_ep64_train")
+    # layers: DualPipe runs backward chunks outside the autograd engine; no
+    # forward / backward split, and the reason names the chunks' GPU time.
+    out = mlprof_json("layers", folder)
+    phases = out["tables"].get("phases", [{}])[0]
+    check(phases.get("forward") is None and phases.get("backward_per_forward_pct") is None,
+          f"deepseek: no forward/backward split shown: {phases}")
+    chunks = facts["backward_chunk_gpu_time_us"]
+    near(us(phases.get("backward_outside_engine", 0)), sum(chunks.values()), 0.001, "deepseek backward chunks")
+    text = subprocess.run([MLPROF, "layers", folder], capture_output=True, text=True).stdout
+    for name, t in chunks.items():
+        check(f"{name} {t / 1000:.3f} ms" in " ".join(text.split()), f"deepseek: layers note names {name} {t} us")
+    # launches: 961 delays over 100 us, 924 of them queued behind the stream.
+    row = mlprof_json("launches", folder)["tables"].get("launches", [{}])[0]
+    check(row.get("launches") == facts["launches_with_gpu_op"], f"deepseek launches {row.get('launches')}")
+    check(row.get("delayed") == facts["launches_delayed_over_100us"], f"deepseek delayed {row.get('delayed')}")
+    check(row.get("queued") == facts["launches_delayed_queued"], f"deepseek queued {row.get('queued')}")
+    check(row.get("late") == facts["launches_delayed_over_100us"] - facts["launches_delayed_queued"], "deepseek late")
+    # overview: FP8 GEMMs and FlashAttention 3 count as tensor-core work.
+    gpu = mlprof_json("overview", folder)["tables"].get("gpu_summary", [{}])[0]
+    share = 100 * facts["fp8_gemm_and_flash_kernel_time_us"] / facts["total_kernel_time_us"]
+    check(gpu.get("tensor_cores_ext", 0) >= share - 0.5 and gpu.get("tensor_cores", 100) < 1,
+          f"deepseek tensor cores: plugin {gpu.get('tensor_cores')} %, ext {gpu.get('tensor_cores_ext')} % vs raw "
+          f"FP8 GEMM + FlashAttention {share:.1f} %")
+    # roofline: switchtransformers' matmuls are fp32: the header is fp32's.
+    name = "switchtransformers_a100_moe/trace_128token_100Kpar_4exp_4batch_128seq.json"
+    head = mlprof_json("roofline", os.path.join(WILD, name))["tables"].get("roofline_summary", [{}])[0]
+    check(head.get("dtype") == "fp32" and abs(head.get("peak", 0) - 19.5e12) < 1e9,
+          f"switchtransformers roofline header {head.get('dtype')} {head.get('peak')}")
+
+
 def main():
     if not os.path.isdir(WILD):
         if os.environ.get("CI") == "true":
@@ -291,8 +351,8 @@ def main():
     steps_checks(raw)
     grade_checks(raw)
     collective_checks(raw)
-
-
+    advice_checks(raw)
+    misleads_checks(raw)
     rocprof_checks(raw)
     nsys_checks(raw)
     print(f"wild: {checks - len(failures)} of {checks} checks passed")

@@ -277,6 +277,29 @@ TEST_F(HandTrace, LaunchStats) {
   EXPECT_EQ(l[0].delay_outliers, 0);
 }
 
+// Delays over 100 us, split: kernel B is launched by [10,15) while A
+// [0,1000) still runs on its stream 7 and starts at 1000 (delay 985 us, all
+// queueing); kernel C on the idle stream 8 starts at 500 after its call
+// [20,25) (475 us late); kernel D at 1100 after its call [1090,1095) on
+// stream 7, now idle: 5 us, no outlier.
+TEST(Launches, DelaysSplitIntoQueuedAndLate) {
+  Profile p = ProfileFromJson(R"({"traceEvents":[
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":5,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"A","pid":0,"tid":7,"ts":0,"dur":1000,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,"args":{"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"B","pid":0,"tid":7,"ts":1000,"dur":10,"args":{"stream":7,"correlation":2}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":5,"args":{"correlation":3}},
+    {"ph":"X","cat":"kernel","name":"C","pid":0,"tid":8,"ts":500,"dur":10,"args":{"stream":8,"correlation":3}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1090,"dur":5,"args":{"correlation":4}},
+    {"ph":"X","cat":"kernel","name":"D","pid":0,"tid":7,"ts":1100,"dur":10,"args":{"stream":7,"correlation":4}}
+  ]})");
+  auto l = ComputeLaunchStats(BuildProfileView(p, {}), {});
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].delay_outliers, 2);
+  EXPECT_EQ(l[0].delay_queued, 1);
+  EXPECT_EQ(l[0].delay_late, 1);
+}
+
 TEST_F(HandTrace, OpsAttribution) {
   auto ops = ComputeOpGpuTime(view_, {});
   std::map<std::string, OpGpuTime> by;

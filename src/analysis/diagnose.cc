@@ -23,6 +23,7 @@
 #include "analysis/steps.h"
 #include "analysis/xla.h"
 #include "base/collective.h"
+#include "hw/chip.h"
 
 namespace mlprof {
 namespace {
@@ -675,6 +676,157 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     f.step = b.step;
     f.formula = fmt::format("GPU idle after a synchronisation: {} = {} per step, if the host had queued work",
                             b.Per(g.after_sync), Ms(per_step));
+    f.confidence = Confidence::kMedium;
+    out.push_back(std::move(f));
+  }
+
+  // fp32_matmul: SIMT fp32 GEMM kernels (cuBLAS / CUTLASS sgemm) on a GPU
+  // whose chip has tensor-core peaks: their time, at the ratio of the chip's
+  // TF32 (else FP16) peak to its FP32 peak.
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& p = *rv.profile;
+    const StepBasis& b = basis[rv.rank];
+    const hw::Chip* chip = nullptr;
+    for (const DeviceProperties& d : p.meta.devices)
+      if (!chip) chip = hw::ChipDb::BuiltIn().Detect(d.name);
+    if (!chip || !(chip->peak(hw::DType::kFp32) > 0)) continue;
+    const double fast = chip->peak(hw::DType::kTf32) > 0 ? chip->peak(hw::DType::kTf32) : chip->peak(hw::DType::kFp16);
+    const double ratio = fast / chip->peak(hw::DType::kFp32);
+    if (!(ratio > 1.5)) continue;
+    std::vector<Interval> sgemm, kernels;
+    int64_t n = 0;
+    for (const GpuOpRef& g : rv.gpu) {
+      if (p.ops.kind[g.op] != OpKind::kKernel || g.end <= b.w0 || g.ts >= b.w1) continue;
+      kernels.push_back({g.ts, g.end});
+      const std::string_view name = p.str(p.ops.name[g.op]);
+      if (name.find("sgemm") == std::string_view::npos) continue;
+      sgemm.push_back({g.ts, g.end});
+      ++n;
+    }
+    const Ps t = LengthWithin(Union(std::move(sgemm)), b.w0, b.w1);
+    const Ps all = LengthWithin(Union(std::move(kernels)), b.w0, b.w1);
+    const Ps per_step = b.PerStep(static_cast<Ps>(std::llround(static_cast<double>(t) * (1 - 1 / ratio))));
+    // It counts when the sgemm time is a real share of the GPU's work (a
+    // mostly idle step is another rule's finding).
+    if (n == 0 || per_step < o.min_saving || static_cast<double>(t) < o.min_share * static_cast<double>(all)) continue;
+    Finding f;
+    f.rule = Rule::fp32_matmul;
+    f.rank = rv.rank;
+    f.subject = fmt::format("rank {}", rv.rank);
+    f.evidence = fmt::format(
+        "{} SIMT fp32 GEMM kernels (sgemm) run {} ({:.1f} % of the GPU's kernel time) on {} (fp32 {:.1f}, "
+        "{} {:.0f} TFLOP/s dense)",
+        n, Ms(t), all > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(all) : 0.0, chip->name,
+        chip->peak(hw::DType::kFp32) / 1e12, chip->peak(hw::DType::kTf32) > 0 ? "tf32" : "fp16", fast / 1e12);
+    f.saving = per_step;
+    f.step = b.step;
+    f.formula = fmt::format(
+        "sgemm time {} x (1 - fp32 peak / {} peak = 1 - 1/{:.1f}) = {} per step, if they ran at "
+        "the tensor cores' rate as fast as at fp32's",
+        b.Per(t), chip->peak(hw::DType::kTf32) > 0 ? "tf32" : "fp16", ratio, Ms(per_step));
+    f.confidence = Confidence::kMedium;  // the peaks' ratio bounds it; real GEMMs gain less
+    out.push_back(std::move(f));
+  }
+
+  // pageable_copies: host-to-device copies from pageable memory, the time
+  // no computation hides.
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& p = *rv.profile;
+    const StepBasis& b = basis[rv.rank];
+    const auto& comp = rv.unions.by_class[static_cast<int>(KernelClass::kComputation)];
+    std::vector<Interval> copies;
+    int64_t n = 0, bytes = 0;
+    Ps longest = 0, total = 0;
+    for (const GpuOpRef& g : rv.gpu) {
+      if (p.ops.kind[g.op] != OpKind::kMemcpy) continue;
+      const std::string_view name = p.str(p.ops.name[g.op]);
+      if (name.find("Pageable") == std::string_view::npos ||
+          (name.find("HtoD") == std::string_view::npos && name.find("Host to Device") == std::string_view::npos))
+        continue;
+      if (g.end <= b.w0 || g.ts >= b.w1) continue;
+      copies.push_back({g.ts, g.end});
+      ++n;
+      total += g.end - g.ts;
+      longest = std::max(longest, g.end - g.ts);
+      bytes += std::max<int64_t>(0, p.ops.bytes_of(g.op));
+    }
+    if (n == 0) continue;
+    const Ps exposed = LengthWithin(Subtract(Union(std::move(copies)), comp), b.w0, b.w1);
+    const Ps per_step = b.PerStep(exposed);
+    if (!worth(per_step, b.step)) continue;
+    Finding f;
+    f.rule = Rule::pageable_copies;
+    f.rank = rv.rank;
+    f.subject = fmt::format("rank {}", rv.rank);
+    f.evidence = fmt::format(
+        "{} host-to-device copies from pageable memory: {}, {:.3f} GB, the longest {}; {} of it "
+        "with no computation beside it",
+        n, Ms(total), static_cast<double>(bytes) / 1e9, Ms(longest), Ms(exposed));
+    f.saving = per_step;
+    f.step = b.step;
+    f.formula = fmt::format(
+        "pageable copies no computation overlaps: {} = {} per step, if pinned non-blocking "
+        "copies ran beside the computation",
+        b.Per(exposed), Ms(per_step));
+    f.confidence = Confidence::kMedium;
+    out.push_back(std::move(f));
+  }
+
+  // slow_host_call: a kernel launch call far longer than the
+  // others of its name (at least 100x their median and 1 ms), inside the
+  // window: its excess over that median.
+  for (const RankView& rv : view.ranks) {
+    const RankProfile& p = *rv.profile;
+    const StepBasis& b = basis[rv.rank];
+    std::map<StringId, std::vector<size_t>> calls;
+    // Kernel launches only: a copy or a synchronisation may rightly wait
+    // for the GPU's earlier work.
+    std::map<StringId, bool> is_launch;
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      if (!IsLaunchOp(p.ops.kind[i]) || (!rv.keep.empty() && !rv.keep[i])) continue;
+      auto [it, fresh] = is_launch.emplace(p.ops.name[i], false);
+      if (fresh) {
+        const std::string_view n = p.str(p.ops.name[i]);
+        it->second = n.find("LaunchKernel") != std::string_view::npos ||
+                     n.find("LaunchCooperativeKernel") != std::string_view::npos ||
+                     n.find("cuLaunch") != std::string_view::npos;
+      }
+      if (it->second) calls[p.ops.name[i]].push_back(i);
+    }
+    size_t worst = SIZE_MAX;
+    Ps worst_excess = 0, worst_median = 0, name_total = 0;
+    int64_t name_calls = 0;
+    for (auto& [name, ops] : calls) {
+      if (ops.size() < 10) continue;
+      std::vector<double> durs;
+      Ps sum = 0;
+      for (size_t i : ops) durs.push_back(static_cast<double>(p.ops.dur[i])), sum += p.ops.dur[i];
+      const Ps median = static_cast<Ps>(std::llround(Median(durs)));
+      for (size_t i : ops) {
+        const Ps d = p.ops.dur[i];
+        if (d < kPsPerMs || d < 100 * std::max<Ps>(median, 1)) continue;
+        const Ps excess = b.Clip(p.ops.ts[i], p.ops.ts[i] + d) - std::min(median, d);
+        if (excess > worst_excess)
+          worst = i, worst_excess = excess, worst_median = median, name_total = sum,
+          name_calls = static_cast<int64_t>(ops.size());
+      }
+    }
+    if (worst == SIZE_MAX) continue;
+    const Ps per_step = b.PerStep(worst_excess);
+    if (!worth(per_step, b.step)) continue;
+    Finding f;
+    f.rule = Rule::slow_host_call;
+    f.rank = rv.rank;
+    f.subject = fmt::format("rank {}", rv.rank);
+    f.evidence =
+        fmt::format("one {} took {} where the median of its {} calls is {} (all of them: {})", p.str(p.ops.name[worst]),
+                    Ms(p.ops.dur[worst]), name_calls, Ms(worst_median), Ms(name_total));
+    f.saving = per_step;
+    f.step = b.step;
+    f.formula = fmt::format(
+        "the call's time beyond the median, in the window: {} = {} per step (once: a "
+        "one-time cost)",
+        b.Per(worst_excess), Ms(per_step));
     f.confidence = Confidence::kMedium;
     out.push_back(std::move(f));
   }

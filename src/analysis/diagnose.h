@@ -81,6 +81,21 @@ namespace mlprof {
     "torch.utils.checkpoint): compute spent to save memory",                                                       \
     "recompute less where memory allows: a cheaper policy (save the matmul outputs, selective recompute, "         \
     "checkpoint every other layer), or free memory elsewhere (sharding, offload) to afford it")                    \
+  X(fp32_matmul, kWarning, "FP32 matmuls on tensor-core hardware",                                                 \
+    "matmuls run as SIMT fp32 kernels (cuBLAS/CUTLASS sgemm) on a GPU whose tensor cores run TF32, BF16 and FP16 " \
+    "many times faster: the model computes in fp32 with TF32 off",                                                 \
+    "on Ampere and newer allow TF32 (torch.set_float32_matmul_precision(\"high\")); on any tensor-core GPU "       \
+    "train with autocast (torch.autocast(\"cuda\", dtype=torch.bfloat16), float16 before Ampere)")                 \
+  X(pageable_copies, kWarning, "Copies from pageable host memory",                                                 \
+    "host-to-device copies read pageable memory: the driver stages them through a pinned buffer, they run slower " \
+    "and block the host, and they cannot overlap with computation",                                                \
+    "pin the host buffers (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with non_blocking=True, "    \
+    "ideally on a side stream ahead of use")                                                                       \
+  X(slow_host_call, kWarning, "One host call far longer than the rest",                                            \
+    "a single kernel launch call takes far longer than the others of its name: one-time work (CUDA "               \
+    "lazy module loading, a first-call JIT or autotune, a library handle's creation) inside the profiled window",  \
+    "warm up before profiling (torch.profiler's schedule with wait and warmup steps), load modules eagerly "       \
+    "(CUDA_MODULE_LOADING=EAGER), or profile later in the run")                                                    \
   X(step_boundary_idle, kInfo, "GPU idle between steps",                                                           \
     "between the last GPU op of one step and the first of the next the GPU runs nothing: the host does "           \
     "per-step work (optimizer bookkeeping, logging, data, synchronisation) that the GPU waits for",                \

@@ -831,3 +831,93 @@ TEST(Diagnose, ExposedCommunicationSplitIntoWaitAndTransfer) {
 
 }  // namespace wait_split_test
 }  // namespace mlprof
+
+namespace mlprof {
+namespace diagnose_advice_test {
+
+std::vector<Finding> DiagnoseOn(const std::string& device, const std::string& events) {
+  const std::string props = device.empty() ? "" : R"("deviceProperties":[{"id":0,"name":")" + device + R"("}],)";
+  return DiagnoseJson("{" + props + R"("traceEvents":[)" + events + "]}");
+}
+
+// An A100 (fp32 19.5, tf32 156 TFLOP/s: a ratio of 8): an sgemm [0,800)
+// and another kernel [800,1000); window 1000 us. Saving: 800 x (1 - 1/8) = 700.
+constexpr const char* kSgemm = R"J(
+    {"ph":"X","cat":"kernel","name":"ampere_sgemm_128x64_tn","pid":0,"tid":7,"ts":0,"dur":800,"args":{"stream":7}},
+    {"ph":"X","cat":"kernel","name":"elementwise","pid":0,"tid":7,"ts":800,"dur":200,"args":{"stream":7}})J";
+
+TEST(DiagnoseAdvice, Fp32MatmulFires) {
+  const auto f = Of(DiagnoseOn("NVIDIA A100-SXM4-80GB", kSgemm), Rule::fp32_matmul);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].saving, 700 * us);
+  EXPECT_NE(f[0].evidence.find("1 SIMT fp32 GEMM kernels (sgemm) run 0.800 ms (80.0 % of the GPU's kernel time)"),
+            std::string::npos)
+      << f[0].evidence;
+}
+
+// The same kernels with no device named (no chip: no ratio), and on an A100
+// with a tensor-core GEMM instead: silent.
+TEST(DiagnoseAdvice, Fp32MatmulSilent) {
+  EXPECT_TRUE(Of(DiagnoseOn("", kSgemm), Rule::fp32_matmul).empty());
+  EXPECT_TRUE(Of(DiagnoseOn("NVIDIA A100-SXM4-80GB", R"J(
+    {"ph":"X","cat":"kernel","name":"ampere_bf16_s16816gemm_bf16_128x64","pid":0,"tid":7,"ts":0,"dur":800,"args":{"stream":7}},
+    {"ph":"X","cat":"kernel","name":"elementwise","pid":0,"tid":7,"ts":800,"dur":200,"args":{"stream":7}})J"),
+                 Rule::fp32_matmul)
+                  .empty());
+}
+
+// A pageable copy [0,100) of 1 MB beside a kernel [50,150): 50 us with no
+// computation beside it, of a 150 us window.
+TEST(DiagnoseAdvice, PageableCopiesFire) {
+  const auto f = Of(DiagnoseOn("", R"J(
+    {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","pid":0,"tid":7,"ts":0,"dur":100,"args":{"stream":7,"bytes":1000000}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":8,"ts":50,"dur":100,"args":{"stream":8}})J"),
+                    Rule::pageable_copies);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].saving, 50 * us);
+  EXPECT_NE(f[0].evidence.find("1 host-to-device copies from pageable memory: 0.100 ms, 0.001 GB"), std::string::npos)
+      << f[0].evidence;
+}
+
+// The same copy from pinned memory: silent.
+TEST(DiagnoseAdvice, PageableCopiesSilentWhenPinned) {
+  EXPECT_TRUE(Of(DiagnoseOn("", R"J(
+    {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pinned -> Device)","pid":0,"tid":7,"ts":0,"dur":100,"args":{"stream":7,"bytes":1000000}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":8,"ts":50,"dur":100,"args":{"stream":8}})J"),
+                 Rule::pageable_copies)
+                  .empty());
+}
+
+// Twelve launches: eleven of 5 us and one of `slow` us, each at 10k + a
+// shift after the slow one, launching a 2 us kernel.
+std::string Launches(int slow) {
+  std::string ev;
+  int64_t t = 0;
+  for (int i = 0; i < 12; ++i) {
+    const int dur = i == 3 ? slow : 5;
+    ev += fmt::format(
+        R"J({}{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":{},"args":{{"correlation":{}}}}},
+        {{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":{},"dur":2,"args":{{"stream":7,"correlation":{}}}}})J",
+        i ? "," : "", t, dur, i + 1, t + dur + 1, i + 1);
+    t += dur + 10;
+  }
+  return ev;
+}
+
+// The 2000 us launch is 400 x the median 5 us and over 1 ms: its excess
+// 1995 us over the median is the saving (window: the whole trace).
+TEST(DiagnoseAdvice, SlowHostCallFires) {
+  const auto f = Of(DiagnoseOn("", Launches(2000)), Rule::slow_host_call);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].saving, 1995 * us);
+  EXPECT_NE(f[0].evidence.find("one cudaLaunchKernel took 2.000 ms where the median of its 12 calls is 0.005 ms"),
+            std::string::npos)
+      << f[0].evidence;
+}
+
+// 800 us: 160 x the median but under 1 ms: silent.
+TEST(DiagnoseAdvice, SlowHostCallSilentUnderOneMs) {
+  EXPECT_TRUE(Of(DiagnoseOn("", Launches(800)), Rule::slow_host_call).empty());
+}
+}  // namespace diagnose_advice_test
+}  // namespace mlprof

@@ -1,5 +1,7 @@
 #include "analysis/kernel_class.h"
 
+#include <regex.h>
+
 namespace mlprof {
 
 namespace {
@@ -51,22 +53,36 @@ std::string_view CommLibraryOf(std::string_view n) {
   return {};
 }
 
+struct CommKernelPatterns::Compiled {
+  regex_t re;
+  bool ok = false;  // regfree only what regcomp built
+  ~Compiled() {
+    if (ok) regfree(&re);
+  }
+};
+
 StatusOr<std::shared_ptr<const CommKernelPatterns>> CommKernelPatterns::Parse(const std::vector<std::string>& regexes) {
   auto out = std::make_shared<CommKernelPatterns>();
   for (const std::string& r : regexes) {
-    try {
-      out->res_.emplace_back(r, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return InvalidArgument("--comm-kernel '" + r + "': not a regular expression (" + e.what() + ")");
+    auto c = std::make_shared<Compiled>();
+    int rc = regcomp(&c->re, r.c_str(), REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+      char msg[256];
+      regerror(rc, &c->re, msg, sizeof msg);
+      return InvalidArgument("--comm-kernel '" + r + "': not a regular expression (" + msg + ")");
     }
+    c->ok = true;
+    out->res_.push_back(std::move(c));
     out->sources_.push_back(r);
   }
   return std::shared_ptr<const CommKernelPatterns>(std::move(out));
 }
 
 bool CommKernelPatterns::Matches(std::string_view name) const {
-  for (const std::regex& re : res_)
-    if (std::regex_search(name.begin(), name.end(), re)) return true;
+  if (res_.empty()) return false;
+  std::string s(name);  // regexec wants a NUL-terminated string
+  for (const auto& c : res_)
+    if (regexec(&c->re, s.c_str(), 0, nullptr, 0) == 0) return true;
   return false;
 }
 

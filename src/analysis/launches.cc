@@ -1,6 +1,7 @@
 #include "analysis/launches.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string_view>
 #include <tuple>
@@ -15,9 +16,16 @@ std::vector<RankLaunchStats> ComputeLaunchStats(const ProfileView& view, const L
     RankLaunchStats s;
     s.rank = rv.rank;
     std::vector<double> cpu, gpu, delay;
+    // The latest end of the earlier GPU ops of each stream (rv.gpu is in
+    // start order): an op launched while its stream still runs earlier work
+    // waits in the queue, whatever the launch path.
+    std::unordered_map<uint32_t, Ps> stream_busy_until;
     for (const GpuOpRef& g : rv.gpu) {
       OpKind k = o.kind[g.op];
       if (k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) continue;
+      Ps& busy = stream_busy_until.try_emplace(g.track, std::numeric_limits<Ps>::min()).first->second;
+      const Ps prev_end = busy;
+      busy = std::max(busy, g.end);
       int32_t l = o.launch[g.op];
       if (l < 0 || !IsLaunchOp(o.kind[l])) {
         s.unlinked_gpu_ops++;
@@ -32,7 +40,15 @@ std::vector<RankLaunchStats> ComputeLaunchStats(const ProfileView& view, const L
       delay.push_back(PsToUs(r.delay));
       if (r.gpu_dur < r.cpu_dur && r.cpu_dur <= opt.runtime_cutoff) s.short_kernels++;
       if (r.cpu_dur > opt.runtime_cutoff) s.runtime_outliers++;
-      if (r.delay > opt.launch_delay_cutoff) s.delay_outliers++;
+      if (r.delay > opt.launch_delay_cutoff) {
+        s.delay_outliers++;
+        // Late beyond the queue: from the later of the call's end and the
+        // stream's earlier work's end.
+        if (g.ts - std::max(cpu_end, prev_end) > opt.launch_delay_cutoff)
+          s.delay_late++;
+        else
+          s.delay_queued++;
+      }
     }
     s.cpu_us = DescribeValues(std::move(cpu));
     s.gpu_us = DescribeValues(std::move(gpu));

@@ -29,7 +29,15 @@ struct RankLaunchStats {
   Describe cpu_us, gpu_us, delay_us;
   int64_t short_kernels = 0;     // gpu_dur < cpu_dur and cpu_dur <= runtime_cutoff
   int64_t runtime_outliers = 0;  // cpu_dur > runtime_cutoff
-  int64_t delay_outliers = 0;    // delay > launch_delay_cutoff
+  int64_t delay_outliers = 0;    // delay > launch_delay_cutoff (HTA's count)
+  // Of delay_outliers: the op waited behind earlier work on its stream
+  // (that work ended within the cutoff of its start: the host ran ahead of
+  // a busy GPU, which is healthy) ...
+  int64_t delay_queued = 0;
+  // ... or started more than the cutoff after both the call's end and its
+  // stream's earlier work (the stream idle: cross-stream waits, a slow
+  // driver, a descheduled launch thread).
+  int64_t delay_late = 0;
   int64_t unlinked_gpu_ops = 0;  // GPU ops with no host launch found
 };
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <climits>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -150,6 +151,14 @@ void AddKernelBlock(const RankView& rv, const std::vector<std::vector<uint32_t>>
 
 }  // namespace
 
+bool LooksBackwardName(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower.find("backward") != std::string::npos || lower.find("bwd") != std::string::npos) return true;
+  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+  return name.ends_with("(B)") || name.ends_with("(W)");
+}
+
 bool IsBackwardOpName(std::string_view name) {
   if (name.substr(0, 35) == "autograd::engine::evaluate_function") return true;
   if (name.find("::") != std::string_view::npos || name.find(' ') != std::string_view::npos) return false;
@@ -173,6 +182,8 @@ LayerReport ComputeLayers(const ProfileView& view, int warmup) {
     if (by_step && end <= first) continue;
     const size_t steps = by_step ? static_cast<size_t>(end - first) : 1;
     std::vector<std::array<Ps, 4>> phase(steps, std::array<Ps, 4>{});
+    std::vector<Ps> outside(steps, 0);  // forward GPU time under backward-named ranges, per step
+    std::map<std::string_view, Ps> outside_by_name;
     std::map<int32_t, Ps> instance;  // module frame op -> GPU time
     std::set<std::string_view> non_leaf;
     Ps measured = 0;
@@ -190,18 +201,29 @@ LayerReport ComputeLayers(const ProfileView& view, int warmup) {
       measured += d;
       int ph = g.cls == KernelClass::kCommunication ? 3 : 0;
       chain.clear();
+      int32_t backward_range = -1;  // the innermost host range named as backward
       ForEachLaunchAncestor(p, g.op, [&](size_t q) {
         const std::string_view name = p.str(p.ops.name[q]);
-        if (p.ops.kind[q] == OpKind::kPythonFunction) {
+        const OpKind qk = p.ops.kind[q];
+        if (qk == OpKind::kPythonFunction) {
           if (!ModuleClass(name).empty()) chain.push_back(static_cast<int32_t>(q));
         } else if (ph != 3 && IsBackwardOpName(name)) {
           ph = 1;
         } else if (ph == 0 && name.substr(0, 10) == "Optimizer.") {
           ph = 2;
         }
+        if (backward_range < 0 &&
+            (p.IsFrameworkOp(q) || qk == OpKind::kUserAnnotation || qk == OpKind::kGpuUserAnnotation) &&
+            LooksBackwardName(name))
+          backward_range = static_cast<int32_t>(q);
         return true;
       });
-      phase[by_step ? static_cast<size_t>(s - first) : 0][static_cast<size_t>(ph)] += d;
+      const size_t si = by_step ? static_cast<size_t>(s - first) : 0;
+      phase[si][static_cast<size_t>(ph)] += d;
+      if (ph == 0 && backward_range >= 0) {
+        outside[si] += d;
+        outside_by_name[p.str(p.ops.name[static_cast<size_t>(backward_range)])] += d;
+      }
       if (ph < 2)
         seqs[static_cast<size_t>(ph)][by_step ? static_cast<size_t>(s - first) : 0].push_back(
             static_cast<uint32_t>(gi));
@@ -227,14 +249,37 @@ LayerReport ComputeLayers(const ProfileView& view, int warmup) {
       for (const auto& st : phase) v.push_back(static_cast<double>(st[ph]));
       *dst[ph] = static_cast<Ps>(std::llround(Median(v)));
     }
+    {
+      std::vector<double> v(outside.begin(), outside.end());
+      pr.backward_outside_engine = static_cast<Ps>(std::llround(Median(v)));
+    }
+    Ps outside_total = 0, fwd_bwd_total = 0;
+    for (size_t st = 0; st < steps; ++st) outside_total += outside[st], fwd_bwd_total += phase[st][0] + phase[st][1];
+    for (const auto& [name, t] : outside_by_name) pr.backward_ranges.emplace_back(std::string(name), t);
+    std::sort(pr.backward_ranges.begin(), pr.backward_ranges.end(), [](const auto& a, const auto& b) {
+      return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    pr.split_known =
+        !(fwd_bwd_total > 0 &&
+          100.0 * static_cast<double>(outside_total) / static_cast<double>(fwd_bwd_total) >= kPhaseSplitUnknownPct);
     out.phases.push_back(pr);
     std::vector<int64_t> step_numbers;
     if (by_step)
       for (int32_t st = first; st < end; ++st) step_numbers.push_back(p.steps[static_cast<size_t>(st)].number);
-    for (size_t ph = 0; ph < 2; ++ph) {
-      Ps total = 0;
-      for (const auto& st : phase) total += st[ph];
-      AddKernelBlock(rv, seqs[ph], step_numbers, ph == 0 ? "forward" : "backward", total, out);
+    if (pr.split_known) {
+      for (size_t ph = 0; ph < 2; ++ph) {
+        Ps total = 0;
+        for (const auto& st : phase) total += st[ph];
+        AddKernelBlock(rv, seqs[ph], step_numbers, ph == 0 ? "forward" : "backward", total, out);
+      }
+    } else {
+      // Forward and backward cannot be told apart: one sequence of both, in start order.
+      std::vector<std::vector<uint32_t>> all(steps);
+      for (size_t st = 0; st < steps; ++st) {
+        std::merge(seqs[0][st].begin(), seqs[0][st].end(), seqs[1][st].begin(), seqs[1][st].end(),
+                   std::back_inserter(all[st]));
+      }
+      AddKernelBlock(rv, all, step_numbers, "all", fwd_bwd_total, out);
     }
 
     // Module classes with two or more instances.

@@ -8,7 +8,10 @@
 // broken down by the modules inside it. Phases: each GPU op by where it was
 // launched from: under the autograd engine (backward), under an
 // "Optimizer.*" annotation (optimizer), else forward; communication kernels
-// on their own.
+// on their own. Where much of the GPU time outside the engine was launched
+// under host ranges named as backward (a pipeline schedule's "mlp(B)",
+// "attn(W)": DualPipe and zero-bubble schedules run backward chunks by
+// hand), the split cannot be told and is not given.
 #pragma once
 
 #include <string>
@@ -25,7 +28,21 @@ struct PhaseRow {
   // GPU time per step, median over the steps; communication kernels apart
   // (DDP's all-reduce runs from the backward pass, FSDP's gathers from both).
   Ps forward = 0, backward = 0, optimizer = 0, communication = 0;
+  // GPU time per step (median) that `forward` holds but that was launched
+  // under a host range named as backward outside the autograd engine
+  // (LooksBackwardName), and those ranges by their total GPU time over the
+  // measured steps (the innermost such range of each op; largest first).
+  Ps backward_outside_engine = 0;
+  std::vector<std::pair<std::string, Ps>> backward_ranges;
+  // False where backward_outside_engine is at least kPhaseSplitUnknownPct of
+  // forward + backward: the engine's share is not the backward pass, and
+  // forward / backward are not to be shown.
+  bool split_known = true;
 };
+
+// The share of forward + backward GPU time launched outside the engine
+// under backward-named ranges from which the split is not told (%).
+inline constexpr double kPhaseSplitUnknownPct = 5;
 
 struct LayerRow {
   int64_t rank = 0;
@@ -56,7 +73,7 @@ struct BlockPart {
 // of the run.
 struct KernelBlock {
   int64_t rank = 0;
-  std::string phase;      // forward or backward
+  std::string phase;      // forward or backward; "all" where the rank's split is unknown
   int64_t kernels = 0;    // GPU ops per instance (the period)
   int64_t instances = 0;  // over the measured steps
   double per_step = 0;
@@ -90,6 +107,13 @@ struct LayerReport {
 // node named as torch <= 1.10 records it ("CudnnConvolutionBackward",
 // "ReluBackward1": a name ending in Backward and digits, no namespace).
 bool IsBackwardOpName(std::string_view name);
+
+// A host range (cpu_op or annotation) whose name says it runs backward work
+// though it may sit outside the autograd engine: "backward" or "bwd" in it
+// (any case: "backward_step", "flash_attn_bwd", "aten::convolution_backward"),
+// or a pipeline schedule's chunk mark, "(B)" (input gradients) or "(W)"
+// (weight gradients) at its end ("mlp(B)", "attn(W)": DualPipe, zero-bubble).
+bool LooksBackwardName(std::string_view name);
 
 // Over the steady steps (after `warmup` steps, the view's kept steps), or the
 // whole trace when the rank has no ProfilerSteps.

@@ -100,6 +100,70 @@ TEST(Layers, BackwardOpNames) {
   EXPECT_FALSE(IsBackwardOpName("aten::mm"));
 }
 
+TEST(Layers, BackwardLookingNames) {
+  for (const char* yes : {"mlp(B)", "attn(W)", "dispatch(B) ", "backward_step", "## backward ##", "flash_attn_bwd",
+                          "aten::convolution_backward", "FusedBwd"})
+    EXPECT_TRUE(LooksBackwardName(yes)) << yes;
+  for (const char* no : {"mlp(F)", "attn(F)", "Optimizer.step#AdamW.step", "aten::mm", "(B)x", "1F1B", "B", "W"})
+    EXPECT_FALSE(LooksBackwardName(no)) << no;
+}
+
+// A DualPipe-like step: the main thread runs chunks under annotations,
+// forward ones (mlp(F): 10 us) and backward ones outside the autograd
+// engine (mlp(B): 20 us, attn(W): 8 us), and the engine's thread one
+// backward node (5 us). 28 of the 43 us of forward + backward were launched
+// under backward-named ranges outside the engine: the split is not told,
+// and the repeating kernel sequence is looked for over both ("all").
+TEST(Layers, BackwardOutsideTheEngineLeavesTheSplitUntold) {
+  const std::string json = R"J({"traceEvents":[
+    {"ph":"X","cat":"user_annotation","name":"mlp(F)","pid":1,"tid":1,"ts":0,"dur":5},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":1,"args":{"correlation":1}},
+    {"ph":"X","cat":"user_annotation","name":"mlp(B)","pid":1,"tid":1,"ts":10,"dur":5},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":11,"dur":1,"args":{"correlation":2}},
+    {"ph":"X","cat":"user_annotation","name":"attn(W)","pid":1,"tid":1,"ts":20,"dur":5},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":21,"dur":1,"args":{"correlation":3}},
+    {"ph":"X","cat":"cpu_op","name":"autograd::engine::evaluate_function: MmBackward0","pid":1,"tid":2,"ts":30,"dur":5},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":31,"dur":1,"args":{"correlation":4}},
+    {"ph":"X","cat":"kernel","name":"gemm_f","pid":0,"tid":7,"ts":2,"dur":10,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"gemm_dgrad","pid":0,"tid":7,"ts":12,"dur":20,"args":{"stream":7,"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"gemm_wgrad","pid":0,"tid":7,"ts":32,"dur":8,"args":{"stream":7,"correlation":3}},
+    {"ph":"X","cat":"kernel","name":"gemm_bw","pid":0,"tid":7,"ts":40,"dur":5,"args":{"stream":7,"correlation":4}}
+  ]})J";
+  const LayerReport r = ComputeLayers(BuildProfileView(testing::ProfileFromJson(json), {}), -1);
+  ASSERT_EQ(r.phases.size(), 1u);
+  const PhaseRow& p = r.phases[0];
+  EXPECT_FALSE(p.split_known);
+  EXPECT_EQ(p.forward, 38 * kUsL);  // raw, as classified; not shown
+  EXPECT_EQ(p.backward, 5 * kUsL);
+  EXPECT_EQ(p.backward_outside_engine, 28 * kUsL);
+  ASSERT_EQ(p.backward_ranges.size(), 2u);
+  EXPECT_EQ(p.backward_ranges[0], (std::pair<std::string, Ps>{"mlp(B)", 20 * kUsL}));
+  EXPECT_EQ(p.backward_ranges[1], (std::pair<std::string, Ps>{"attn(W)", 8 * kUsL}));
+  for (const KernelBlock& b : r.kernel_blocks) EXPECT_EQ(b.phase, "all");
+}
+
+// The loss gradient's fill under "## backward ##" (1 us) beside 40 us of
+// forward and 60 of backward under the engine: 1 % is no reason to doubt
+// the split.
+TEST(Layers, SmallBackwardOutsideTheEngineKeepsTheSplit) {
+  const std::string json = R"J({"traceEvents":[
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},
+    {"ph":"X","cat":"user_annotation","name":"## backward ##","pid":1,"tid":1,"ts":10,"dur":5},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":11,"dur":1,"args":{"correlation":2}},
+    {"ph":"X","cat":"cpu_op","name":"autograd::engine::evaluate_function: MmBackward0","pid":1,"tid":2,"ts":30,"dur":5},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":31,"dur":1,"args":{"correlation":3}},
+    {"ph":"X","cat":"kernel","name":"gemm_f","pid":0,"tid":7,"ts":2,"dur":40,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"fill","pid":0,"tid":7,"ts":42,"dur":1,"args":{"stream":7,"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"gemm_bw","pid":0,"tid":7,"ts":43,"dur":60,"args":{"stream":7,"correlation":3}}
+  ]})J";
+  const LayerReport r = ComputeLayers(BuildProfileView(testing::ProfileFromJson(json), {}), -1);
+  ASSERT_EQ(r.phases.size(), 1u);
+  EXPECT_TRUE(r.phases[0].split_known);
+  EXPECT_EQ(r.phases[0].forward, 41 * kUsL);
+  EXPECT_EQ(r.phases[0].backward, 60 * kUsL);
+  EXPECT_EQ(r.phases[0].backward_outside_engine, 1 * kUsL);
+}
+
 // Symbols: 0 A, 1 B, 2 C, ...; weights 1 unless said.
 std::vector<Ps> Ones(size_t n) { return std::vector<Ps>(n, 1); }
 

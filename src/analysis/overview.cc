@@ -58,6 +58,33 @@ bool IsTensorCoreKernelName(std::string_view name) {
   return false;
 }
 
+bool IsTensorCoreKernelNameExt(std::string_view name) {
+  if (IsTensorCoreKernelName(name)) return true;
+  // Names the plugin's list predates: Hopper warpgroup MMA (wgmma, CUTLASS
+  // 3 "gmma" collectives), CUTLASS tensor-op and NVIDIA xmma kernels of any
+  // architecture (sm90_xmma_..., xmma_fprop_...), cuBLAS's nvjet kernels,
+  // cuDNN / xFormers / TensorRT fused attention (fmha, native_sdpa).
+  static constexpr std::string_view kPatterns[] = {"gmma", "tensorop", "xmma", "nvjet", "fmha", "native_sdpa"};
+  for (std::string_view p : kPatterns)
+    if (name.find(p) != std::string_view::npos) return true;
+  // FlashAttention's main loops (FA2 flash_fwd_kernel / flash_bwd_dq_dk_dv
+  // and compute_attn; FA3 flash::FlashAttnFwd / FlashAttnBwd<...>), not its
+  // pre- and post-processing kernels (FlashAttnBwdPreprocess, convert_dq).
+  static constexpr std::string_view kFlash[] = {
+      "flash_fwd_kernel", "flash_fwd_splitkv_kernel", "flash_bwd_dq_dk_dv", "flash::compute_attn", "FlashAttnFwd<",
+      "FlashAttnBwd<",    "FlashAttnFwdSm90",         "FlashAttnBwdSm90"};
+  for (std::string_view p : kFlash)
+    if (name.find(p) != std::string_view::npos) return true;
+  // An FP8 GEMM (DeepGEMM, grouped FP8 GEMMs): no SIMT path computes in fp8.
+  // Casts to and from fp8 ("per_token_cast_to_fp8", "cast_back<e4m3>") are
+  // no GEMMs.
+  const bool gemm = name.find("gemm") != std::string_view::npos || name.find("GEMM") != std::string_view::npos ||
+                    name.find("Gemm") != std::string_view::npos;
+  const bool fp8 = name.find("fp8") != std::string_view::npos || name.find("FP8") != std::string_view::npos ||
+                   name.find("e4m3") != std::string_view::npos || name.find("e5m2") != std::string_view::npos;
+  return gemm && fp8;
+}
+
 namespace {
 
 constexpr Ps kNone = std::numeric_limits<Ps>::max();
@@ -270,12 +297,12 @@ RankOverview ComputeRankOverview(const RankProfile& r, int64_t rank, const CommK
     };
     std::vector<Edge> edges;
     double occ_weighted = 0;
-    Ps occ_time = 0, tc_time = 0, kernel_time = 0;
+    Ps occ_time = 0, tc_time = 0, tc_ext_time = 0, kernel_time = 0;
     int64_t count = 0;
     bool any_blocks = false;
   };
   std::map<int32_t, Device> devices;
-  std::vector<char> tc_cache;  // by name id: 0 unknown, 1 no, 2 yes
+  std::vector<char> tc_cache;  // by name id: 0 unknown, 1 no, 2 mlprof's list only, 3 the plugin's
   for (size_t i = 0; i < o.size(); ++i) {
     if (o.kind[i] != OpKind::kKernel) continue;
     const Track& t = r.track_of(i);
@@ -297,8 +324,12 @@ RankOverview ComputeRankOverview(const RankProfile& r, int64_t rank, const CommK
       }
       const StringId name = o.name[i];
       if (name >= tc_cache.size()) tc_cache.resize(name + 64, 0);
-      if (!tc_cache[name]) tc_cache[name] = IsTensorCoreKernelName(r.str(name)) ? 2 : 1;
-      if (tc_cache[name] == 2) d.tc_time += hi - lo;
+      if (!tc_cache[name]) {
+        const std::string_view n = r.str(name);
+        tc_cache[name] = IsTensorCoreKernelName(n) ? 3 : IsTensorCoreKernelNameExt(n) ? 2 : 1;
+      }
+      if (tc_cache[name] == 3) d.tc_time += hi - lo;
+      if (tc_cache[name] >= 2) d.tc_ext_time += hi - lo;
       d.kernel_time += hi - lo;
     }
   }
@@ -339,7 +370,10 @@ RankOverview ComputeRankOverview(const RankProfile& r, int64_t rank, const CommK
       g.utilization = NAN;
     }
     if (d.occ_time > 0) g.occupancy = d.occ_weighted / static_cast<double>(d.occ_time);
-    if (d.kernel_time > 0) g.tensor_cores = static_cast<double>(d.tc_time) / static_cast<double>(d.kernel_time);
+    if (d.kernel_time > 0) {
+      g.tensor_cores = static_cast<double>(d.tc_time) / static_cast<double>(d.kernel_time);
+      g.tensor_cores_ext = static_cast<double>(d.tc_ext_time) / static_cast<double>(d.kernel_time);
+    }
     out.gpus.push_back(std::move(g));
   }
   return out;

@@ -25,6 +25,8 @@
 //                   weighted by their time in the span
 //   tensor_cores    kernel time in the span of kernels named like Tensor Core
 //                   kernels (the plugin's name list) / all kernel time in it
+//   tensor_cores_ext  the same with mlprof's additions to the list (Hopper,
+//                   FP8, fused attention: IsTensorCoreKernelNameExt)
 // Memcpy and memset are not kernels here. The plugin's own definitions and
 // where mlprof differs are in docs/ANALYSES.md.
 #pragma once
@@ -70,6 +72,7 @@ struct OverviewGpu {
   double sm_efficiency = NAN;
   double occupancy = NAN;  // percent, as recorded
   double tensor_cores = NAN;
+  double tensor_cores_ext = NAN;  // the plugin's list and mlprof's additions
 };
 
 struct RankOverview {
@@ -88,5 +91,11 @@ RankOverview ComputeRankOverview(const RankProfile& r, int64_t rank, const CommK
 // True for a kernel the plugin counts as using Tensor Cores (its name holds
 // one of NVIDIA PyProf's patterns: h884, s1688, xmma_gemm, ...).
 bool IsTensorCoreKernelName(std::string_view name);
+
+// The plugin's list and the names it predates: Hopper wgmma / gmma, CUTLASS
+// tensorop and xmma kernels, cuBLAS nvjet, fused attention (fmha, cuDNN
+// sdpa, FlashAttention 2 and 3's main loops) and FP8 GEMMs. Neither list
+// sees Triton's or AMD's matrix-core kernels, whose names do not say.
+bool IsTensorCoreKernelNameExt(std::string_view name);
 
 }  // namespace mlprof

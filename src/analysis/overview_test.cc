@@ -152,5 +152,31 @@ TEST(Overview, TensorCoreKernelNames) {
   EXPECT_FALSE(IsTensorCoreKernelName("void at::native::vectorized_elementwise_kernel"));
 }
 
+// The names the plugin's list predates, from the wild DeepSeek (H800) trace
+// and public kernel names; casts to fp8 and attention pre/post-processing
+// are not matrix kernels.
+TEST(Overview, TensorCoreKernelNamesExt) {
+  for (const char* n :
+       {"void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>(dpsk::grouped_gemm::cuda::x)",
+        "void cutlass::device_kernel<flash::FlashAttnBwd<flash::CollectiveMainloopBwd<2, cute::tuple<cute::C<1>>>>>()",
+        "void flash::compute_attn_ws<Flash_fwd_kernel_traits<192, 128, 128, 12, 2, false, 1, cutlass::bfloat16_t>>()",
+        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off",
+        "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x256x64_2x1x1_0_tnn_align8_warpspecialized",
+        "nvjet_tst_128x256_64x4_2x1_v_bz_coopA_TNT", "fmha_cutlassF_f16_aligned_64x64_rf_sm80",
+        "void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::half_t>>()"}) {
+    EXPECT_TRUE(IsTensorCoreKernelNameExt(n)) << n;
+  }
+  for (const char* n : {"void cuda::per_token_cast_to_fp8_with_channels<__nv_bfloat16, 128>()",
+                        "void cuda::cast_back_impl<__nv_fp8x2_e4m3>(void const*, void*)",
+                        "void cutlass::device_kernel<flash::FlashAttnBwdPreprocess<cute::tuple<cute::C<64>>>>()",
+                        "volta_sgemm_128x64_nn", "triton_poi_fused_add_0"})
+    EXPECT_FALSE(IsTensorCoreKernelNameExt(n)) << n;
+  EXPECT_TRUE(IsTensorCoreKernelNameExt("volta_h884gemm_128x128_ldg8_nn"));  // the plugin's list too
+  // What the plugin's list misses: nvjet, tensorop and FP8 GEMMs.
+  EXPECT_FALSE(IsTensorCoreKernelName("nvjet_tst_128x256_64x4_2x1_v_bz_coopA_TNT"));
+  EXPECT_FALSE(
+      IsTensorCoreKernelName("void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>()"));
+}
+
 }  // namespace
 }  // namespace mlprof

@@ -132,6 +132,7 @@ class Totals {
       const double n = static_cast<double>(row.count);
       res_->time_with_cost_s += row.time_s;
       res_->expected_s += row.expected_s * n;
+      if (row.efficiency > kAboveRoof) ++res_->above_roof_ops, res_->above_roof_s += row.time_s;
       g.expected += row.expected_s * n;
       g.time_with_cost += row.time_s;
       if (row.flops >= 0) g.flops += row.flops * n, g.have_flops = true;
@@ -280,6 +281,7 @@ RooflineResult RooflineFrameworkOps(const std::vector<OpGpuTime>& ops, int64_t r
                                     hw::DType dtype, bool per_op_dtype) {
   RooflineResult res = Header(chip, dtype);
   Totals totals(&res);
+  std::map<hw::DType, double> held;  // costed time by the dtype whose peak held it
   for (const OpGpuTime& o : ops) {
     if (o.rank != rank || o.calls <= 0 || o.gpu_time <= 0) continue;
     RooflineRow row;
@@ -298,10 +300,22 @@ RooflineResult RooflineFrameworkOps(const std::vector<OpGpuTime>& ops, int64_t r
     hw::DType d = dtype;
     if (per_op_dtype && !o.cost_dtype.empty()) PeakDtypeOf(o.cost_dtype, &d);
     const bool collective = CostCategory(o.cost_kind) == OpCategory::kCollective;
-    Fill(res, chip.peak(d) > 0 ? chip.peak(d) : res.peak, collective, &row);
+    if (chip.peak(d) <= 0) d = dtype;
+    Fill(res, chip.peak(d), collective, &row);
+    if (per_op_dtype && row.bound != RoofBound::kUnknown && !collective) held[d] += row.time_s;
+    if (d == hw::DType::kFp32 && !collective && row.efficiency > kAboveRoof) res.above_roof_fp32_s += row.time_s;
     totals.Add(std::move(row), collective);
   }
   totals.Finish();
+  if (!held.empty()) {
+    for (const auto& [d, t] : held) res.dtype_time.emplace_back(d, t);
+    std::stable_sort(res.dtype_time.begin(), res.dtype_time.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    const hw::DType top = res.dtype_time.front().first;
+    res.dtype = top;
+    res.peak = chip.peak(top);
+    res.ridge = chip.ridge(top);
+  }
   return res;
 }
 

@@ -27,6 +27,10 @@ const char* RoofBoundName(RoofBound b);  // "compute", "memory", ... (xprof's wo
 // How collectives were timed: a ring on one torus axis of the scale-up
 // link, a ring over all its links, or the per-axis torus model; none when
 // the chip states no scale-up link.
+// An op whose efficiency is above this ran faster than its roofline allows
+// (5 % for clocks above the datasheet's and timing noise).
+inline constexpr double kAboveRoof = 1.05;
+
 enum class LinkModel : uint8_t { kNone, kOneAxisRing, kAllLinksRing, kTorusAxes };
 
 struct RooflineRow {
@@ -71,6 +75,19 @@ struct RooflineResult {
   // which has no host-link ceiling; distinct ops and their device time.
   int64_t host_memory_ops = 0;
   double host_memory_s = 0;
+  // PyTorch ops held to their own dtype's peak (no --dtype): the costed
+  // time by the dtype each op was held to, largest first; `dtype`, `peak`
+  // and `ridge` are then the one holding the most time (not the default
+  // bf16 on an fp32 trace).
+  std::vector<std::pair<hw::DType, double>> dtype_time;
+  // Costed ops that ran faster than their roofline (efficiency > kAboveRoof: their
+  // FLOPs or bytes are overcounted, or some of their device time went to
+  // another op), and their measured time: not efficiency but an error.
+  int64_t above_roof_ops = 0;
+  double above_roof_s = 0;
+  // Of it, ops held to the fp32 peak: float matmuls faster than fp32 ran on
+  // TF32 tensor cores (PyTorch's allow_tf32 flags).
+  double above_roof_fp32_s = 0;
 };
 
 // One point against a roofline (peak FLOP/s, memory B/s), from its FLOPs,

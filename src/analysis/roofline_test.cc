@@ -178,6 +178,35 @@ TEST(Roofline, FrameworkOpsUseEachOpsDtype) {
   // Held to bf16 alone, the float GEMM looks twice as efficient.
   RooflineResult one = RooflineFrameworkOps(ops, 0, *chip, hw::DType::kBf16, false);
   EXPECT_DOUBLE_EQ(one.ops[0].efficiency, f / 100e12 / 0.010);
+  // The header's dtype: the float GEMM holds 10 of the 18 costed ms, so the
+  // summary's peak and ridge are fp32's (50 TFLOP/s, 50 FLOP/B), not bf16's.
+  ASSERT_EQ(r.dtype_time.size(), 2u);
+  EXPECT_EQ(r.dtype_time[0].first, hw::DType::kFp32);
+  EXPECT_DOUBLE_EQ(r.dtype_time[0].second, 0.010);
+  EXPECT_DOUBLE_EQ(r.dtype_time[1].second, 0.008);
+  EXPECT_EQ(r.dtype, hw::DType::kFp32);
+  EXPECT_DOUBLE_EQ(r.peak, 50e12);
+  EXPECT_DOUBLE_EQ(r.ridge, 50);
+  EXPECT_TRUE(one.dtype_time.empty());  // --dtype bf16 given: bf16's header
+  EXPECT_EQ(one.dtype, hw::DType::kBf16);
+  EXPECT_EQ(r.above_roof_ops, 0);
+  // 200 GFLOP in 1 ms is 200 TFLOP/s on a 100 TFLOP/s chip: expected 2 ms,
+  // efficiency 2, above the roof.
+  std::vector<OpGpuTime> fast(1);
+  fast[0].name = "aten::mm";
+  fast[0].calls = 1;
+  fast[0].gpu_time = 1'000'000'000;
+  fast[0].flops_per_call = 2e11;
+  fast[0].bytes_per_call = 1e6;
+  fast[0].cost_kind = "gemm";
+  RooflineResult above = RooflineFrameworkOps(fast, 0, *chip, hw::DType::kBf16, false);
+  EXPECT_DOUBLE_EQ(above.ops[0].efficiency, 2);
+  EXPECT_EQ(above.above_roof_ops, 1);
+  EXPECT_DOUBLE_EQ(above.above_roof_s, 0.001);
+  EXPECT_DOUBLE_EQ(above.above_roof_fp32_s, 0);  // held to bf16
+  fast[0].cost_dtype = "float";                  // 200 TFLOP/s against fp32's 50: TF32 at least
+  RooflineResult tf32 = RooflineFrameworkOps(fast, 0, *chip, hw::DType::kBf16, true);
+  EXPECT_DOUBLE_EQ(tf32.above_roof_fp32_s, 0.001);
 }
 
 }  // namespace

@@ -254,13 +254,33 @@ Table RooflineSummaryTable(int64_t rank, const RooflineResult& r) {
         "{} ops copy to or from host memory (S(5)/S(6), host offload; {:.3f} ms): left off the roofline, whose "
         "ceilings are HBM and compute, not the host link.",
         r.host_memory_ops, r.host_memory_s * 1e3));
-  size_t faster = 0;
-  for (const auto& o : r.ops) faster += o.efficiency > 1.05;
-  if (faster > 0)
+  if (r.above_roof_ops > 0)
     t.notes.push_back(fmt::format(
-        "{} ops ran faster than the roofline allows (efficiency above 1): the chip (--chip) or their recorded cost "
-        "does not fit this profile.",
-        faster));
+        "{} ops ({:.3f} ms, {:.1f} % of the costed time) ran faster than the roofline allows (efficiency above {:g}): "
+        "not efficiency but an error: their FLOPs or bytes are overcounted, some of their device time was "
+        "attributed to another op, or the chip (--chip) is not the one that ran them.{}",
+        r.above_roof_ops, r.above_roof_s * 1e3,
+        r.time_with_cost_s > 0 ? 100.0 * r.above_roof_s / r.time_with_cost_s : 0.0, kAboveRoof,
+        r.time_with_cost_s > 0 && r.expected_s > r.time_with_cost_s
+            ? " The summary's efficiency above 1 rests on them: do not read it as headroom used."
+            : ""));
+  if (r.above_roof_fp32_s > 0)
+    t.notes.push_back(fmt::format(
+        "{:.3f} ms of it is float ops held to the fp32 peak: float matmuls and convolutions that fast ran on TF32 "
+        "tensor cores (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32, on by default for "
+        "convolutions): --dtype tf32 holds every op to the TF32 peak.",
+        r.above_roof_fp32_s * 1e3));
+  if (!r.dtype_time.empty()) {
+    std::string shares;
+    double all = 0;
+    for (const auto& [d, s] : r.dtype_time) all += s;
+    for (const auto& [d, s] : r.dtype_time)
+      shares += fmt::format("{}{} {:.1f} %", shares.empty() ? "" : ", ", hw::DTypeName(d), all > 0 ? 100 * s / all : 0);
+    t.notes.push_back(fmt::format(
+        "Each op is held to the peak of its own dtype (no --dtype): {} of the costed time; dtype, peak and ridge "
+        "above are {}'s, the dtype holding the most.",
+        shares, hw::DTypeName(r.dtype)));
+  }
   return t;
 }
 

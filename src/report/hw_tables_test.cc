@@ -34,6 +34,8 @@ RooflineResult Sample() {
   fast.name = "too_fast";
   fast.efficiency = 2;
   r.ops.push_back(fast);
+  r.above_roof_ops = 1;  // as RooflineFrameworkOps / RooflineXla count it
+  r.above_roof_s = 0.08;
   r.time_s = r.time_with_cost_s = 0.16;
   r.expected_s = 0.08;
   return r;
@@ -58,7 +60,8 @@ TEST(HwTables, RooflineTablesCarryTheNumbers) {
   ASSERT_EQ(s.rows.size(), 1u);
   EXPECT_DOUBLE_EQ(std::get<double>(s.rows[0][10].value), 0.5);  // efficiency = 0.08 / 0.16
   bool flagged = false;
-  for (const auto& n : s.notes) flagged |= n.find("1 ops ran faster than the roofline") != std::string::npos;
+  for (const auto& n : s.notes)
+    flagged |= n.find("1 ops (80.000 ms, 50.0 % of the costed time) ran faster than the roofline") != std::string::npos;
   EXPECT_TRUE(flagged);
   Table ops = RooflineOpsTable(0, r, 1);
   ASSERT_EQ(ops.rows.size(), 1u);

@@ -22,6 +22,34 @@ Report OneTable() {
   return r;
 }
 
+// phases: where forward and backward cannot be told apart, the row gives
+// neither (nor their ratio), the GPU time under backward-named ranges, and a
+// note with why; where they can, the ratio and no note below 1 %.
+TEST(Phases, UntoldSplitIsNullWithItsReason) {
+  LayerReport r;
+  PhaseRow untold;
+  untold.forward = 38'000'000, untold.backward = 5'000'000, untold.backward_outside_engine = 28'000'000;
+  untold.backward_ranges = {{"mlp(B)", 20'000'000}, {"attn(W)", 8'000'000}};
+  untold.split_known = false;
+  PhaseRow told;
+  told.rank = 1, told.forward = 41'000'000, told.backward = 60'000'000, told.backward_outside_engine = 100'000;
+  told.backward_ranges = {{"## backward ##", 100'000}};
+  r.phases = {untold, told};
+  const Table t = PhasesTable(r);
+  ASSERT_EQ(t.rows.size(), 2u);
+  auto at = [&](size_t row, const char* col) { return t.rows[row][static_cast<size_t>(t.ColumnIndex(col))].value; };
+  for (const char* col : {"forward", "backward", "backward_per_forward_pct"}) {
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(at(0, col))) << col;
+    EXPECT_FALSE(std::holds_alternative<std::monostate>(at(1, col))) << col;
+  }
+  EXPECT_EQ(std::get<int64_t>(at(0, "backward_outside_engine")), 28'000'000);
+  EXPECT_NEAR(std::get<double>(at(1, "backward_per_forward_pct")), 100.0 * 60 / 41, 1e-9);
+  ASSERT_EQ(t.notes.size(), 2u);  // the general note, and rank 0's reason
+  EXPECT_NE(t.notes[1].find("Rank 0: forward and backward cannot be told apart"), std::string::npos) << t.notes[1];
+  EXPECT_NE(t.notes[1].find("65.1 % of the 0.043 ms"), std::string::npos) << t.notes[1];
+  EXPECT_NE(t.notes[1].find("(mlp(B) 0.020 ms, attn(W) 0.008 ms)"), std::string::npos) << t.notes[1];
+}
+
 // info: span = last op end - first op start; ops per track.
 TEST(Info, SpanAndOpsPerTrack) {
   Profile p = testing::ProfileFromJson(R"({"traceEvents":[

@@ -145,17 +145,48 @@ Table PhasesTable(const LayerReport& r) {
   Table t("phases", "GPU time per step by phase: forward, backward, optimizer, communication (us)");
   t.Add(RankKey())
       .Add(Count("steps", "steady steps measured (0: no ProfilerSteps, the whole trace as one)"))
-      .Add(TimeUs("forward", "GPU time launched outside the autograd engine and the optimizer, per step (median)"))
-      .Add(TimeUs("backward", "launched under autograd::engine::evaluate_function, per step (median)"))
+      .Add(TimeUs("forward",
+                  "GPU time launched outside the autograd engine and the optimizer, per step (median); null where "
+                  "forward and backward cannot be told apart"))
+      .Add(TimeUs("backward", "launched under autograd::engine::evaluate_function, per step (median); null likewise"))
       .Add(TimeUs("optimizer", "launched under an Optimizer.* annotation (Optimizer.step#..., zero_grad), per step"))
       .Add(TimeUs("communication", "communication kernels, whichever phase launched them, per step (median)"))
+      .Add(TimeUs("backward_outside_engine",
+                  "of the GPU time outside the engine, what was launched under a host range named as backward "
+                  "(...(B), ...(W), *backward*, *bwd*), per step (median)"))
       .Add(Pct("backward_per_forward_pct", "backward / forward (about 200 % for dense models)", 1));
   for (const PhaseRow& p : r.phases)
-    t.rows.push_back({Cell::Int(p.rank), Cell::Int(p.steps), Time(p.forward), Time(p.backward), Time(p.optimizer),
-                      Time(p.communication), PctCell(static_cast<double>(p.backward), static_cast<double>(p.forward))});
+    t.rows.push_back(
+        {Cell::Int(p.rank), Cell::Int(p.steps), p.split_known ? Time(p.forward) : Cell::Null(),
+         p.split_known ? Time(p.backward) : Cell::Null(), Time(p.optimizer), Time(p.communication),
+         Time(p.backward_outside_engine),
+         p.split_known ? PctCell(static_cast<double>(p.backward), static_cast<double>(p.forward)) : Cell::Null()});
   t.notes.push_back(
       "Forward holds every GPU op launched outside the autograd engine and the optimizer annotations: input copies "
       "and the loss too.");
+  for (const PhaseRow& p : r.phases) {
+    if (p.backward_ranges.empty()) continue;
+    std::string ranges;
+    for (size_t i = 0; i < p.backward_ranges.size() && i < 5; ++i)
+      ranges += fmt::format("{}{} {:.3f} ms", i ? ", " : "", p.backward_ranges[i].first,
+                            static_cast<double>(p.backward_ranges[i].second) / 1e9);
+    if (p.backward_ranges.size() > 5) ranges += fmt::format(" and {} more", p.backward_ranges.size() - 5);
+    const double both = static_cast<double>(p.forward + p.backward);
+    const double share = both > 0 ? 100.0 * static_cast<double>(p.backward_outside_engine) / both : 0;
+    if (!p.split_known)
+      t.notes.push_back(fmt::format(
+          "Rank {}: forward and backward cannot be told apart, so neither is given: {:.3f} ms per step ({:.1f} % "
+          "of the {:.3f} ms of forward and backward GPU time) was launched outside the autograd engine under host "
+          "ranges named as backward ({}): backward work ran outside the engine (as pipeline schedules such as "
+          "DualPipe and zero-bubble run their backward chunks), so the engine's {:.3f} ms is not the backward pass.",
+          p.rank, static_cast<double>(p.backward_outside_engine) / 1e9, share, both / 1e9, ranges,
+          static_cast<double>(p.backward) / 1e9));
+    else if (share >= 1)  // below 1 %: the loss gradient's fill under "## backward ##" and the like
+      t.notes.push_back(fmt::format(
+          "Rank {}: {:.3f} ms per step of forward ({:.1f} % of forward and backward, under the {:g} % from which the "
+          "split is not given) was launched outside the autograd engine under host ranges named as backward ({}).",
+          p.rank, static_cast<double>(p.backward_outside_engine) / 1e9, share, kPhaseSplitUnknownPct, ranges));
+  }
   return t;
 }
 
@@ -200,7 +231,9 @@ Table BlockTable(const LayerReport& r) {
 Table KernelBlocksTable(const LayerReport& r) {
   Table t("kernel_blocks", "Repeating kernel sequence per phase: GPU time per instance (us)");
   t.Add(RankKey())
-      .Add(Key("phase", Unit::kText, "forward or backward (as in phases)"))
+      .Add(Key("phase", Unit::kText,
+               "forward or backward (as in phases); all: forward and backward together where phases cannot tell "
+               "them apart"))
       .Add(Count("kernels", "GPU ops per instance (the period)"))
       .Add(Count("instances", "back-to-back repeats over the measured steps"))
       .Add(Measure("per_step", Unit::kCount, "instances per step").Decimals(1))
@@ -710,17 +743,26 @@ Table LaunchSummaryTable(const std::vector<RankLaunchStats>& v) {
       .Add(stat("delay_max", "longest launch delay"))
       .Add(Count("short_kernels", "GPU time < launch call time and call <= 50 us"))
       .Add(Count("runtime_outliers", "launch calls over 50 us"))
-      .Add(Count("delay_outliers", "launch delays over 100 us"))
+      .Add(Count("delayed", "launch delays over 100 us (HTA's delay outliers)"))
+      .Add(Count("queued", "of delayed: waited behind earlier work on its stream (a busy GPU, the host ahead)"))
+      .Add(Count("late", "of delayed: started over 100 us after both the call and its stream's earlier work"))
       .Add(Count("unlinked", "GPU ops with no host launch found"));
   for (const auto& s : v)
     t.rows.push_back({Cell::Int(s.rank), Cell::Int(s.cpu_us.count), UsCell(s.cpu_us.mean), UsCell(s.cpu_us.p50),
                       UsCell(s.cpu_us.p95), UsCell(s.gpu_us.mean), UsCell(s.gpu_us.p50), UsCell(s.delay_us.mean),
                       UsCell(s.delay_us.p50), UsCell(s.delay_us.p95), UsCell(s.delay_us.max),
                       Cell::Int(s.short_kernels), Cell::Int(s.runtime_outliers), Cell::Int(s.delay_outliers),
-                      Cell::Int(s.unlinked_gpu_ops)});
+                      Cell::Int(s.delay_queued), Cell::Int(s.delay_late), Cell::Int(s.unlinked_gpu_ops)});
   t.notes.push_back(
       "short_kernels: GPU time < launch call time and call <= 50 us; runtime_outliers: call > 50 us; "
-      "delay_outliers: launch delay > 100 us");
+      "delayed: launch delay > 100 us (HTA's delay outliers), split into queued (the op's stream still ran earlier "
+      "work: the host is ahead of a busy GPU, not a launch problem) and late (the stream was idle: a real outlier)");
+  for (const auto& s : v)
+    if (s.delay_outliers > 0 && s.delay_queued * 2 > s.delay_outliers)
+      t.notes.push_back(fmt::format(
+          "Rank {}: {} of the {} launches delayed over 100 us waited behind earlier work on their stream: the host "
+          "queues ahead of a busy GPU, so their delay is queueing, not launch cost; {} late.",
+          s.rank, s.delay_queued, s.delay_outliers, s.delay_late));
   return t;
 }
 
@@ -1279,7 +1321,11 @@ Table GpuSummaryTable(const std::vector<RankOverview>& o) {
       .Add(Pct("utilization", "time a kernel runs / the steps' span"))
       .Add(Pct("sm_efficiency", "sum over time of min(1, running kernels' blocks per SM) / the steps' span"))
       .Add(Pct("occupancy", "running kernels' est. achieved occupancy, weighted by their time"))
-      .Add(Pct("tensor_cores", "time of kernels named as Tensor Core kernels / kernel time"));
+      .Add(Pct("tensor_cores",
+               "time of kernels the TensorBoard plugin's name list calls Tensor Core kernels / kernel time"))
+      .Add(Pct("tensor_cores_ext",
+               "the same with the names the plugin's list predates: Hopper wgmma/gmma, tensorop, xmma, nvjet, fused "
+               "attention, FP8 GEMMs"));
   auto pct = [](double v) { return std::isnan(v) ? Cell::Null() : Cell::Real(100.0 * v); };
   for (const RankOverview& r : o)
     for (const OverviewGpu& g : r.gpus)
@@ -1289,10 +1335,15 @@ Table GpuSummaryTable(const std::vector<RankOverview>& o) {
                             ? Cell::Text(std::to_string(g.compute_major) + "." + std::to_string(g.compute_minor))
                             : Cell::Null(),
                         Cell::Int(g.kernels), pct(g.utilization), pct(g.sm_efficiency),
-                        std::isnan(g.occupancy) ? Cell::Null() : Cell::Real(g.occupancy), pct(g.tensor_cores)});
+                        std::isnan(g.occupancy) ? Cell::Null() : Cell::Real(g.occupancy), pct(g.tensor_cores),
+                        pct(g.tensor_cores_ext)});
   t.notes.push_back(
       "sm_efficiency and occupancy need the kernels' \"blocks per SM\" and \"est. achieved occupancy %\" (recorded "
       "by torch.profiler on CUDA); empty when the trace has none.");
+  t.notes.push_back(
+      "tensor_cores knows only the TensorBoard plugin's kernel names (Volta to Ampere cuBLAS / cuDNN); "
+      "tensor_cores_ext adds Hopper, FP8 and fused-attention names. Neither sees Triton's or AMD's matrix-core "
+      "kernels, whose names do not say.");
   return t;
 }
 

@@ -545,8 +545,49 @@ def deepseek(path):
     for k in kernels:
         all_stream[str(k["args"].get("stream"))] += num(k.get("dur"))
 
+    # rule: pipeline-schedule backward chunks: GPU ops (no DeepEP or NCCL
+    # kernel) whose launch's innermost user_annotation on its thread ends
+    # in "(B)" or "(W)"; GPU time by that annotation's name.
+    chunk_t = collections.Counter()
+    for g in events(trace, GPU_CATS):
+        if is_deepep(g.get("name", "")) or "nccl" in g.get("name", "").lower():
+            continue
+        l = launch_of(g, launches)
+        a = innermost(ann_by_thr.get(thread_of(l), []), l) if l is not None else None
+        if a is not None and a["name"].rstrip().endswith(("(B)", "(W)")):
+            chunk_t[a["name"]] += num(g.get("dur"))
+
+    # rule: launch delay = GPU op start - launch call end; over 100 us is
+    # "delayed"; of those, "queued" when the op started within 100 us of the
+    # latest end of the earlier ops (by start) on its stream, else "late".
+    ops = sorted((g for g in events(trace, ("kernel", "gpu_memcpy", "gpu_memset")) if launch_of(g, launches)),
+                 key=lambda g: (t0(g), t1(g)))
+    busy = {}
+    delayed = queued = 0
+    for g in ops:
+        stream = (g.get("args") or {}).get("stream")
+        prev = busy.get(stream, float("-inf"))
+        busy[stream] = max(prev, t1(g))
+        end = t1(launch_of(g, launches))
+        if t0(g) - end > 100:
+            delayed += 1
+            if t0(g) - max(end, prev) <= 100:
+                queued += 1
+
+    # rule: FP8 GEMMs (name has "gemm" and "fp8") and FlashAttention's main
+    # loops (FlashAttnFwd< / FlashAttnBwd< / compute_attn): tensor-core work
+    # the TensorBoard plugin's name list does not know.
+    fp8_flash = sum(num(k.get("dur")) for k in kernels
+                    if ("gemm" in k["name"].lower() and "fp8" in k["name"].lower())
+                    or any(p in k["name"] for p in ("FlashAttnFwd<", "FlashAttnBwd<", "flash::compute_attn")))
+
     return {
         "load": note,
+        "backward_chunk_gpu_time_us": {n: r3(t) for n, t in sorted(chunk_t.items(), key=lambda kv: -kv[1])},
+        "launches_with_gpu_op": len(ops),
+        "launches_delayed_over_100us": delayed,
+        "launches_delayed_queued": queued,
+        "fp8_gemm_and_flash_kernel_time_us": r3(fp8_flash),
         "distributedInfo": trace.get("distributedInfo"),
         "kernel_count": len(kernels),
         "total_kernel_time_us": r3(total),
@@ -704,8 +745,13 @@ def resnet(path):
     # rule: an iteration runs from the end of one optimizer step to the end of
     # the next (N ranges give N-1 iterations); their lengths in time order.
     ends = sorted(num(a["ts"]) + num(a["dur"]) for a in anns if a.get("name") == "Optimizer.step#SGD.step")
+    # rule: the pageable copies that overlap the iterations (from the first
+    # optimizer step's end to the last one's), their whole durations.
+    inside = [m for m in pg if ends and t1(m) > ends[0] and t0(m) < ends[-1]]
     return {
         "load": note,
+        "pageable_htod_in_iterations": {"count": len(inside), "time_us": r3(sum_dur(inside)),
+                                        "bytes": sum(int(m["args"].get("bytes", 0)) for m in inside)},
         "optimizer_step_sgd_count": sum(1 for a in anns if a.get("name") == "Optimizer.step#SGD.step"),
         "optimizer_iterations_us": [r3(b - a) for a, b in zip(ends, ends[1:])],
         "user_annotation_top20": dict(collections.Counter(a.get("name") for a in anns).most_common(20)),
