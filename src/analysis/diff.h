@@ -55,6 +55,7 @@ struct DiffOptions {
 // be summarised on different processes (MPI) and combined.
 struct DiffRank {
   int64_t rank = 0;
+  bool whole_trace = false;  // no iterations found: its one step is the trace
   // Per steady step: wall, gpu_busy, compute, communication, memory, idle (ps).
   std::vector<std::array<Ps, 6>> steady;
   struct Op {

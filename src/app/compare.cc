@@ -36,6 +36,7 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
     std::string device;  // a device name seen, when no chip was found
     int64_t ranks = 0, steps = 0;
     int64_t slow_rank = -1;
+    bool whole_trace = false;                      // a rank has no iterations: its step is its trace
     double step = NAN, p25 = NAN, p75 = NAN;       // ps
     double compute = NAN, comm = NAN, idle = NAN;  // medians, ps
   };
@@ -46,6 +47,7 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
     r.label = o.labels.empty() ? std::filesystem::path(paths[k]).filename().string() : o.labels[k];
     if (r.label.empty()) r.label = paths[k];
     r.ranks = static_cast<int64_t>(s.view.ranks.size());
+    for (const RankView& rv : s.view.ranks) r.whole_trace |= rv.profile->step_source == StepSource::kTrace;
     if (o.peak_tflops > 0) {
       r.peak = o.peak_tflops * 1e12;
     } else {
@@ -87,7 +89,8 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
 
   Report rep;
   for (size_t k = 0; k < runs.size(); ++k)
-    for (const std::string& w : ImportWarnings(runs[k]->profile)) rep.warnings.push_back(paths[k] + ": " + w);
+    for (const std::string& w : ImportWarnings(runs[k]->profile))
+      rep.warnings.push_back(w.rfind(paths[k], 0) == 0 ? w : paths[k] + ": " + w);  // once, not twice
   Table t("runs", "Runs, fastest step first (ms)");
   t.Add(Key("run", Unit::kText, "the run's label (--label, else the path's last part)"))
       .Add(Count("ranks", "ranks in the run"))
@@ -134,6 +137,14 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
                                     : r.device.empty()
                                         ? std::string("its profile names no device")
                                         : fmt::format("the chip database does not know its device ({})", r.device)));
+  std::string whole, stepped;
+  for (const Row& r : rows)
+    (r.whole_trace ? whole : stepped) += (r.whole_trace ? whole : stepped).empty() ? r.label : ", " + r.label;
+  if (!whole.empty() && !stepped.empty())
+    t.notes.insert(t.notes.begin(),
+                   fmt::format("{}: no iterations found, so the step is the whole trace; not comparable with the steps "
+                               "of {}.",
+                               whole, stepped));
   t.notes.push_back(
       o.first_step >= 0
           ? fmt::format("Steps {} to {} (ProfilerStep numbers).", o.first_step, o.last_step)

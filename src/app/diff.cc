@@ -79,14 +79,17 @@ namespace {
 // count, time per step), `_{side}_warnings`.
 void AddSide(Report& shard, const Session& s, const mlprof::DiffOptions& d, const std::string& side) {
   Table ranks("_" + side + "_ranks", "");
-  ranks.Add(RankKey());
+  ranks.Add(RankKey()).Add(Count("whole_trace", ""));
   Table steps("_" + side + "_steps", "");
   steps.Add(RankKey());
   for (const char* m : kDiffMeasures) steps.Add(Measure(m, Unit::kTime, ""));
   Table ops("_" + side + "_ops", "");
   ops.Add(RankKey()).Add(Key("name", Unit::kText, "")).Add(Count("count", "")).Add(Measure("time", Unit::kRatio, ""));
   for (const DiffRank& r : SummarizeDiffSide(s.view, d)) {
-    ranks.rows.push_back({Cell::Int(r.rank)});
+    bool whole = false;
+    for (const RankView& rv : s.view.ranks)
+      if (rv.rank == r.rank) whole = rv.profile->step_source == StepSource::kTrace;
+    ranks.rows.push_back({Cell::Int(r.rank), Cell::Int(whole ? 1 : 0)});
     for (const auto& x : r.steady) {
       std::vector<Cell> row{Cell::Int(r.rank)};
       for (Ps v : x) row.push_back(Cell::Int(v));
@@ -112,6 +115,7 @@ StatusOr<std::vector<DiffRank>> GatherSide(const std::vector<Report>& shards, co
     at[IntAt(row, 0)] = out.size();
     out.push_back({});
     out.back().rank = IntAt(row, 0);
+    out.back().whole_trace = IntAt(row, 1) != 0;
   }
   auto rank_of = [&](const std::vector<Cell>& row) -> StatusOr<DiffRank*> {
     const auto it = at.find(IntAt(row, 0));
@@ -154,11 +158,23 @@ StatusOr<Report> CombineDiffShards(const std::vector<Report>& shards, const Diff
       .Add(Measure("delta_pct", Unit::kPercent, "(new - base) / base").Decimals(1))
       .Add(Measure("p_value", Unit::kRatio, "two-sided Mann-Whitney U test over the per-step times").Decimals(4))
       .Add(Text("test", "exact or normal (the approximation, with tie correction)"))
-      .Add(Text("verdict", "slower / faster (p below alpha and the change at least the minimum), else no change"));
+      .Add(Text("verdict",
+                "slower / faster (p below alpha and the change at least the minimum), else no change; not comparable "
+                "where one side's step is its whole trace"));
+  std::vector<int64_t> incomparable;
   for (const StepDiff& s : r.steps) {
     const double pct = s.base_median > 0 ? 100 * (s.new_median - s.base_median) / s.base_median : NAN;
     std::string verdict = "no significant change";
-    if (s.base.size() < 2 || s.neu.size() < 2)
+    const auto whole = [&](const std::vector<DiffRank>& side) {
+      for (const DiffRank& d : side)
+        if (d.rank == s.rank) return d.whole_trace;
+      return false;
+    };
+    const bool base_whole = whole(b), new_whole = whole(n);
+    if (base_whole != new_whole) {
+      verdict = "not comparable";  // the note says why
+      incomparable.push_back(s.rank);
+    } else if (s.base.size() < 2 || s.neu.size() < 2)
       verdict = "too few steps to test";
     else if (s.test.p < o.alpha && std::abs(pct) >= o.min_change_pct)
       verdict = pct > 0 ? "slower" : "faster";
@@ -167,6 +183,15 @@ StatusOr<Report> CombineDiffShards(const std::vector<Report>& shards, const Diff
                        TimeCell(s.new_median - s.base_median), PctCell(s.new_median - s.base_median, s.base_median),
                        Cell::Real(s.test.p), Cell::Text(s.test.exact ? "exact" : "normal"), Cell::Text(verdict)});
   }
+  std::string which;
+  for (int64_t k : incomparable) which += (which.empty() ? "" : ", ") + std::to_string(k);
+  if (!incomparable.empty())
+    st.notes.push_back(fmt::format(
+        "{} {}: not comparable: one side has no iterations (no ProfilerStep#N, serving step, Optimizer.step range, "
+        "iteration "
+        "annotation or repeating top-level ops), so its one step is its whole trace: the step times and the "
+        "breakdown below are not comparable.",
+        incomparable.size() > 1 ? "Ranks" : "Rank", which));
   st.notes.push_back(fmt::format(
       "Steps after the warm-up; slower/faster when p < {} and the change is at least {} %. With n steps on each "
       "side the exact test cannot go below p = 2 / C(2n, n): 3 steps each give at best 0.1.",
