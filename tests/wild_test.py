@@ -146,6 +146,13 @@ def grade_checks(raw):
     check(any(f"{facts['ac2g_total']} flow events with one end" in n for n in notes), "zoology: the flows counted")
     summary = mlprof_json("summary", path)
     check(list(summary["tables"].keys())[0] == "grade", "zoology: summary leads with the grade")
+    # ... and so does the report's summary.txt, then the findings by rule.
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run([MLPROF, "report", os.path.join(WILD, "zoology_a100_inference"), "-o", d, "--force",
+                        "--no-xlsx"], capture_output=True, text=True)
+        text = open(os.path.join(d, "summary.txt")).read() if os.path.exists(os.path.join(d, "summary.txt")) else ""
+    check(text.startswith("Before the numbers") and "gpu_activity_lost  error" in text and
+          "\nrule " in text, "zoology: summary.txt leads with the grade, then the findings")
     findings = mlprof_json("diagnose", path)["tables"].get("findings", [])
     check(findings and findings[0]["rule"] == "gpu_activity_lost", "zoology: diagnose's first finding")
     # switchtransformers_a100_moe: two runs in one folder are not one job.

@@ -350,8 +350,14 @@ Status WritePages(const ReportOptions& o, const ReportTables& tables, const Repo
   // summary.txt: what to fix first, the engines, the steps and the time by
   // kind, at 100 columns.
   Report summary;
-  if (const Table* f = tables.diagnose.tables.empty() ? nullptr : &tables.diagnose.tables.front();
-      f && !f->rows.empty()) {
+  // diagnose leads with the grade when something is wrong with the profile:
+  // so does summary.txt, before any number that rests on it.
+  const Table* f = nullptr;
+  for (const Table& x : tables.diagnose.tables) {
+    if (x.id == "grade" && !x.rows.empty()) summary.tables.push_back(x);
+    if (x.id == "findings") f = &x;
+  }
+  if (f && !f->rows.empty()) {
     // The findings, compact: the evidence and formulas are in the page, the
     // workbook and `mlprof diagnose`.
     Table ft("findings", "What to fix first (mlprof diagnose has the evidence and formulas)");
