@@ -344,6 +344,27 @@ def misleads_checks(raw):
           f"switchtransformers roofline header {head.get('dtype')} {head.get('peak')}")
 
 
+def review_checks(raw):
+    # What a user's review of the wild outputs found (issue 36, part 5).
+    # switchtransformers' 8-batch trace is one inference forward: its ten
+    # SwitchTransformerBlock calls repeat inside one forward frame and are no
+    # iterations.
+    out = mlprof_json("steps", os.path.join(WILD, "switchtransformers_a100_moe",
+                                            "trace_100Kpar_4exp_8batch_128seq_1024.json"))
+    rows = out["tables"].get("steps", [])
+    check(len(rows) == 1, f"switchtransformers 8batch: {len(rows)} steps, not its blocks")
+    # DLRM on a V100 (no bf16): the roofline runs, held to each op's dtype.
+    out = mlprof_json("roofline", os.path.join(WILD, "param_dlrm_kineto"), "--rank", "0")
+    head = out["tables"].get("roofline_summary", [{}])[0]
+    check(head.get("chip") == "v100-sxm2-32gb" and head.get("dtype") == "fp32", f"dlrm roofline {head}")
+    # DeepSeek: collectives says DeepEP's communication is there, unmatched.
+    facts = raw["deepseek_h800_ep64_train"]
+    text = " ".join(subprocess.run([MLPROF, "collectives", os.path.join(WILD, "deepseek_h800_ep64_train")],
+                                   capture_output=True, text=True).stdout.split())
+    want = f"DeepEP ({facts['deepep_kernel_count']} kernels, {facts['deepep_time_by_stream_us']['27'] / 1000:.3f} ms)"
+    check(want in text, f"deepseek collectives names {want}")
+
+
 def main():
     if not os.path.isdir(WILD):
         if os.environ.get("CI") == "true":
@@ -360,6 +381,7 @@ def main():
     collective_checks(raw)
     advice_checks(raw)
     misleads_checks(raw)
+    review_checks(raw)
     rocprof_checks(raw)
     nsys_checks(raw)
     print(f"wild: {checks - len(failures)} of {checks} checks passed")

@@ -82,6 +82,12 @@ StatusOr<const hw::Chip*> FindChipOrDevice(const hw::ChipDb& db, const std::stri
   return FindChip(db, id_or_device, profile_devices);
 }
 
+hw::DType DefaultPeakDtype(const hw::Chip& chip) {
+  for (hw::DType d : {hw::DType::kBf16, hw::DType::kFp16, hw::DType::kTf32, hw::DType::kFp32})
+    if (chip.peak(d) > 0) return d;
+  return hw::DType::kBf16;
+}
+
 StatusOr<hw::DType> ParseDTypeOption(const std::string& name) {
   hw::DType d;
   if (!hw::ParseDType(name, &d))

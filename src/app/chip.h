@@ -39,6 +39,10 @@ StatusOr<const hw::Chip*> FindChipOrDevice(const hw::ChipDb& db, const std::stri
 // "bf16" -> DType; a usage error naming the option otherwise.
 StatusOr<hw::DType> ParseDTypeOption(const std::string& name);
 
+// The dtype whose peak a roofline takes when none is given: bf16, else (a
+// chip from before bf16: V100, T4, RTX 20) fp16, else tf32, else fp32.
+hw::DType DefaultPeakDtype(const hw::Chip& chip);
+
 // "4x4x4" -> {4, 4, 4} (each 1 to 999999); `option` names the flag in errors.
 StatusOr<std::vector<int64_t>> ParseAxes(const std::string& text, const std::string& option = "--ici-axes");
 

@@ -14,6 +14,7 @@
 #include "analysis/grade.h"
 #include "analysis/host_ops.h"
 #include "analysis/idle.h"
+#include "analysis/kernel_class.h"
 #include "analysis/launches.h"
 #include "analysis/layers.h"
 #include "analysis/memory.h"
@@ -384,9 +385,10 @@ StatusOr<Report> DiagnoseShard(const Session& s, const DiagnoseOptions& o) {
     const hw::Chip* chip = forced ? forced : DetectChip(db, rank.meta.devices).chip;
     if (!rank.xla_ops.empty()) {
       XlaOps& x = xla[rv.rank] = ResolveXlaOps(rank);
-      if (chip && chip->peak(hw::DType::kBf16) > 0) roof[rv.rank] = RooflineXla(rank, x, *chip, hw::DType::kBf16);
+      if (chip && chip->peak(DefaultPeakDtype(*chip)) > 0)
+        roof[rv.rank] = RooflineXla(rank, x, *chip, DefaultPeakDtype(*chip));
     } else if (!rv.gpu.empty()) {
-      if (!chip || !(chip->peak(hw::DType::kBf16) > 0)) {
+      if (!chip || !(chip->peak(DefaultPeakDtype(*chip)) > 0)) {
         no_chip.rows.push_back({Cell::Int(rv.rank)});
         continue;
       }
@@ -401,7 +403,7 @@ StatusOr<Report> DiagnoseShard(const Session& s, const DiagnoseOptions& o) {
         framework_ops = ComputeOpGpuTime(s.view, oo);
         framework_done = true;
       }
-      roof[rv.rank] = RooflineFrameworkOps(framework_ops, rv.rank, *chip, hw::DType::kBf16, true);
+      roof[rv.rank] = RooflineFrameworkOps(framework_ops, rv.rank, *chip, DefaultPeakDtype(*chip), true);
     }
     if (!rank.xla_ops.empty() && !roof.count(rv.rank)) no_chip.rows.push_back({Cell::Int(rv.rank)});
   }
@@ -529,7 +531,7 @@ StatusOr<Report> DiagnoseCombine(std::vector<Report> shards, const DiagnoseOptio
   if (!ranks.empty())
     t.notes.push_back(fmt::format(
         "Not checked on {}: the matmul rules (matmul_efficiency, memory_bound_matmul) need the chip, which is "
-        "not known from the profile's device names (or has no bf16 peak); pass --chip (`mlprof chips` lists them).",
+        "not known from the profile's device names (or has no peak at all); pass --chip (`mlprof chips` lists them).",
         fmt::join(ranks, ", ")));
   t.notes.push_back(
       "Not checked: hardware-unit bound (scalar or vector units busy while the matrix unit idles) needs per-unit "
@@ -813,6 +815,29 @@ Report Collectives(const Session& s, const TableOptions& o, int gpus_per_node) {
   NoteHiddenRows(r.tables.back(), hidden);
   if (c.kernels == 0)
     r.tables.back().notes.push_back("No collective kernels (nccl, rccl, cross_device_reduce) in these inputs.");
+  // Communication kernels of other libraries (DeepEP, NVSHMEM, ...) or of
+  // --comm-kernel: communication in every other table, but with no
+  // collective description to match across ranks.
+  std::map<std::string, std::pair<int64_t, Ps>> other;
+  for (const RankView& rv : s.view.ranks)
+    for (const GpuOpRef& g : rv.gpu) {
+      if (g.cls != KernelClass::kCommunication) continue;
+      const std::string_view name = rv.profile->str(rv.profile->ops.name[g.op]);
+      std::string_view lib = CommLibraryOf(name);
+      if (lib.empty() && ClassifyKernelName(name) == KernelClass::kCommunication) continue;  // NCCL and kin
+      auto& [n, t] = other[lib.empty() ? std::string("--comm-kernel") : std::string(lib)];
+      ++n, t += g.end - g.ts;
+    }
+  if (!other.empty()) {
+    std::string what;
+    for (const auto& [lib, nt] : other)
+      what += fmt::format("{}{} ({} kernels, {:.3f} ms)", what.empty() ? "" : ", ", lib, nt.first,
+                          static_cast<double>(nt.second) / 1e9);
+    r.tables.back().notes.push_back(
+        fmt::format("Communication kernels not matched here: {}. They count as communication in summary, overlap and "
+                    "diagnose, but record no collective (kind, size, group) to match across ranks.",
+                    what));
+  }
   if (c.kernels_without_args > 0)
     r.tables.back().notes.push_back(fmt::format(
         "{} of {} collective kernels carry no collective args (nor does an op above them): no name, size or group; "

@@ -73,9 +73,12 @@ StatusOr<Report> RooflineShard(const Session& s, const RooflineOptions& o) {
           "{}: cannot tell the chip from the profile (devices: {}){}; pass --chip (`mlprof chips` lists them) "
           "or --chip-file for your own",
           rank.path, seen.empty() ? "none named" : seen, detected.ClosestHint(db)));
-    } else if (!(chip->peak(dtype) > 0)) {
-      bad = InvalidArgument(
-          fmt::format("chip '{}' has no {} peak; pick another --dtype", chip->id, hw::DTypeName(dtype)));
+    }
+    // No --dtype: bf16's peak, or the chip's half (fp16) where it has no
+    // bf16 (V100, T4, RTX 20); PyTorch ops are held to their own dtype anyway.
+    const hw::DType d = chip && !o.dtype_given ? DefaultPeakDtype(*chip) : dtype;
+    if (chip && !(chip->peak(d) > 0)) {
+      bad = InvalidArgument(fmt::format("chip '{}' has no {} peak; pick another --dtype", chip->id, hw::DTypeName(d)));
     }
     if (!bad.ok()) {
       error.rows.push_back(
@@ -85,11 +88,11 @@ StatusOr<Report> RooflineShard(const Session& s, const RooflineOptions& o) {
     RooflineResult rr;
     if (xla) {
       XlaOps x = ResolveXlaOps(rank);
-      rr = RooflineXla(rank, x, *chip, dtype, ici_axes);
+      rr = RooflineXla(rank, x, *chip, d, ici_axes);
       for (const auto& problem : x.problems)
         rank_warnings.rows.push_back({Cell::Int(rank.rank_or(0)), Cell::Text(problem)});
     } else {
-      rr = RooflineFrameworkOps(framework_ops, rank.rank_or(0), *chip, dtype, !o.dtype_given);
+      rr = RooflineFrameworkOps(framework_ops, rank.rank_or(0), *chip, d, !o.dtype_given);
     }
     const size_t first = r.tables.size();
     r.tables.push_back(RooflineSummaryTable(rank.rank_or(0), rr));
@@ -102,7 +105,7 @@ StatusOr<Report> RooflineShard(const Session& s, const RooflineOptions& o) {
       svg.rows.push_back(
           {Cell::Int(rank.rank_or(0)),
            Cell::Text(RooflineSvg(rr, fmt::format("{} on {} ({})", std::filesystem::path(rank.path).filename().string(),
-                                                  chip->name, hw::DTypeName(dtype))))});
+                                                  chip->name, hw::DTypeName(rr.dtype))))});
   }
   Table facts("_roofline", "");
   facts.Add(Count("any", "")).Add(Count("framework", "")).Add(Count("tiles", "")).Add(Count("hidden_tiles", ""));

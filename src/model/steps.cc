@@ -278,6 +278,16 @@ void RepeatSteps(RankProfile& p) {
   const size_t last = run.start + run.period * run.repeats - 1;
   const Ps covered = o.end(top[last]) - o.ts[top[run.start]];
   if (span <= 0 || 2 * covered < span) return;
+  // Repeats inside one model call are its layers, not iterations: no
+  // iteration runs inside a forward (switchtransformers' inference trace:
+  // ten blocks under one "model.py(343): forward" frame).
+  const Ps run_end = o.end(top[last]);
+  for (int32_t q = o.parent[top[run.start]]; q >= 0; q = o.parent[static_cast<size_t>(q)]) {
+    const size_t a = static_cast<size_t>(q);
+    if (o.end(a) < run_end) continue;
+    const std::string_view n = p.str(o.name[a]);
+    if (n.substr(0, 11) == "nn.Module: " || n.ends_with(": forward") || n.ends_with(".forward")) return;
+  }
   for (size_t k = 0; k < run.repeats; ++k) {
     const Ps ts = o.ts[top[run.start + k * run.period]];
     const Ps end = k + 1 < run.repeats ? o.ts[top[run.start + (k + 1) * run.period]] : o.end(top[last]);

@@ -104,6 +104,20 @@ TEST(Steps, RepeatingTopLevelOps) {
   EXPECT_EQ(p.steps[2].dur, 90 * US);  // to upd's end at 290
 }
 
+// The same repeats under one "model.py(343): forward" python frame are the
+// layers of one forward pass, not iterations: the whole trace is the step.
+TEST(Steps, RepeatsInsideOneForwardAreLayers) {
+  std::vector<std::string> ops = {Op("python_function", "model.py(343): forward", 1, 0, 300)};
+  for (int k = 0; k < 3; ++k) {
+    ops.push_back(Op("cpu_op", "fwd", 1, 100 * k, 30));
+    ops.push_back(Op("cpu_op", "bwd", 1, 100 * k + 40, 30));
+    ops.push_back(Op("cpu_op", "upd", 1, 100 * k + 80, 10));
+  }
+  const Profile prof = ProfileFromJson(Trace(ops));
+  EXPECT_EQ(prof.ranks[0].step_source, StepSource::kTrace);
+  ASSERT_EQ(prof.ranks[0].steps.size(), 1u);
+}
+
 // Nothing repeats: the whole trace is the one step, GPU ops included.
 TEST(Steps, WholeTraceLast) {
   const Profile prof = ProfileFromJson(Trace({
