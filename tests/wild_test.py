@@ -308,6 +308,13 @@ def advice_checks(raw):
     want = (f"{facts['count']} host-to-device copies from pageable memory: {facts['time_us'] / 1000:.3f} ms, "
             f"{facts['bytes'] / 1e9:.3f} GB")
     check(pg and pg[0]["evidence"].startswith(want), f"resnet: pageable_copies {pg[0]['evidence'] if pg else None} vs {want}")
+    # Its GPU idles while the DataLoader loads (no ProfilerStep: the steps are
+    # the optimizer's): input_pipeline says so.
+    dl = raw["param_resnet_kineto"]["dataloader_in_iterations"]
+    ip = [f for f in findings.get("findings", []) if f["rule"] == "input_pipeline"]
+    want = (f"{dl['calls']} DataLoader __next__ calls (the longest {dl['longest_us'] / 1000:.3f} ms) run while no GPU "
+            f"op does for {dl['gpu_idle_us'] / 1000:.3f} ms")
+    check(ip and ip[0]["evidence"].startswith(want), f"resnet: input_pipeline {ip[0]['evidence'] if ip else None} vs {want}")
 
 
 def misleads_checks(raw):

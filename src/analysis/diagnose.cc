@@ -965,8 +965,44 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
   // the first (of three or more).
   for (const RankView& rv : view.ranks) {
     const RankOverview ov = ComputeRankOverview(*rv.profile, rv.rank);
-    if (ov.host_span_step || ov.steps.empty()) continue;
     const StepBasis& b = basis[rv.rank];
+    if (ov.host_span_step && b.from_steps) {
+      // No ProfilerStep (the plugin's roles need them) but steps from
+      // elsewhere (Optimizer.step ranges, annotations, repeats): the
+      // DataLoader's __next__ time while no GPU op runs, in the steady
+      // steps' window, per step.
+      const RankProfile& p = *rv.profile;
+      std::vector<Interval> loads;
+      int64_t calls = 0;
+      Ps longest = 0;
+      for (size_t i = 0; i < p.ops.size(); ++i) {
+        if ((!rv.keep.empty() && !rv.keep[i]) || p.ops.end(i) <= b.w0 || p.ops.ts[i] >= b.w1 ||
+            !IsDataLoaderName(p.str(p.ops.name[i])))
+          continue;
+        loads.push_back({p.ops.ts[i], p.ops.end(i)});
+        ++calls;
+        longest = std::max(longest, p.ops.dur[i]);
+      }
+      const Ps idle = LengthWithin(Subtract(Union(std::move(loads)), rv.unions.all), b.w0, b.w1);
+      const Ps per_step = b.PerStep(idle);
+      if (calls == 0 || !worth(per_step, b.step)) continue;
+      Finding f;
+      f.rule = Rule::input_pipeline;
+      f.rank = rv.rank;
+      f.subject = fmt::format("rank {}", rv.rank);
+      f.evidence = fmt::format(
+          "{} DataLoader __next__ calls (the longest {}) run while no GPU op does for {} of the steady steps", calls,
+          Ms(longest), Ms(idle));
+      f.saving = per_step;
+      f.step = b.step;
+      f.formula =
+          fmt::format("DataLoader time with the GPU idle: {} = {} per step, if loading overlapped with the step",
+                      b.Per(idle), Ms(per_step));
+      f.confidence = Confidence::kMedium;
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (ov.host_span_step || ov.steps.empty()) continue;
     std::vector<double> loader;
     const size_t skip = ov.steps.size() >= 3 ? 1 : 0;
     Ps worst = 0;
@@ -1360,7 +1396,12 @@ void SplitCommunicationWait(std::vector<Finding>& findings, const std::vector<Co
     }
     std::sort(waits.begin(), waits.end());
     const Ps saving = waits.empty() ? 0 : waits[waits.size() / 2];
-    const Ps step = basis[late].step;
+    // The waiting ranks' median step: the saving is theirs, not the late
+    // rank's (whose own step is shorter: it does not wait).
+    std::vector<Ps> their;
+    for (const auto& [r, w] : waited_for[late]) their.push_back(basis[r].step);
+    std::sort(their.begin(), their.end());
+    const Ps step = their.empty() ? basis[late].step : their[their.size() / 2];
     if (saving >= o.min_saving && static_cast<double>(saving) >= o.min_share * static_cast<double>(step)) {
       Finding f;
       f.rule = Rule::stragglers;
@@ -1373,9 +1414,9 @@ void SplitCommunicationWait(std::vector<Finding>& findings, const std::vector<Co
       f.saving = saving;
       f.step = step;
       f.formula = fmt::format(
-          "median over the waiting ranks of their exposed wait for rank {} = {} per step, if it "
-          "arrived with the others",
-          late, Ms(saving));
+          "median over the waiting ranks of their exposed wait for rank {} = {} per step (of their median step "
+          "{}), if it arrived with the others",
+          late, Ms(saving), Ms(step));
       f.confidence = Confidence::kMedium;
       findings.push_back(std::move(f));
     }

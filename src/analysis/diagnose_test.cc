@@ -787,7 +787,8 @@ TEST(Diagnose, ExposedCommunicationSplitIntoWaitAndTransfer) {
   constexpr Ps US = kPsPerUs;
   std::vector<CommArrival> arrivals = {{0, "all-to-all", 0, 0, 100 * US, {{0, 100 * US}}},
                                        {1, "all-to-all", 0, 80 * US, 20 * US, {{0, 20 * US}}}};
-  std::vector<RankBasis> bases = {{0, 1000 * US, 1000 * US, 2}, {1, 1000 * US, 1000 * US, 2}};
+  // Rank 1, the late one, has the shorter step (it does not wait).
+  std::vector<RankBasis> bases = {{0, 1000 * US, 1000 * US, 2}, {1, 800 * US, 800 * US, 2}};
   Finding f;
   f.rule = Rule::exposed_communication;
   f.rank = 0;
@@ -810,6 +811,7 @@ TEST(Diagnose, ExposedCommunicationSplitIntoWaitAndTransfer) {
             std::string::npos);
   EXPECT_EQ(straggler->subject, "rank 1");
   EXPECT_EQ(straggler->saving, 80 * US);
+  EXPECT_EQ(straggler->step, 1000 * US);  // the waiting rank 0's step, not rank 1's 800 us
   EXPECT_TRUE(notes.empty());
   // Ranks with different numbers of a kind's kernels are not matched: said.
   arrivals.push_back({1, "all-to-all", 1, 200 * US, 20 * US, {}});
@@ -920,4 +922,36 @@ TEST(DiagnoseAdvice, SlowHostCallSilentUnderOneMs) {
   EXPECT_TRUE(Of(DiagnoseOn("", Launches(800)), Rule::slow_host_call).empty());
 }
 }  // namespace diagnose_advice_test
+}  // namespace mlprof
+
+namespace mlprof {
+namespace diagnose_loader_test {
+
+// No ProfilerStep; three optimizer steps end at 100, 200 and 300 us, so the
+// steps are [100,200) and [200,300). In each the DataLoader loads for 40 us
+// ([110,150), [210,250)) while no kernel runs (kernels [150,200),
+// [250,300)): 40 us of GPU idle per 100 us step, whichever steps the
+// warm-up leaves.
+TEST(DiagnoseAdvice, InputPipelineWithOptimizerSteps) {
+  std::string ev;
+  for (int k = 0; k < 3; ++k)
+    ev += fmt::format(
+        R"J({}{{"ph":"X","cat":"user_annotation","name":"Optimizer.step#SGD.step","pid":1,"tid":1,"ts":{},"dur":5}})J",
+        k ? "," : "", 100 * k + 95);
+  for (int k = 1; k < 3; ++k)
+    ev += fmt::format(
+        R"J(,{{"ph":"X","cat":"user_annotation","name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__","pid":1,"tid":1,"ts":{},"dur":40}},
+        {{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":{},"dur":50,"args":{{"stream":7}}}})J",
+        100 * k + 10, 100 * k + 50);
+  const auto all = Diagnose(BuildProfileView(testing::ProfileFromJson(R"({"traceEvents":[)" + ev + "]}"), {}), {});
+  std::vector<Finding> f;
+  for (const Finding& x : all)
+    if (x.rule == Rule::input_pipeline) f.push_back(x);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].saving, 40 * kPsPerUs);
+  EXPECT_EQ(f[0].step, 100 * kPsPerUs);
+  EXPECT_NE(f[0].evidence.find("DataLoader __next__ calls (the longest 0.040 ms)"), std::string::npos) << f[0].evidence;
+}
+
+}  // namespace diagnose_loader_test
 }  // namespace mlprof

@@ -85,15 +85,15 @@ bool IsTensorCoreKernelNameExt(std::string_view name) {
   return gemm && fp8;
 }
 
-namespace {
-
-constexpr Ps kNone = std::numeric_limits<Ps>::max();
-
 bool IsDataLoaderName(std::string_view n) {
   constexpr std::string_view kPrefix = "enumerate(DataLoader)#", kSuffix = ".__next__";
   return n.size() >= kPrefix.size() + kSuffix.size() && n.substr(0, kPrefix.size()) == kPrefix &&
          n.substr(n.size() - kSuffix.size()) == kSuffix;
 }
+
+namespace {
+
+constexpr Ps kNone = std::numeric_limits<Ps>::max();
 
 struct HostStep {
   int64_t number;

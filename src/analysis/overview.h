@@ -92,6 +92,9 @@ RankOverview ComputeRankOverview(const RankProfile& r, int64_t rank, const CommK
 // one of NVIDIA PyProf's patterns: h884, s1688, xmma_gemm, ...).
 bool IsTensorCoreKernelName(std::string_view name);
 
+// The plugin's DataLoader role: "enumerate(DataLoader)#...__next__".
+bool IsDataLoaderName(std::string_view name);
+
 // The plugin's list and the names it predates: Hopper wgmma / gmma, CUTLASS
 // tensorop and xmma kernels, cuBLAS nvjet, fused attention (fmha, cuDNN
 // sdpa, FlashAttention 2 and 3's main loops) and FP8 GEMMs. Neither list

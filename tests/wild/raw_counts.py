@@ -748,8 +748,19 @@ def resnet(path):
     # rule: the pageable copies that overlap the iterations (from the first
     # optimizer step's end to the last one's), their whole durations.
     inside = [m for m in pg if ends and t1(m) > ends[0] and t0(m) < ends[-1]]
+    # rule: DataLoader "enumerate(DataLoader)#...__next__" calls (any category)
+    # overlapping the iterations; their union less the GPU ops' union, clipped
+    # to the iterations' span.
+    loads = [e for e in events(trace) if e.get("name", "").startswith("enumerate(DataLoader)#")
+             and e.get("name", "").endswith(".__next__") and ends and t1(e) > ends[0] and t0(e) < ends[-1]]
+    gpu_merged = merged([(t0(e), t1(e)) for e in gpu])
+    load_idle = 0.0
+    for a, b in merged([(max(t0(e), ends[0]), min(t1(e), ends[-1])) for e in loads]):
+        load_idle += (b - a) - overlap_with(gpu_merged, a, b)
     return {
         "load": note,
+        "dataloader_in_iterations": {"calls": len(loads), "gpu_idle_us": r3(load_idle),
+                                     "longest_us": r3(max((num(e.get("dur")) for e in loads), default=0))},
         "pageable_htod_in_iterations": {"count": len(inside), "time_us": r3(sum_dur(inside)),
                                         "bytes": sum(int(m["args"].get("bytes", 0)) for m in inside)},
         "optimizer_step_sgd_count": sum(1 for a in anns if a.get("name") == "Optimizer.step#SGD.step"),
