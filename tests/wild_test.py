@@ -120,6 +120,26 @@ def steps_checks(raw):
     out = mlprof_json("diagnose", os.path.join(WILD, "param_resnet_kineto"))
     findings = out["tables"].get("findings", [])
     check(findings and all("per trace" not in f["formula"] for f in findings), "resnet: diagnose per step")
+    # The same steps for overview: the plugin's widening applied to the 29
+    # optimizer iterations (raw_counts.plugin_steps), per step its span and
+    # kernel time (before, one host-ops span of 14.5 s).
+    out = mlprof_json("overview", os.path.join(WILD, "param_resnet_kineto"))
+    rows = out["tables"].get("overview_steps", [])
+    want = facts["overview_steps"]
+    check(len(rows) == len(want), f"resnet: overview {len(rows)} steps, raw {len(want)}")
+    for row, w in zip(rows, want):
+        near(us(row["total"]), w["total_us"], 0.001, f"resnet overview step {row['step']} total")
+        near(us(row["kernel"]), w["kernel_us"], 0.001, f"resnet overview step {row['step']} kernel")
+    check("the steps are Optimizer.step ranges" in json.dumps(out.get("schema", {})),
+          "resnet: overview names its steps' source")
+    # critical-path measures the same steps (the last 8 of them).
+    out = mlprof_json("critical-path", os.path.join(WILD, "param_resnet_kineto"))
+    rows = out["tables"].get("critical_path", [])
+    spans = [w for w in facts["optimizer_iterations_us"]][-8:]
+    check([r["window"] for r in rows] == [f"optimizer step {k}" for k in range(21, 29)],
+          f"resnet: critical-path windows {[r['window'] for r in rows]}")
+    for row, w in zip(rows, spans):
+        near(us(row["span"]), w, 0.001, f"resnet critical-path {row['window']} span")
     # No iterations at all (one training step of switchtransformers): per trace, said so.
     out = mlprof_json("diagnose", os.path.join(
         WILD, "switchtransformers_a100_moe/trace_128token_100Kpar_4exp_4batch_128seq.json"))

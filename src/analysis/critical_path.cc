@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "fmt/format.h"
+#include "model/steps.h"
 
 namespace mlprof {
 
@@ -253,7 +254,27 @@ Longest LongestPath(const std::vector<CpEdge>& edges, const std::vector<uint32_t
 
 std::vector<CpOptions> DefaultCpWindows(const RankProfile& p) {
   std::vector<CpOptions> out;
-  if (p.steps.size() >= 2) {
+  bool profiler_steps = p.step_source == StepSource::kProfilerStep;
+  for (const Step& s : p.steps)
+    profiler_steps =
+        profiler_steps && s.op >= 0 && p.str(p.ops.name[static_cast<size_t>(s.op)]).starts_with("ProfilerStep#");
+  if (p.steps.size() >= 2 && !profiler_steps && p.step_source != StepSource::kTrace) {
+    // Steps found otherwise (or reader-marked ranges such as NVTX "step 3"):
+    // time windows, in time order.
+    std::vector<const Step*> by_time;
+    for (const Step& s : p.steps) by_time.push_back(&s);
+    std::stable_sort(by_time.begin(), by_time.end(), [](const Step* a, const Step* b) { return a->ts < b->ts; });
+    if (p.MarkedSteps()) by_time.pop_back();
+    for (const Step* s : by_time) {
+      CpOptions o;
+      o.from = s->ts;
+      o.to = s->ts + s->dur;
+      o.label = s->op >= 0 ? std::string(p.str(p.ops.name[static_cast<size_t>(s->op)]))
+                           : fmt::format("{} step {}", StepSourceName(p.step_source), s->number);
+      out.push_back(std::move(o));
+    }
+    if (out.size() > kMaxDefaultWindows) out.erase(out.begin(), out.end() - kMaxDefaultWindows);
+  } else if (p.steps.size() >= 2) {
     // ProfilerStep instances in file order: the steps sorted by their op's offset.
     std::vector<std::pair<uint64_t, size_t>> by_offset;
     for (size_t s = 0; s < p.steps.size(); ++s)
@@ -368,7 +389,11 @@ CpResult Window(const RankProfile& p, const CpPrepared& prep, int64_t rank, cons
   }
   // --- the window -------------------------------------------------------------------------
   Ps start = std::numeric_limits<Ps>::max(), end = std::numeric_limits<Ps>::min();
-  if (opt.annotation.empty()) {
+  if (opt.to > opt.from) {
+    start = opt.from;
+    end = opt.to;
+    cp.window = opt.label;
+  } else if (opt.annotation.empty()) {
     for (const Row& w : rows) start = std::min(start, w.ts), end = std::max(end, w.end());
     cp.window = "whole trace";
   } else {

@@ -45,6 +45,10 @@ struct CpOptions {
   std::string annotation;
   bool exact = false;  // names equal to `annotation` (a ProfilerStep#N) rather than containing it
   int64_t first = 0, last = 0;
+  // Or a time window [from, to) when to > from (a step found without
+  // ProfilerStep#N: model/steps.h), shown as `label`.
+  Ps from = 0, to = 0;
+  std::string label;
   // HTA's CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE: a weight-0 edge from
   // every launch call to its GPU op (HTA's tests set it; its end-to-end
   // output was made without).
@@ -103,7 +107,10 @@ std::vector<CpResult> ComputeCriticalPaths(const RankProfile& p, int64_t rank, c
 // The windows mlprof takes by default: every ProfilerStep but the last (as
 // HTA loads traces), at most the last kMaxDefaultWindows of them (the steady
 // state; each window costs a pass over the rank), or the whole trace when
-// there are fewer than two steps.
+// there are fewer than two steps. Without ProfilerStep#N, the rank's steps
+// from elsewhere (serving, optimizer, annotated or repeated iterations; the
+// last left out only for serving steps, which the engine marked) as time
+// windows, so critical-path measures the steps every command uses.
 inline constexpr size_t kMaxDefaultWindows = 8;
 std::vector<CpOptions> DefaultCpWindows(const RankProfile& p);
 

@@ -966,9 +966,10 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
   for (const RankView& rv : view.ranks) {
     const RankOverview ov = ComputeRankOverview(*rv.profile, rv.rank);
     const StepBasis& b = basis[rv.rank];
-    if (ov.host_span_step && b.from_steps) {
-      // No ProfilerStep (the plugin's roles need them) but steps from
-      // elsewhere (Optimizer.step ranges, annotations, repeats): the
+    if (ov.source != StepSource::kProfilerStep && b.from_steps) {
+      // No ProfilerStep (the plugin's per-step roles are its parity figure)
+      // but steps from elsewhere (Optimizer.step ranges, annotations,
+      // repeats, serving steps): the
       // DataLoader's __next__ time while no GPU op runs, in the steady
       // steps' window, per step.
       const RankProfile& p = *rv.profile;

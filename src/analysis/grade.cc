@@ -196,7 +196,10 @@ std::vector<GradeItem> GradeRank(const RankProfile& p, int64_t rank) {
                     overlaps, on_streams));
 
   // Steps.
-  if (p.step_source == StepSource::kTrace)
+  if (p.step_source == StepSource::kTrace && p.steps_asked == StepSource::kTrace)
+    add(GradeId::steps, Severity::kInfo, 1,
+        "the whole trace is the step (--steps-from trace): per-step figures are per trace");
+  else if (p.step_source == StepSource::kTrace)
     add(GradeId::steps, Severity::kWarning, 1,
         "no iterations found (no ProfilerStep#N, serving step, Optimizer.step range, iteration annotation or "
         "repeating top-level ops): per-step figures are per trace");

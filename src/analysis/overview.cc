@@ -202,16 +202,23 @@ RankOverview ComputeRankOverview(const RankProfile& r, int64_t rank, const CommK
   out.rank = rank;
   const OpTable& o = r.ops;
 
-  // Host steps: the ProfilerStep ops on host threads.
+  // Host steps: the rank's steps (model/steps.h), the same every step-based
+  // command uses: ProfilerStep ops, serving or annotated iterations (their
+  // ops are the host span, not CPU work), optimizer or repeat intervals. The
+  // whole trace as one step is the host ops' span below, as the plugin has it.
   std::vector<char> is_step(o.size(), 0);
   std::vector<HostStep> steps;
-  for (const Step& st : r.steps) {
-    if (st.op < 0) continue;
-    const OpKind k = o.kind[st.op];
-    if (k != OpKind::kCpuOp && k != OpKind::kUserAnnotation) continue;
-    is_step[st.op] = 1;
-    steps.push_back({st.number, st.ts, st.ts + st.dur});
+  if (r.step_source != StepSource::kTrace) {
+    for (const Step& st : r.steps) {
+      if (st.op >= 0) {
+        const OpKind k = o.kind[st.op];
+        if (k != OpKind::kCpuOp && k != OpKind::kUserAnnotation) continue;
+        is_step[st.op] = 1;
+      }
+      steps.push_back({st.number, st.ts, st.ts + st.dur});
+    }
   }
+  if (!steps.empty()) out.source = r.step_source;
   std::stable_sort(steps.begin(), steps.end(), [](const HostStep& a, const HostStep& b) { return a.start < b.start; });
 
   // Role intervals, over the whole rank.

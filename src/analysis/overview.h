@@ -15,7 +15,10 @@
 // and the end of the GPU work launched by CUDA runtime calls lying wholly
 // inside its host span. The last steps whose launches are missing (none, or
 // under 80 % of the step before) are dropped: the profiler may have stopped
-// before their kernels ran. Without ProfilerStep, one step spans the host ops.
+// before their kernels ran. The steps are the rank's (model/steps.h), so
+// without ProfilerStep they are the serving, optimizer, annotated or repeated
+// iterations every other step-based command uses, widened the same way; with
+// none of these (the whole trace), one step spans the host ops.
 //
 // GPU summary, per device, over the steps' whole span [first start, last end):
 //   utilization     time a kernel runs / span
@@ -80,8 +83,9 @@ struct RankOverview {
   std::vector<OverviewStep> steps;
   std::array<double, kStepRoleCount> mean{};  // ps per step
   double mean_total = 0;
-  bool host_span_step = false;  // no ProfilerStep: one step over the host ops
-  bool gpu_adjusted = false;    // steps widened to their GPU work
+  bool host_span_step = false;            // no steps (or the whole trace): one step over the host ops
+  StepSource source = StepSource::kNone;  // where the steps came from (kNone: the host-span step)
+  bool gpu_adjusted = false;              // steps widened to their GPU work
   int dropped_tail_steps = 0;
   std::vector<OverviewGpu> gpus;
 };

@@ -144,6 +144,47 @@ TEST(Overview, NoStepsOneStepOverTheHostOps) {
   EXPECT_TRUE(o.gpus.empty());
 }
 
+// No ProfilerStep: the overview takes the rank's steps (here from three
+// Optimizer.step ranges, [10,60) and [60,110) us), as `steps` and `diagnose`
+// do, and widens them to their GPU work like ProfilerStep spans.
+//   aten::mm [20,40) { cudaLaunchKernel [22,25) corr 1 -> gemm [30,70) }
+//   aten::mm [70,90) { cudaLaunchKernel [72,75) corr 2 -> gemm [80,130) }
+TEST(Overview, OptimizerStepsAreTheSteps) {
+  Profile p = ProfileFromJson(R"J({"traceEvents":[
+ {"ph":"X","cat":"user_annotation","name":"Optimizer.step#SGD.step","pid":1,"tid":1,"ts":0,"dur":10},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":20},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":22,"dur":3,"args":{"correlation":1}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":30,"dur":40,"args":{"correlation":1,"device":0,"stream":7}},
+ {"ph":"X","cat":"user_annotation","name":"Optimizer.step#SGD.step","pid":1,"tid":1,"ts":50,"dur":10},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":70,"dur":20},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":72,"dur":3,"args":{"correlation":2}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":80,"dur":50,"args":{"correlation":2,"device":0,"stream":7}},
+ {"ph":"X","cat":"user_annotation","name":"Optimizer.step#SGD.step","pid":1,"tid":1,"ts":100,"dur":10}
+]})J");
+  ASSERT_EQ(p.ranks[0].step_source, StepSource::kOptimizer);
+  const RankOverview o = ComputeRankOverview(p.ranks[0], 0);
+  EXPECT_EQ(o.source, StepSource::kOptimizer);
+  EXPECT_FALSE(o.host_span_step);
+  EXPECT_TRUE(o.gpu_adjusted);
+  ASSERT_EQ(o.steps.size(), 2u);
+  // Step 0: [10,60) widened to the gemm's end, 70.
+  EXPECT_EQ(o.steps[0].number, 0);
+  EXPECT_EQ(o.steps[0].start, 10 * kOvUs);
+  EXPECT_EQ(o.steps[0].end, 70 * kOvUs);
+  EXPECT_EQ(OvRole(o.steps[0], StepRole::kKernel), 40 * kOvUs);  // [30,70)
+  EXPECT_EQ(OvRole(o.steps[0], StepRole::kRuntime), 3 * kOvUs);  // [22,25)
+  EXPECT_EQ(OvRole(o.steps[0], StepRole::kCpuExec), 7 * kOvUs);  // [20,22) + [25,30)
+  EXPECT_EQ(OvRole(o.steps[0], StepRole::kOther), 10 * kOvUs);   // [10,20) (the optimizer range is no CPU work)
+  // Step 1: from 70 (where step 0 ended) to the second gemm's end, 130.
+  EXPECT_EQ(o.steps[1].number, 1);
+  EXPECT_EQ(o.steps[1].start, 70 * kOvUs);
+  EXPECT_EQ(o.steps[1].end, 130 * kOvUs);
+  EXPECT_EQ(OvRole(o.steps[1], StepRole::kKernel), 50 * kOvUs);  // [80,130)
+  EXPECT_EQ(OvRole(o.steps[1], StepRole::kRuntime), 3 * kOvUs);  // [72,75)
+  EXPECT_EQ(OvRole(o.steps[1], StepRole::kCpuExec), 7 * kOvUs);  // [70,72) + [75,80)
+  EXPECT_EQ(OvRole(o.steps[1], StepRole::kOther), 0);
+}
+
 TEST(Overview, TensorCoreKernelNames) {
   EXPECT_TRUE(IsTensorCoreKernelName("volta_h884gemm_128x128_ldg8_nn"));
   EXPECT_TRUE(IsTensorCoreKernelName("sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x32"));

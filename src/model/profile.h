@@ -282,6 +282,7 @@ struct RankProfile {
   std::vector<Step> steps;
   StepSource step_source = StepSource::kNone;  // where `steps` came from (model/steps.h)
   std::string step_note;                       // why a source asked for (--steps-from) gave way
+  StepSource steps_asked = StepSource::kAuto;  // --steps-from (kAuto: the first source found)
   // Names a reader marks as steps besides ProfilerStep#N (an NVTX range
   // "step 3"): (name, step number).
   std::vector<std::pair<StringId, int64_t>> step_names;

@@ -345,6 +345,7 @@ void FindSteps(RankProfile& p, StepSource from) {
   p.steps.clear();
   p.step_source = StepSource::kNone;
   p.step_note.clear();
+  p.steps_asked = from;
   if (from != StepSource::kAuto) {
     if (Try(p, from)) {
       p.step_note =

@@ -1252,15 +1252,18 @@ Table EngineTable(const std::vector<EngineRow>& rows) {
 
 Table OverviewStepTable(const std::vector<RankOverview>& o) {
   Table t("overview_steps", "Step time by what ran (TensorBoard plugin overview; us)");
-  t.Add(RankKey()).Add(Key("step", Unit::kId, "N of ProfilerStep#N (0: no steps, the host ops' span)"));
+  t.Add(RankKey()).Add(Key(
+      "step", Unit::kId, "N of ProfilerStep#N; for steps found otherwise, 0.. in time order (0: the host ops' span)"));
   for (int i = 0; i < kStepRoleCount; ++i) {
     t.Add(TimeUs(StepRoleName(static_cast<StepRole>(i)), kRoleDescriptions[i]));
   }
   t.Add(TimeUs("total", "the step's span, widened to the GPU work it launched"));
   bool host_span = false, adjusted = false;
   int dropped = 0;
+  uint32_t sources = 0;
   for (const RankOverview& r : o) {
     host_span = host_span || r.host_span_step;
+    sources |= OverviewSourceBit(r.source);
     adjusted = adjusted || r.gpu_adjusted;
     dropped += r.dropped_tail_steps;
     for (const OverviewStep& st : r.steps) {
@@ -1270,23 +1273,35 @@ Table OverviewStepTable(const std::vector<RankOverview>& o) {
       t.rows.push_back(std::move(row));
     }
   }
-  t.notes = OverviewStepNotes(adjusted, dropped, host_span);
+  t.notes = OverviewStepNotes(adjusted, dropped, host_span, sources);
   return t;
 }
 
-std::vector<std::string> OverviewStepNotes(bool adjusted, int64_t dropped, bool host_span) {
+uint32_t OverviewSourceBit(StepSource s) {
+  return s == StepSource::kProfilerStep || s == StepSource::kNone || s == StepSource::kTrace
+             ? 0
+             : 1u << static_cast<unsigned>(s);
+}
+
+std::vector<std::string> OverviewStepNotes(bool adjusted, int64_t dropped, bool host_span, uint32_t sources) {
   std::vector<std::string> notes = {
       "Each instant of a step goes to the first of kernel, memcpy, memset, comm, runtime, dataloader, cpu_exec that "
       "covers it (as the TensorBoard PyTorch profiler plugin counts); other is the rest."};
   if (adjusted)
     notes.push_back(
-        "Steps are ProfilerStep spans widened to the GPU work they launched: each starts where the previous one "
-        "ended and ends at the later of its host end and its last GPU op's end.");
+        "Steps are widened to the GPU work they launched: each starts where the previous one ended and ends at the "
+        "later of its host end and its last GPU op's end.");
   if (dropped > 0)
     notes.push_back(std::to_string(dropped) + (dropped == 1 ? " last step was" : " last steps were") +
                     " left out: it launched no GPU work, or under 80 % of the step before (the profiler stopped "
                     "before its kernels ran).");
-  if (host_span) notes.push_back("No ProfilerStep#N: one step spans the host ops.");
+  for (StepSource src : {StepSource::kServing, StepSource::kOptimizer, StepSource::kAnnotation, StepSource::kRepeat})
+    if (sources & OverviewSourceBit(src))
+      notes.push_back(
+          fmt::format("No ProfilerStep#N: the steps are {}, as in `mlprof steps`.", StepSourceDescription(src)));
+  if (host_span)
+    notes.push_back(
+        "The whole trace is the step (no iterations found, or --steps-from trace): one step spans the host ops.");
   return notes;
 }
 

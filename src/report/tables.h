@@ -95,7 +95,10 @@ extern const char* const kNoBytesNote;
 Table EngineTable(const std::vector<EngineRow>& rows);
 // The overview_steps table's notes: any rank's steps widened to their GPU
 // work, the last steps left out (over all ranks), no ProfilerSteps.
-std::vector<std::string> OverviewStepNotes(bool adjusted, int64_t dropped, bool host_span);
+// `sources`: OverviewSourceBit of each rank's step source (0 for ProfilerStep
+// and the host-span step), OR-ed over the ranks.
+uint32_t OverviewSourceBit(StepSource s);
+std::vector<std::string> OverviewStepNotes(bool adjusted, int64_t dropped, bool host_span, uint32_t sources);
 Table OverviewStepTable(const std::vector<RankOverview>& o);
 Table OverviewMeanTable(const std::vector<RankOverview>& o);
 Table GpuSummaryTable(const std::vector<RankOverview>& o);

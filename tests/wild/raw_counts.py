@@ -729,6 +729,48 @@ def is_pageable_htod(m):
     return "HtoD" in n and "Pageable" in n
 
 
+def plugin_steps(trace, host_steps):
+    """The TensorBoard plugin's step widening (torch-tb-profiler's
+    step_parser.py, as docs/ANALYSES.md states it) over the given host step
+    ranges: a cuda_runtime call wholly inside a step's range launched that
+    step's GPU ops (kernels, copies, fills, by correlation); the first step
+    starts at the latest end of the other GPU ops that finished before its
+    own GPU work began (if later than its range's start), each later one
+    where the one before ended; a step ends at the later of its range's end
+    and its GPU work's end. Per step: the widened span and the union of the
+    kernels inside it, in us."""
+    gpu_by_corr = collections.defaultdict(list)
+    for e in events(trace, GPU_CATS):
+        c = (e.get("args") or {}).get("correlation")
+        if c is not None:
+            gpu_by_corr[c].append(e)
+    step_gpu = [[] for _ in host_steps]
+    matched = set()
+    for rt in events(trace, ("cuda_runtime",)):
+        for k, (a, b) in enumerate(host_steps):
+            if t0(rt) >= a and t1(rt) <= b:
+                c = (rt.get("args") or {}).get("correlation")
+                if c in gpu_by_corr:
+                    step_gpu[k].extend(gpu_by_corr[c])
+                    matched.add(c)
+                break
+    prev_end = host_steps[0][0]
+    if step_gpu[0]:
+        first_gpu = min(t0(e) for e in step_gpu[0])
+        for e in events(trace, GPU_CATS):
+            if (e.get("args") or {}).get("correlation") not in matched and t1(e) < first_gpu:
+                prev_end = max(prev_end, t1(e))
+    kernels = merged([(t0(e), t1(e)) for e in events(trace, ("kernel",))])
+    out = []
+    for k, (a, b) in enumerate(host_steps):
+        start = max(prev_end, a)
+        end = max(b, max((t1(e) for e in step_gpu[k]), default=b), start)
+        prev_end = end
+        kernel = sum(max(0.0, min(y, end) - max(x, start)) for x, y in kernels)
+        out.append({"total_us": r3(end - start), "kernel_us": r3(kernel), "gpu_ops": len(step_gpu[k])})
+    return out
+
+
 def resnet(path):
     trace, note = load_trace(path)
     anns = events(trace, ("user_annotation",))
@@ -759,6 +801,7 @@ def resnet(path):
         load_idle += (b - a) - overlap_with(gpu_merged, a, b)
     return {
         "load": note,
+        "overview_steps": plugin_steps(trace, [(a, b) for a, b in zip(ends, ends[1:])]),
         "dataloader_in_iterations": {"calls": len(loads), "gpu_idle_us": r3(load_idle),
                                      "longest_us": r3(max((num(e.get("dur")) for e in loads), default=0))},
         "pageable_htod_in_iterations": {"count": len(inside), "time_us": r3(sum_dur(inside)),
