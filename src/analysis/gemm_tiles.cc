@@ -63,6 +63,26 @@ std::optional<GemmTile> ParseGemmTile(std::string_view name) {
       return t;
     }
   }
+  // cuBLAS's and cuDNN's architecture-named kernels: "volta_sgemm_128x64_nn",
+  // "ampere_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn",
+  // "turing_fp16_s1688gemm_fp16_256x128_ldg8_f2f_tn": the first "_<m>x<n>_"
+  // after "gemm" (SIMT sgemm/dgemm and tensor-core hNNN/sNNNN alike).
+  static constexpr std::string_view kArch[] = {"maxwell_", "pascal_", "volta_", "turing_",
+                                               "ampere_",  "ada_",    "hopper_"};
+  bool arch = false;
+  for (std::string_view a : kArch) arch = arch || name.starts_with(a);
+  if (size_t g = name.find("gemm_"); arch && g != std::string_view::npos) {
+    for (size_t p = name.find('_', g); p != std::string_view::npos; p = name.find('_', p + 1)) {
+      size_t i = p + 1;
+      int64_t m = 0, n = 0;
+      if (!Digits(name, i, m) || i >= name.size() || name[i] != 'x') continue;
+      ++i;
+      if (!Digits(name, i, n) || m <= 0 || n <= 0 || (i < name.size() && name[i] != '_')) continue;
+      t.m = m, t.n = n, t.k = 0;
+      t.form = "cublas";
+      return t;
+    }
+  }
   return std::nullopt;
 }
 

@@ -6,6 +6,8 @@
 //   CUTLASS              "cutlass_80_tensorop_s1688gemm_256x64_16x4_nn_align4"
 //                        (<m>x<n>_<k>x<stages>)
 //   cuBLAS nvjet         "nvjet_tst_64x64_64x16_2x1_v_bz_TNT" (the same form)
+//   cuBLAS by arch       "volta_sgemm_128x64_nn", "ampere_s16816gemm_fp16_128x128_ldg8_..."
+//                        (the first <m>x<n> after "gemm_"; SIMT and tensor-core)
 // For a GEMM op whose shapes give M, N, K (analysis/op_cost.h) and a kernel
 // with a tile:
 //   tiles          = batch x ceil(M / tm) x ceil(N / tn) in the orientation

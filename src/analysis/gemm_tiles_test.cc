@@ -35,6 +35,22 @@ TEST(GemmTiles, TileFromKernelNames) {
   EXPECT_EQ(t->n, 64);
   EXPECT_EQ(t->k, 64);
   // No tile: elementwise kernels, Triton names, a lone "MT" elsewhere.
+  // cuBLAS's architecture-named kernels, SIMT and tensor-core: no k in the name.
+  t = ParseGemmTile("volta_sgemm_128x64_nn");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->m, 128);
+  EXPECT_EQ(t->n, 64);
+  EXPECT_EQ(t->k, 0);
+  EXPECT_EQ(t->form, "cublas");
+  t = ParseGemmTile("ampere_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->m, 128);
+  EXPECT_EQ(t->n, 128);
+  t = ParseGemmTile("turing_fp16_s1688gemm_fp16_256x128_ldg8_f2f_tn");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->m, 256);
+  EXPECT_EQ(t->n, 128);
+  EXPECT_FALSE(ParseGemmTile("volta_sgemm_largek_lds64"));
   EXPECT_FALSE(ParseGemmTile("void at::native::vectorized_elementwise_kernel<4, ...>"));
   EXPECT_FALSE(ParseGemmTile("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1"));
   EXPECT_FALSE(ParseGemmTile("some_MT256x32x64_kernel"));  // Tensile names start Cijk_

@@ -326,7 +326,9 @@ Table QueueLengthTable(const std::vector<QueueLengthRow>& rows, int64_t max_queu
   }
   t.notes.push_back(
       "Queue length: +1 at each launch call, -1 when its op starts on the stream (HTA's definition). A queue near "
-      "0 means the GPU waits for the host; a long queue means the host is ahead.");
+      "0 means the GPU waits for the host; a long queue means the host is ahead. at_max is the time the queue was "
+      "full (" +
+      std::to_string(max_queue) + " launches: the host blocks), not the time at the series' max.");
   return t;
 }
 
