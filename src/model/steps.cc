@@ -199,7 +199,12 @@ void AnnotationSteps(RankProfile& p) {
   std::vector<int8_t> verdict(p.strings.size(), -1);
   std::vector<std::string> stems(p.strings.size());
   for (size_t i = 0; i < o.size(); ++i) {
-    if (o.kind[i] != OpKind::kUserAnnotation) continue;
+    // record_function ranges are user_annotation in Kineto traces, cpu_op in
+    // torch's legacy exporter and 2021 Kineto: a cpu_op counts when its name
+    // is not an operator's (no "::", as aten::batch_norm has).
+    if (o.kind[i] != OpKind::kUserAnnotation &&
+        (o.kind[i] != OpKind::kCpuOp || p.str(o.name[i]).find("::") != std::string_view::npos))
+      continue;
     int8_t& v = verdict[o.name[i]];
     if (v < 0) v = IterationName(p.str(o.name[i]), &stems[o.name[i]]) ? 1 : 0;
     if (!v) continue;

@@ -84,6 +84,26 @@ TEST(Steps, AnnotatedIterations) {
   EXPECT_EQ(p.steps[1].dur, 40 * US);
 }
 
+// torch's legacy exporter (no Kineto) writes record_function ranges as host
+// ops without a category, read as cpu_op: "train_step" x2 is still the
+// iterations; two top-level aten::batch_norm calls are an operator, not them.
+TEST(Steps, AnnotatedIterationsAsCpuOps) {
+  const Profile prof = ProfileFromJson(R"J([
+ {"name":"aten::batch_norm","ph":"X","ts":0,"dur":5,"tid":1,"pid":"CPU functions","args":{}},
+ {"name":"train_step","ph":"X","ts":10,"dur":30,"tid":1,"pid":"CPU functions","args":{}},
+ {"name":"aten::mm","ph":"X","ts":12,"dur":10,"tid":1,"pid":"CPU functions","args":{}},
+ {"name":"aten::batch_norm","ph":"X","ts":45,"dur":5,"tid":1,"pid":"CPU functions","args":{}},
+ {"name":"train_step","ph":"X","ts":50,"dur":30,"tid":1,"pid":"CPU functions","args":{}},
+ {"name":"aten::mm","ph":"X","ts":52,"dur":10,"tid":1,"pid":"CPU functions","args":{}}
+])J");
+  const RankProfile& p = prof.ranks[0];
+  EXPECT_EQ(p.step_source, StepSource::kAnnotation);
+  ASSERT_EQ(p.steps.size(), 2u);
+  EXPECT_EQ(p.steps[0].ts, 10 * US);
+  EXPECT_EQ(p.steps[1].ts, 50 * US);
+  EXPECT_EQ(p.steps[1].dur, 30 * US);
+}
+
 // A repeating sequence of top-level ops (fwd, bwd, upd) x3 on one thread:
 // three steps, each from a fwd to the next; the last to the last end.
 TEST(Steps, RepeatingTopLevelOps) {
