@@ -840,6 +840,27 @@ Report Collectives(const Session& s, const TableOptions& o, int gpus_per_node) {
                     "diagnose, but record no collective (kind, size, group) to match across ranks.",
                     what));
   }
+  // gloo runs its collectives on host threads (CPU tensors, or CUDA tensors
+  // staged through the host): no kernel to match, so say what is not here.
+  {
+    int64_t n = 0, ranks = 0;
+    Ps t = 0;
+    for (const RankView& rv : s.view.ranks) {
+      const OpTable& o = rv.profile->ops;
+      int64_t here = 0;
+      for (size_t i = 0; i < o.size(); ++i)
+        if ((o.kind[i] == OpKind::kCpuOp || o.kind[i] == OpKind::kUserAnnotation) &&
+            rv.profile->str(o.name[i]).starts_with("gloo:"))
+          ++here, t += o.dur[i];
+      n += here;
+      ranks += here > 0;
+    }
+    if (n > 0)
+      r.tables.back().notes.push_back(fmt::format(
+          "Host-side collectives not analysed: {} gloo ops on {} ranks ({:.3f} ms): gloo runs them on host threads, "
+          "and the tables above match GPU collective kernels only; `mlprof ops` lists their times.",
+          n, ranks, static_cast<double>(t) / 1e9));
+  }
   if (c.kernels_without_args > 0)
     r.tables.back().notes.push_back(fmt::format(
         "{} of {} collective kernels carry no collective args (nor does an op above them): no name, size or group; "
