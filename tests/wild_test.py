@@ -407,6 +407,21 @@ def recorded_checks():
     want = f"{n} gloo ops on 2 ranks ({t / 1000:.3f} ms)"
     check(r.returncode == 0 and want in " ".join(r.stdout.split()), f"ddp_gloo: collectives note says {want}")
     check("not known to be one job" in r.stderr, "ddp_gloo: two traces without distributedInfo are said so")
+    # diagnose says it did not check them: per rank, the gloo ops inside the
+    # steady steps (ProfilerStep#2..#3: #1 is the warm-up, #4 the last) and
+    # their time clipped to them.
+    r = subprocess.run([MLPROF, "diagnose", d], capture_output=True, text=True)
+    text = " ".join(r.stdout.split())
+    for rank in (0, 1):
+        with open(os.path.join(d, f"rank{rank}.json")) as fh:
+            evs = json.load(fh)
+        step = {e["name"]: (e["ts"], e["ts"] + e["dur"]) for e in evs if e["name"].startswith("ProfilerStep#")}
+        w0, w1 = step["ProfilerStep#2"][0], step["ProfilerStep#3"][1]
+        g = [(max(e["ts"], w0), min(e["ts"] + e["dur"], w1)) for e in evs
+             if e["name"].startswith("gloo:") and e["ts"] + e["dur"] > w0 and e["ts"] < w1]
+        want = (f"Rank {rank}: not checked: {len(g)} gloo collectives run on host threads for "
+                f"{sum(b - a for a, b in g) / 1000:.3f} ms of the {(w1 - w0) / 1000:.3f} ms analysed")
+        check(want in text, f"ddp_gloo: diagnose says '{want}'")
 
 
 def main():

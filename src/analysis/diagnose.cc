@@ -529,6 +529,31 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     out.push_back(std::move(f));
   }
 
+  // gloo's collectives run on host threads: no rule reads them (the
+  // communication rules read GPU kernels), so say they were not checked.
+  for (const RankView& rv : view.ranks) {
+    if (!notes) break;
+    const RankProfile& p = *rv.profile;
+    const StepBasis& b = basis[rv.rank];
+    int64_t n = 0;
+    std::vector<Interval> spans;
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      if ((!rv.keep.empty() && !rv.keep[i]) ||
+          (p.ops.kind[i] != OpKind::kCpuOp && p.ops.kind[i] != OpKind::kUserAnnotation) || p.ops.end(i) <= b.w0 ||
+          p.ops.ts[i] >= b.w1 || !p.str(p.ops.name[i]).starts_with("gloo:"))
+        continue;
+      ++n;
+      spans.push_back({p.ops.ts[i], p.ops.end(i)});
+    }
+    if (n == 0) continue;
+    const Ps t = LengthWithin(Union(std::move(spans)), b.w0, b.w1);
+    const double share = b.window() > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(b.window()) : 0;
+    notes->push_back({rv.rank, fmt::format("Rank {}: not checked: {} gloo collectives run on host threads for {} of "
+                                           "the {} analysed ({:.1f} %); the communication rules read GPU collective "
+                                           "kernels only.",
+                                           rv.rank, n, Ms(t), Ms(b.window()), share)});
+  }
+
   // queued_idle: per rank, the GPU idle with its next op already submitted.
   for (const RankView& rv : view.ranks) {
     const StepBasis& b = basis[rv.rank];
