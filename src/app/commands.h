@@ -28,6 +28,11 @@ struct TableOptions {
 // --- commands over a loaded profile -------------------------------------------
 // An empty report carrying the inputs' import warnings (every command's start).
 Report WithImportWarnings(const Session& s);
+// The grade of every selected rank (analysis/grade.h): the table every
+// profile command's JSON carries (Report::grade). Of several runs (diff,
+// compare), one table with a leading "run" column holding each run's label.
+Table FullGrade(const Session& s);
+Table FullGrade(const std::vector<const Session*>& runs, const std::vector<std::string>& labels);
 
 struct SummaryOptions : TableOptions {
   int warmup = -1;   // warm-up steps left out of medians (-1: default rule)

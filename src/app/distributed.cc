@@ -12,6 +12,8 @@
 #include <set>
 
 #include "analysis/engines.h"
+#include "app/commands.h"
+#include "app/shards.h"
 #include "io/load.h"
 #include "report/serialize.h"
 
@@ -356,11 +358,23 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& inputs, const
   }
   StatusOr<Report> shard = [&]() -> StatusOr<Report> {
     RETURN_IF_ERROR(viewed);
-    return command.shard(s);
+    ASSIGN_OR_RETURN(Report r, command.shard(s));
+    Table grade = FullGrade(s);  // every command's JSON carries the job's grade
+    grade.id = "_job_grade";
+    r.tables.push_back(std::move(grade));
+    return r;
   }();
   s = Session();  // the ops go before the gather
   stats->shard_s = Lap(clock);
-  return GatherAndCombine(shard, command.combine, comm, stats);
+  auto combine = [&command](std::vector<Report> shards) -> StatusOr<Report> {
+    ASSIGN_OR_RETURN(Table grade, ConcatByRank(shards, "_job_grade"));
+    for (Report& r : shards) std::erase_if(r.tables, [](const Table& t) { return t.id == "_job_grade"; });
+    ASSIGN_OR_RETURN(Report r, command.combine(std::move(shards)));
+    grade.id = "grade";
+    if (!r.grade) r.grade = std::move(grade);
+    return r;
+  };
+  return GatherAndCombine(shard, combine, comm, stats);
 }
 
 StatusOr<std::optional<Report>> RunDistributed(const InputOptions& base, const InputOptions& neu,

@@ -76,6 +76,32 @@ Table GradeShard(const Session& s) {
   return t;
 }
 
+Table FullGrade(const Session& s) {
+  Table t = GradeShard(s);
+  t.id = "grade";
+  return t;
+}
+
+Table FullGrade(const std::vector<const Session*>& runs, const std::vector<std::string>& labels) {
+  Table t("grade", "");
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const Table one = FullGrade(*runs[k]);
+    const std::string label = k < labels.size() ? labels[k] : std::to_string(k);
+    if (k == 0) {
+      t.title = one.title;
+      t.Add(Key("run", Unit::kText, "the run (diff: base or new; compare: its path)"));
+      for (const Column& c : one.columns) t.columns.push_back(c);
+    }
+    for (size_t i = 0; i < one.rows.size(); ++i) {
+      std::vector<Cell> row{Cell::Text(label)};
+      for (const Cell& c : one.rows[i]) row.push_back(c);
+      t.rows.push_back(std::move(row));
+      if (i < one.notes.size()) t.notes.push_back(label + ": " + one.notes[i]);
+    }
+  }
+  return t;
+}
+
 // The grade's warnings and errors over every shard, as the table a command
 // leads with (`mlprof info` shows every item); none when all is well.
 StatusOr<std::optional<Table>> LeadingGrade(const std::vector<Report>& shards) {

@@ -50,7 +50,9 @@ class CompareCommand : public Command {
     }
     std::vector<const app::Session*> runs;
     for (const app::Session& s : sessions) runs.push_back(&s);
-    return app::Compare(runs, paths_, o_);
+    ASSIGN_OR_RETURN(Report r, app::Compare(runs, paths_, o_));
+    r.grade = app::FullGrade(runs, paths_);
+    return r;
   }
   std::vector<std::string> paths_;
   std::string steps_;

@@ -40,7 +40,9 @@ class DiffCommand : public Command {
     }
     ASSIGN_OR_RETURN(app::Session b, OpenWithProgress(base_));
     ASSIGN_OR_RETURN(app::Session n, OpenWithProgress(new_));
-    return app::Diff(b, n, o_);
+    ASSIGN_OR_RETURN(Report r, app::Diff(b, n, o_));
+    r.grade = app::FullGrade({&b, &n}, {"base", "new"});
+    return r;
   }
   std::string base_path_, new_path_;
   app::InputOptions base_, new_;

@@ -47,7 +47,9 @@ class MfuCommand : public Command {
   StatusOr<Report> Run() override {
     if (in_.paths.empty()) return app::Mfu(o_, nullptr);
     ASSIGN_OR_RETURN(app::Session s, OpenWithProgress(in_));
-    return app::Mfu(o_, &s);
+    ASSIGN_OR_RETURN(Report r, app::Mfu(o_, &s));
+    r.grade = app::FullGrade(s);
+    return r;
   }
   app::MfuOptions o_;
   app::InputOptions in_;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/commands.h"
 #include "cli/command.h"
 #include "cli/validators.h"
 #include "report/render.h"
@@ -149,6 +150,7 @@ StatusOr<Report> ProfileCommand::Run() {
   ASSIGN_OR_RETURN(app::Session s, OpenWithProgress(in_, with_view_));
   const auto t0 = std::chrono::steady_clock::now();
   StatusOr<Report> r = Analyse(s);
+  if (r.ok() && !r->grade) r->grade = app::FullGrade(s);
   analyse_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   load_s_ = s.load_seconds, bytes_ = s.decoded_bytes, ops_ = s.ops;
   return r;

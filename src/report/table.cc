@@ -328,7 +328,12 @@ std::vector<JsonTable> JsonTables(const Report& r) {
       if (a.columns[c].name != b.columns[c].name || a.columns[c].unit != b.columns[c].unit) return false;
     return true;
   };
-  for (const Table& t : r.tables) {
+  std::vector<const Table*> all;
+  if (r.grade) all.push_back(&*r.grade);
+  for (const Table& t : r.tables)
+    if (!r.grade || t.id != r.grade->id) all.push_back(&t);
+  for (const Table* tp : all) {
+    const Table& t = *tp;
     JsonTable* joined = nullptr;
     int same_id = 0;
     for (JsonTable& g : out) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -117,6 +118,10 @@ struct Table {
 
 struct Report {
   std::vector<Table> tables;
+  // The profile's grade, every item (analysis/grade.h; set for profile
+  // commands): JSON's "grade" table, first, in place of any table of that id
+  // (a command that leads its text with the grade's warnings); not in text.
+  std::optional<Table> grade;
   std::vector<std::string> warnings;  // import problems etc., printed to stderr in text mode
   bool gate_failed = false;           // a --fail-if gate was violated (mlprof diff): its own exit code
 };
@@ -126,7 +131,7 @@ struct Report {
 // `max_width` columns by shortening its widest text columns in the middle
 // ("..."), except columns marked whole; notes wrapped to the same width.
 std::string RenderText(const Report& r, int max_width = 120);
-// JSON: {"tables": {id: [{col: raw value, ...}, ...]},
+// JSON: {"tables": {id: [{col: raw value, ...}, ...]} (the grade first),
 //        "schema": {id: {"title", "columns": [{name, unit, role, description}], "notes"}},
 //        "warnings": [...]}.
 // Tables repeating an id with the same columns (one per rank) are one key
