@@ -303,7 +303,12 @@ RooflineResult RooflineFrameworkOps(const std::vector<OpGpuTime>& ops, int64_t r
     if (chip.peak(d) <= 0) d = dtype;
     Fill(res, chip.peak(d), collective, &row);
     if (per_op_dtype && row.bound != RoofBound::kUnknown && !collective) held[d] += row.time_s;
-    if (d == hw::DType::kFp32 && !collective && row.efficiency > kAboveRoof) res.above_roof_fp32_s += row.time_s;
+    // TF32 explains only matmuls and convolutions above the fp32 roof (an
+    // elementwise op there is miscounted bytes or misattributed time).
+    const OpCategory cat = CostCategory(o.cost_kind);
+    if (d == hw::DType::kFp32 && (cat == OpCategory::kMatmul || cat == OpCategory::kAttention) &&
+        row.efficiency > kAboveRoof)
+      res.above_roof_fp32_s += row.time_s;
     totals.Add(std::move(row), collective);
   }
   totals.Finish();

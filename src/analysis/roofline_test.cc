@@ -207,6 +207,14 @@ TEST(Roofline, FrameworkOpsUseEachOpsDtype) {
   fast[0].cost_dtype = "float";                  // 200 TFLOP/s against fp32's 50: TF32 at least
   RooflineResult tf32 = RooflineFrameworkOps(fast, 0, *chip, hw::DType::kBf16, true);
   EXPECT_DOUBLE_EQ(tf32.above_roof_fp32_s, 0.001);
+  // An elementwise op above the fp32 roof is an error, but not TF32's doing.
+  fast[0].name = "aten::gelu";
+  fast[0].cost_kind = "elementwise";
+  fast[0].flops_per_call = 1e6;
+  fast[0].bytes_per_call = 4e9;  // 4 GB in 1 ms: 4 TB/s against the chip's 1 TB/s
+  RooflineResult gelu = RooflineFrameworkOps(fast, 0, *chip, hw::DType::kBf16, true);
+  ASSERT_EQ(gelu.above_roof_ops, 1) << gelu.ops[0].efficiency;
+  EXPECT_DOUBLE_EQ(gelu.above_roof_fp32_s, 0);
 }
 
 }  // namespace

@@ -244,8 +244,8 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
 // --- commands that may read no profile ----------------------------------------
 struct MfuOptions : TableOptions {
   std::vector<std::string> chip_files;
-  std::string chip;  // id, name or device name
-  std::string dtype = "bf16";
+  std::string chip;        // id, name or device name
+  std::string dtype;       // "": bf16, or the chip's best below it when it has none (DefaultPeakDtype)
   double peak_tflops = 0;  // replaces the chip's peak when > 0
   MfuInput input;          // devices, throughput and model FLOPs as given
 };

@@ -117,13 +117,24 @@ StatusOr<Report> Mfu(const MfuOptions& o, const Session* profile) {
     if (!mfu.chip && !(o.peak_tflops > 0))
       return InvalidArgument(fmt::format("mfu: cannot tell the chip from the profile{}; give --chip", chip_hint));
   }
-  ASSIGN_OR_RETURN(mfu.dtype, ParseDTypeOption(o.dtype));
+  std::string dtype_note;
+  if (!o.dtype.empty()) {
+    ASSIGN_OR_RETURN(mfu.dtype, ParseDTypeOption(o.dtype));
+  } else {
+    // No --dtype: bf16, or on a chip without it (V100, T4, RTX 20) its best
+    // tensor dtype, as roofline and diagnose take it.
+    mfu.dtype = mfu.chip ? DefaultPeakDtype(*mfu.chip) : hw::DType::kBf16;
+    if (mfu.dtype != hw::DType::kBf16)
+      dtype_note = fmt::format("Peak at {}: {} has no bf16 peak (--dtype picks another).", hw::DTypeName(mfu.dtype),
+                               mfu.chip->id);
+  }
   mfu.peak_override = o.peak_tflops * 1e12;
   if (std::optional<MfuProblem> problem = CheckMfu(mfu)) return MfuProblemStatus(*problem, mfu);
   const MfuResult res = ComputeMfu(mfu);
   Report r;
   r.tables.push_back(MfuTable(res));
   if (!from_profile.empty()) r.tables.back().notes.push_back("From the profile: " + from_profile + ".");
+  if (!dtype_note.empty()) r.tables.back().notes.push_back(dtype_note);
   return r;
 }
 

@@ -15,8 +15,9 @@ class MfuCommand : public Command {
     AddFormatOption(app, out_.format);
     AddWidthOption(app, out_.width);
     app->add_option("--chip", o_.chip, "chip id, name or device name (`mlprof chips` lists them)");
-    app->add_option("--dtype", o_.dtype, "peak of this data type: fp32, tf32, bf16, fp16, fp8, int8")
-        ->capture_default_str();
+    app->add_option("--dtype", o_.dtype,
+                    "peak of this data type: fp32, tf32, bf16, fp16, fp8, int8 (default: bf16; fp16 on chips "
+                    "without bf16: V100, T4, RTX 20)");
     app->add_option("paths", in_.paths,
                     "profiles (optional): step time, device count, chip and op FLOPs (HFU) come from them");
     app->add_option("--capture", in_.capture,
