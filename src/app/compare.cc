@@ -91,7 +91,10 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
   for (size_t k = 0; k < runs.size(); ++k)
     for (const std::string& w : ImportWarnings(runs[k]->profile))
       rep.warnings.push_back(w.rfind(paths[k], 0) == 0 ? w : paths[k] + ": " + w);  // once, not twice
-  Table t("runs", "Runs, fastest step first (ms)");
+  bool all_whole = !rows.empty();
+  for (const Row& r : rows) all_whole = all_whole && r.whole_trace;
+  Table t("runs", all_whole ? "Runs, fastest trace first (no steps in any run: each is one whole trace; ms)"
+                            : "Runs, fastest step first (ms)");
   t.Add(Key("run", Unit::kText, "the run's label (--label, else the path's last part)"))
       .Add(Count("ranks", "ranks in the run"))
       .Add(Count("steps", "steps measured on the slowest rank"))
@@ -145,11 +148,19 @@ StatusOr<Report> Compare(const std::vector<const Session*>& runs, const std::vec
                    fmt::format("{}: no iterations found, so the step is the whole trace; not comparable with the steps "
                                "of {}.",
                                whole, stepped));
-  t.notes.push_back(
-      o.first_step >= 0
-          ? fmt::format("Steps {} to {} (ProfilerStep numbers).", o.first_step, o.last_step)
-          : "Steps after the warm-up, as mlprof steps takes them (the last left out unless --all-steps).");
-  t.notes.push_back("Shares are of the slowest rank's median step; GPU work may run past its step.");
+  if (all_whole) {
+    t.notes.push_back(
+        "No run has iterations (no ProfilerStep#N, serving step, Optimizer.step range, iteration annotation or "
+        "repeating top-level ops): step_ms is each run's whole trace, and the runs may hold different amounts of "
+        "work.");
+    t.notes.push_back("Shares are of the slowest rank's trace.");
+  } else {
+    t.notes.push_back(
+        o.first_step >= 0
+            ? fmt::format("Steps {} to {} (ProfilerStep numbers).", o.first_step, o.last_step)
+            : "Steps after the warm-up, as mlprof steps takes them (the last left out unless --all-steps).");
+    t.notes.push_back("Shares are of the slowest rank's median step; GPU work may run past its step.");
+  }
   rep.tables.push_back(std::move(t));
   return rep;
 }

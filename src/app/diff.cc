@@ -148,7 +148,13 @@ StatusOr<Report> CombineDiffShards(const std::vector<Report>& shards, const Diff
   for (const std::string& w : CombineWarnings(shards, "_base_warnings")) rep.warnings.push_back("base: " + w);
   for (const std::string& w : CombineWarnings(shards, "_new_warnings")) rep.warnings.push_back("new: " + w);
 
-  Table st("diff_steps", "Steady-state step time, base vs new (ms)");
+  // Neither side has iterations on any rank: the tables compare whole
+  // traces, and say so rather than "step".
+  bool all_whole = !b.empty() && !n.empty();
+  for (const auto* side : {&b, &n})
+    for (const DiffRank& d : *side) all_whole = all_whole && d.whole_trace;
+  Table st("diff_steps", all_whole ? "Whole-trace time, base vs new (no steps on either side; ms)"
+                                   : "Steady-state step time, base vs new (ms)");
   st.Add(RankKey())
       .Add(Count("base_steps", "steady steps in the base profile"))
       .Add(Count("new_steps", "steady steps in the new profile"))
@@ -174,6 +180,8 @@ StatusOr<Report> CombineDiffShards(const std::vector<Report>& shards, const Diff
     if (base_whole != new_whole) {
       verdict = "not comparable";  // the note says why
       incomparable.push_back(s.rank);
+    } else if (base_whole && new_whole) {
+      verdict = "one trace each: not tested";
     } else if (s.base.size() < 2 || s.neu.size() < 2)
       verdict = "too few steps to test";
     else if (s.test.p < o.alpha && std::abs(pct) >= o.min_change_pct)
@@ -192,10 +200,16 @@ StatusOr<Report> CombineDiffShards(const std::vector<Report>& shards, const Diff
         "annotation or repeating top-level ops), so its one step is its whole trace: the step times and the "
         "breakdown below are not comparable.",
         incomparable.size() > 1 ? "Ranks" : "Rank", which));
-  st.notes.push_back(fmt::format(
-      "Steps after the warm-up; slower/faster when p < {} and the change is at least {} %. With n steps on each "
-      "side the exact test cannot go below p = 2 / C(2n, n): 3 steps each give at best 0.1.",
-      o.alpha, o.min_change_pct));
+  if (all_whole)
+    st.notes.push_back(
+        "Neither side has iterations (no ProfilerStep#N, serving step, Optimizer.step range, iteration annotation or "
+        "repeating top-level ops): each is one whole trace, and every figure below is per trace, not per step; the "
+        "traces may hold different amounts of work.");
+  else
+    st.notes.push_back(fmt::format(
+        "Steps after the warm-up; slower/faster when p < {} and the change is at least {} %. With n steps on each "
+        "side the exact test cannot go below p = 2 / C(2n, n): 3 steps each give at best 0.1.",
+        o.alpha, o.min_change_pct));
   if (r.paired_base >= 0)
     st.notes.push_back(
         fmt::format("One rank on each side: base rank {} compared with new rank {}.", r.paired_base, r.paired_new));
@@ -203,7 +217,8 @@ StatusOr<Report> CombineDiffShards(const std::vector<Report>& shards, const Diff
   for (int64_t x : r.only_new) st.notes.push_back(fmt::format("rank {} is only in the new profile", x));
   rep.tables.push_back(std::move(st));
 
-  Table br("diff_breakdown", "The step's breakdown, base vs new (medians over steady steps; ms)");
+  Table br("diff_breakdown", all_whole ? "The whole trace's breakdown, base vs new (ms)"
+                                       : "The step's breakdown, base vs new (medians over steady steps; ms)");
   br.Add(RankKey())
       .Add(Key("measure", Unit::kText, "step_time, gpu_busy, compute, communication, memory, idle"))
       .Add(TimeMs("base", "median per step, base"))
@@ -215,7 +230,8 @@ StatusOr<Report> CombineDiffShards(const std::vector<Report>& shards, const Diff
                        TimeCell(b.neu - b.base), PctCell(b.neu - b.base, b.base)});
   rep.tables.push_back(std::move(br));
 
-  Table ops("diff_ops", "GPU ops by name, base vs new (time per step, all ranks; largest change first)");
+  Table ops("diff_ops", all_whole ? "GPU ops by name, base vs new (time per trace, all ranks; largest change first)"
+                                  : "GPU ops by name, base vs new (time per step, all ranks; largest change first)");
   ops.Add(Key("name", Unit::kText, "kernel, memcpy or memset name").Symbol())
       .Add(Count("base_count", "executions in the base profile"))
       .Add(Count("new_count", "executions in the new profile"))

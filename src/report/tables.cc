@@ -137,7 +137,14 @@ Table FindingsTable(const std::vector<Finding>& v) {
         "Rank {}: no iterations found (no ProfilerStep#N, Optimizer.step range, iteration annotation or repeating "
         "top-level ops): its savings are per trace, and its step_ms is the whole trace.",
         rank));
-  t.notes.push_back("Savings are estimates per step, each on its own: fixing one changes the others.");
+  // Every finding per trace: say so in the title and the closing note too.
+  const bool all_per_trace =
+      !v.empty() && std::all_of(v.begin(), v.end(), [](const Finding& f) { return f.per_trace; });
+  if (all_per_trace) t.title = "What to fix first (largest estimated saving per trace first: no steps found)";
+  t.notes.push_back(fmt::format("Savings are estimates per {}, each on its own: fixing one changes the others.",
+                                all_per_trace       ? "trace"
+                                : per_trace.empty() ? "step"
+                                                    : "step (per trace where said)"));
   return t;
 }
 
