@@ -195,6 +195,14 @@ std::vector<GradeItem> GradeRank(const RankProfile& p, int64_t rank) {
                     "busy times count the overlap once",
                     overlaps, on_streams));
 
+  // A layout mlprof does not read, with lanes named like devices.
+  if (p.unread_device_lane_events > 0)
+    add(GradeId::device_lanes_unread, Severity::kError, static_cast<double>(p.unread_device_lane_events),
+        fmt::format("no GPU work was read, but {} named like device lanes: their events carry no category mlprof "
+                    "knows and the layout is none it reads (Kineto, rocprof, XSpace, Ascend), so they were read as "
+                    "host events: every GPU figure is missing",
+                    p.unread_device_lanes));
+
   // Steps.
   if (p.step_source == StepSource::kTrace && p.steps_asked == StepSource::kTrace)
     add(GradeId::steps, Severity::kInfo, 1,

@@ -24,7 +24,8 @@ namespace mlprof {
   X(flows_unpaired, "launch-to-GPU flows with only one end")                                               \
   X(attribution, "the share of GPU time attributed to an op, and how")                                     \
   X(stream_overlap, "GPU ops that start before the previous op on their stream ends")                      \
-  X(steps, "where the steps come from")
+  X(steps, "where the steps come from")                                                                    \
+  X(device_lanes_unread, "processes named like device lanes whose events were read as host events")
 
 enum class GradeId : uint8_t {
 #define MLPROF_X(id, what) id,

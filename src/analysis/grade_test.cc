@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../../tests/test_util.h"
 
 namespace mlprof {
@@ -34,6 +36,29 @@ TEST(Grade, LaunchesWithoutAnyGpuWorkAreAnError) {
   EXPECT_NE(lost->text.find("cudaLaunchKernel 1, cudaMemcpyAsync 1"), std::string::npos);
   EXPECT_NE(lost->text.find("2 flow events with one end"), std::string::npos);
   EXPECT_EQ(GradeWarnings(g, "t.json").size(), 2u);  // and no iterations
+}
+
+// A Chrome trace with a process named "GPU 0" whose events carry no
+// category: read as host events, which the grade calls an error, with the
+// process named, before any figure.
+TEST(Grade, UnreadDeviceLanesAreAnError) {
+  const Profile p = ProfileFromJson(R"J({"traceEvents":[
+ {"ph":"M","pid":1,"name":"process_name","args":{"name":"GPU 0"}},
+ {"ph":"M","pid":2,"name":"process_name","args":{"name":"python"}},
+ {"ph":"X","pid":2,"tid":5,"name":"forward","ts":0,"dur":1000},
+ {"ph":"X","pid":1,"tid":7,"name":"gemm_kernel","ts":100,"dur":300},
+ {"ph":"X","pid":1,"tid":7,"name":"relu_kernel","ts":500,"dur":100}
+]})J");
+  const auto g = GradeRank(p.ranks[0], 0);
+  const GradeItem* lanes = Find(g, GradeId::device_lanes_unread);
+  ASSERT_NE(lanes, nullptr);
+  EXPECT_EQ(lanes->severity, Severity::kError);
+  EXPECT_EQ(lanes->value, 2);
+  EXPECT_NE(lanes->text.find("process 'GPU 0' (2 events) is named like device lanes"), std::string::npos)
+      << lanes->text;
+  const auto w = GradeWarnings(g, "t.json");
+  EXPECT_EQ(std::count_if(w.begin(), w.end(), [](const std::string& s) { return s.find("device lanes") != s.npos; }),
+            1);
 }
 
 // 1 of 3 launches lost (33 %: a warning); a kernel with no launch (10 of 30

@@ -170,6 +170,9 @@ StatusOr<Report> SummaryCombine(std::vector<Report> shards, const SummaryOptions
   const bool gpu_lost = grade && std::any_of(grade->rows.begin(), grade->rows.end(), [](const auto& row) {
                           return TextAt(row, 1) == "gpu_activity_lost" && TextAt(row, 2) == "error";
                         });
+  const bool lanes_unread = grade && std::any_of(grade->rows.begin(), grade->rows.end(), [](const auto& row) {
+                              return TextAt(row, 1) == "device_lanes_unread";
+                            });
   if (grade) r.tables.push_back(std::move(*grade));
   ASSIGN_OR_RETURN(Table ranks, ConcatByRank(shards, "ranks"));
   r.tables.push_back(std::move(ranks));
@@ -192,8 +195,11 @@ StatusOr<Report> SummaryCombine(std::vector<Report> shards, const SummaryOptions
       r.tables[grade ? 1 : 0].notes.push_back(
           gpu_lost ? "No GPU stream activity in these inputs although the host launched GPU work: its records are "
                      "missing (the grade above); there is no GPU time to break down."
-                   : "No GPU stream activity in these inputs (a TPU, CPU-only or host-side profile?): there is no GPU "
-                     "time to break down. `mlprof info` lists what the profile holds.");
+          : lanes_unread
+              ? "No GPU work read: the lanes named like devices are in a layout mlprof does not read (the "
+                "grade above); there is no GPU time to break down."
+              : "No GPU stream activity in these inputs (a TPU, CPU-only or host-side profile?): there is no GPU "
+                "time to break down. `mlprof info` lists what the profile holds.");
     return r;
   }
   ASSIGN_OR_RETURN(Table temporal, ConcatByRank(shards, "temporal"));

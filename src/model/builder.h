@@ -137,6 +137,10 @@ class ProfileBuilder {
   void AddLinkTransfer(const LinkTransfer& l) { out_->links.push_back(l); }
   void NoteSidecar(std::string line) { out_->sidecars.push_back(std::move(line)); }
   void WarnSidecar(std::string line) { out_->sidecar_warnings.push_back(std::move(line)); }
+  void SetUnreadDeviceLanes(int64_t events, std::string processes) {
+    out_->unread_device_lane_events = events;
+    out_->unread_device_lanes = std::move(processes);
+  }
   // An arg of op `op` (a sidecar file's fields for the op: io/ascend_files.h).
   void AddOpArg(size_t op, const ArgValue& v) {
     out_->args.rows.push_back({ArgOwner::kOp, static_cast<uint32_t>(op), v});

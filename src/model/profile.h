@@ -294,6 +294,12 @@ struct RankProfile {
   std::vector<LinkTransfer> links;
   // Files read beside the trace (torch_npu's CSV and JSON outputs), one line
   // each; and what could not be used from them (kept out, the rest read).
+  // A trace no reader's layout fits whose processes are named like device
+  // lanes ("GPU 0", "HIP GPU 0"): their events, read as host events, and the
+  // processes as "'GPU 0' (2 events)" (io/rocprof_conventions.h; the grade
+  // makes it an error).
+  int64_t unread_device_lane_events = 0;
+  std::string unread_device_lanes;
   std::vector<std::string> sidecars;
   std::vector<std::string> sidecar_warnings;
   ArgTable args;
