@@ -116,6 +116,11 @@ def steps_checks(raw):
         near(us(row["wall"]), w, 0.001, f"resnet step {row['step']} wall")
     summary = out["tables"].get("steady_state", [{}])[0]
     check(summary.get("source") == "optimizer", f"resnet: steps from {summary.get('source')}")
+    # The GPU work before the first optimizer step's end is in no iteration: said.
+    out_ops = facts["gpu_ops_outside_iterations"]
+    note = json.dumps(out["schema"])
+    want = f"{out_ops['count']} GPU ops ({out_ops['time_us'] / 1000:.3f} ms) were launched before the first step"
+    check(want in note, f"resnet: steps note says '{want}'")
     # The same steps for diagnose: per step, not per trace.
     out = mlprof_json("diagnose", os.path.join(WILD, "param_resnet_kineto"))
     findings = out["tables"].get("findings", [])

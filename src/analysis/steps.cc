@@ -14,13 +14,17 @@ StepReport ComputeSteps(const ProfileView& view, const StepOptions& opt) {
     if (p.steps.empty()) continue;
     std::vector<std::vector<GpuOpRef>> per_step(p.steps.size());
     KernelClassCache classes = view.Classes(p);
+    StepSummary sum;
     for (size_t i = 0; i < p.ops.size(); ++i) {
-      if (!OccupiesStream(p.ops.kind[i]) || p.ops.step[i] < 0) continue;
+      if (!OccupiesStream(p.ops.kind[i])) continue;
+      if (p.ops.step[i] < 0) {
+        ++sum.gpu_ops_outside, sum.gpu_time_outside += p.ops.dur[i];
+        continue;
+      }
       auto op = static_cast<uint32_t>(i);
       per_step[p.ops.step[i]].push_back({rv.Ts(op), rv.End(op), op, p.ops.track[i], classes.Get(p.ops.name[i])});
     }
     const int warmup = WarmupSteps(p.steps.size(), opt);
-    StepSummary sum;
     sum.rank = rv.rank;
     sum.source = p.step_source;
     sum.note = p.step_note;

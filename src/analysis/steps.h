@@ -35,6 +35,8 @@ struct StepSummary {
   double median_wall_us = 0, median_gpu_span_us = 0, median_busy_us = 0, median_compute_us = 0;
   StepSource source = StepSource::kNone;  // where the rank's steps come from
   std::string note;                       // RankProfile::step_note
+  int64_t gpu_ops_outside = 0;            // GPU ops in no step (launched before the first or after the last)
+  Ps gpu_time_outside = 0;                // their summed duration
 };
 
 struct StepOptions {

@@ -790,8 +790,13 @@ std::vector<std::string> StepSourceNotes(const StepReport& s) {
           "or repeating top-level ops): the whole trace is one step, and its figures are per trace.",
           r.rank));
     else
-      out.push_back(
-          fmt::format("Rank {}: no ProfilerStep#N; the steps are {}.", r.rank, StepSourceDescription(r.source)));
+      out.push_back(fmt::format(
+          "Rank {}: no ProfilerStep#N; the steps are {}{}.", r.rank, StepSourceDescription(r.source),
+          r.gpu_ops_outside > 0
+              ? fmt::format("; {} GPU ops ({:.3f} ms) were launched before the first step or after the last and "
+                            "are in none (the iteration before the first boundary, say)",
+                            r.gpu_ops_outside, static_cast<double>(r.gpu_time_outside) / 1e9)
+              : ""));
   }
   return out;
 }

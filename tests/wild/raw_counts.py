@@ -771,6 +771,13 @@ def plugin_steps(trace, host_steps):
     return out
 
 
+def outside_steps(trace, first, last):
+    launches = launch_map(trace)
+    out = [g for g in events(trace, GPU_CATS)
+           if (launch_of(g, launches) is None or not first <= t0(launch_of(g, launches)) < last)]
+    return {"count": len(out), "time_us": r3(sum_dur(out))}
+
+
 def resnet(path):
     trace, note = load_trace(path)
     anns = events(trace, ("user_annotation",))
@@ -802,6 +809,9 @@ def resnet(path):
     return {
         "load": note,
         "overview_steps": plugin_steps(trace, [(a, b) for a, b in zip(ends, ends[1:])]),
+        # rule: GPU ops whose launch call (by correlation) starts outside
+        # [first optimizer end, last optimizer end) belong to no iteration.
+        "gpu_ops_outside_iterations": outside_steps(trace, ends[0], ends[-1]),
         "dataloader_in_iterations": {"calls": len(loads), "gpu_idle_us": r3(load_idle),
                                      "longest_us": r3(max((num(e.get("dur")) for e in loads), default=0))},
         "pageable_htod_in_iterations": {"count": len(inside), "time_us": r3(sum_dur(inside)),
