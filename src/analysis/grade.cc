@@ -195,6 +195,26 @@ std::vector<GradeItem> GradeRank(const RankProfile& p, int64_t rank) {
                     "busy times count the overlap once",
                     overlaps, on_streams));
 
+  // A GPU op cannot start before the call that launched it: when it does,
+  // the host and device clocks disagree (a profiler's clock alignment, a
+  // merged trace), and launch delays, queue lengths and overlaps read wrong.
+  {
+    int64_t early = 0, linked = 0;
+    Ps worst = 0;
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (!Counted(o.kind[i]) || o.launch[i] < 0) continue;
+      const size_t l = static_cast<size_t>(o.launch[i]);
+      if (!IsLaunchOp(o.kind[l])) continue;
+      ++linked;
+      if (o.ts[i] < o.ts[l]) ++early, worst = std::max(worst, o.ts[l] - o.ts[i]);
+    }
+    if (early > 0)
+      add(GradeId::clock_skew, early * 100 > linked ? Severity::kWarning : Severity::kInfo, static_cast<double>(early),
+          fmt::format("{} of {} GPU ops start before the call that launched them (by up to {}): the host and GPU "
+                      "clocks disagree, so launch delays and queue lengths near those ops read wrong",
+                      early, linked, Ms(worst)));
+  }
+
   // A layout mlprof does not read, with lanes named like devices.
   if (p.unread_device_lane_events > 0)
     add(GradeId::device_lanes_unread, Severity::kError, static_cast<double>(p.unread_device_lane_events),

@@ -25,7 +25,8 @@ namespace mlprof {
   X(attribution, "the share of GPU time attributed to an op, and how")                                     \
   X(stream_overlap, "GPU ops that start before the previous op on their stream ends")                      \
   X(steps, "where the steps come from")                                                                    \
-  X(device_lanes_unread, "processes named like device lanes whose events were read as host events")
+  X(device_lanes_unread, "processes named like device lanes whose events were read as host events")        \
+  X(clock_skew, "GPU ops that start before the host call that launched them")
 
 enum class GradeId : uint8_t {
 #define MLPROF_X(id, what) id,

@@ -61,6 +61,25 @@ TEST(Grade, UnreadDeviceLanesAreAnError) {
             1);
 }
 
+// Two launched kernels, one starting 3 us before its launch call: the
+// clocks disagree (1 of 2 linked ops, above 1 %: a warning).
+TEST(Grade, GpuOpBeforeItsLaunchIsClockSkew) {
+  const Profile p = ProfileFromJson(R"J({"traceEvents":[
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":2,"args":{"correlation":1}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":2,"args":{"correlation":2}},
+ {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":15,"dur":3,"args":{"correlation":1,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":17,"dur":3,"args":{"correlation":2,"device":0,"stream":7}}
+]})J");
+  const auto g = GradeRank(p.ranks[0], 0);
+  const GradeItem* skew = Find(g, GradeId::clock_skew);
+  ASSERT_NE(skew, nullptr);
+  EXPECT_EQ(skew->severity, Severity::kWarning);
+  EXPECT_EQ(skew->value, 1);
+  EXPECT_NE(skew->text.find("1 of 2 GPU ops start before the call that launched them (by up to 0.003 ms)"),
+            std::string::npos)
+      << skew->text;
+}
+
 // 1 of 3 launches lost (33 %: a warning); a kernel with no launch (10 of 30
 // us: a warning); two kernels overlapping on stream 7; one launch made while
 // capturing a graph elsewhere would make the lost launch expected.
