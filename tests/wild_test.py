@@ -318,7 +318,7 @@ def advice_checks(raw):
     facts = raw[name]
     findings = {f["rule"]: f for f in mlprof_json("diagnose", os.path.join(WILD, name))["tables"].get("findings", [])}
     fp32 = findings.get("fp32_matmul", {})
-    check(f"run {facts['sgemm_kernel_time_us'] / 1000:.3f} ms ({facts['sgemm_share_pct']:.1f} %" in fp32.get("evidence", ""),
+    check(f"run {facts['sgemm_kernel_time_us'] / 1000:.3f} ms in the trace ({facts['sgemm_share_pct']:.1f} %" in fp32.get("evidence", ""),
           f"switchtransformers: fp32_matmul evidence {fp32.get('evidence')}")
     # The saving: sgemm time x (1 - 19.5/156), the A100's fp32 and tf32 peaks.
     near(us(fp32.get("saving", 0)), facts["sgemm_kernel_time_us"] * (1 - 19.5 / 156), 0.5, "switchtransformers fp32 saving")

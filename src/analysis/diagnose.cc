@@ -739,9 +739,10 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     f.rank = rv.rank;
     f.subject = fmt::format("rank {}", rv.rank);
     f.evidence = fmt::format(
-        "{} SIMT fp32 GEMM kernels (sgemm) run {} ({:.1f} % of the GPU's kernel time) on {} (fp32 {:.1f}, "
-        "{} {:.0f} TFLOP/s dense)",
-        n, Ms(t), all > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(all) : 0.0, chip->name,
+        "{} SIMT fp32 GEMM kernels (sgemm) run {} in {} ({:.1f} % of the GPU's kernel time there) on {} (fp32 "
+        "{:.1f}, {} {:.0f} TFLOP/s dense)",
+        n, Ms(t), b.from_steps ? "the steady steps" : "the trace",
+        all > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(all) : 0.0, chip->name,
         chip->peak(hw::DType::kFp32) / 1e12, chip->peak(hw::DType::kTf32) > 0 ? "tf32" : "fp16", fast / 1e12);
     f.saving = per_step;
     f.step = b.step;
