@@ -92,6 +92,21 @@ TEST(Chips, DetectedFromProfileDeviceNames) {
   EXPECT_EQ(id("NVIDIA GeForce RTX 2080 Ti"), "rtx-2080-ti");
   EXPECT_EQ(id("NVIDIA GeForce RTX 3090"), "rtx-3090");
   EXPECT_EQ(id("NVIDIA GeForce RTX 4090"), "rtx-4090");
+  EXPECT_EQ(id("NVIDIA GeForce RTX 4080"), "rtx-4080");
+  EXPECT_EQ(id("NVIDIA GeForce RTX 4080 SUPER"), "rtx-4080-super");
+  EXPECT_EQ(id("NVIDIA GeForce RTX 4070 Ti"), "rtx-4070-ti");
+  EXPECT_EQ(id("NVIDIA GeForce RTX 4070"), "rtx-4070");
+  EXPECT_EQ(id("NVIDIA GeForce RTX 3070"), "rtx-3070");
+  EXPECT_EQ(id("NVIDIA GeForce RTX 3060"), "rtx-3060");
+  EXPECT_EQ(id("NVIDIA GeForce RTX 2080"), "rtx-2080");
+  EXPECT_EQ(id("NVIDIA GeForce RTX 2080 Ti"), "rtx-2080-ti");  // the longer match wins
+  EXPECT_EQ(id("NVIDIA GeForce RTX 2070"), "rtx-2070");
+  // Peaks from units and clocks (the whitepapers' figures): FP32 = SMs x
+  // lanes x 2 x boost; the RTX 4080's 76 x 128 x 2 x 2.505 GHz = 48.7.
+  EXPECT_NEAR(db.Find("rtx-4080")->peak(DType::kFp32), 48.74e12, 0.06e12);
+  EXPECT_NEAR(db.Find("rtx-4080")->peak(DType::kBf16), 97.5e12, 0.06e12);
+  EXPECT_NEAR(db.Find("rtx-2080")->peak(DType::kFp16), 42.4e12, 0.06e12);  // Turing: 4 x FP32, FP32 accumulate
+  EXPECT_EQ(db.Find("rtx-2080")->peak(DType::kBf16), 0);
   EXPECT_EQ(id("AMD Instinct MI210"), "mi210");
   EXPECT_EQ(id("AMD Instinct MI300A"), "mi300a");
   EXPECT_EQ(id("AMD Instinct MI350X"), "mi350x");
@@ -107,11 +122,11 @@ TEST(Chips, ClosestIsAHintByModelName) {
     const Chip* c = db.Closest(name);
     return c ? c->id : std::string("none");
   };
-  EXPECT_EQ(closest("NVIDIA GeForce RTX 3070"), "rtx-3080");  // "rtx30" in common
+  EXPECT_EQ(closest("NVIDIA GeForce RTX 3050"), "rtx-3060");  // "rtx30" in common
   EXPECT_EQ(closest("NVIDIA H100 NVL"), "h100-sxm");          // "h100"
   EXPECT_EQ(closest("NVIDIA Quadro P1000"), "none");          // nothing with a digit in common beyond two
   EXPECT_EQ(closest("Intel(R) Xeon(R)"), "none");
-  EXPECT_EQ(db.Detect("NVIDIA GeForce RTX 3070"), nullptr);  // a hint only: detection stays exact
+  EXPECT_EQ(db.Detect("NVIDIA GeForce RTX 3050"), nullptr);  // a hint only: detection stays exact
 }
 
 TEST(Chips, UnknownChipIsNull) {
