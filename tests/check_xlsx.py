@@ -27,6 +27,8 @@ def main():
         with open(path) as f:
             doc, _ = json.JSONDecoder().raw_decode(f.read())
         for tid, rows in doc["tables"].items():
+            if tid == "grade":
+                continue  # every command's JSON carries the grade; the report shows it where something is wrong
             tables += 1
             if tid not in wb.sheetnames:
                 print(f"{path}: table {tid}: no sheet of that name")

@@ -168,10 +168,11 @@ class Result(dict):
 
     @property
     def df(self):
-        """The only table (an error naming them when there are several)."""
-        if len(self) != 1:
-            raise KeyError(f"{len(self)} tables: {', '.join(self)}; pick one by id")
-        return next(iter(self.values()))
+        """The only table besides the profile's grade (an error naming them when there are several)."""
+        ids = [k for k in self if k != "grade"] or list(self)
+        if len(ids) != 1:
+            raise KeyError(f"{len(ids)} tables: {', '.join(ids)}; pick one by id")
+        return self[ids[0]]
 
     def __repr__(self):
         parts = [f"{k}: {len(v)} rows x {len(v.columns)} columns" for k, v in self.items()]

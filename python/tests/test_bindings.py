@@ -308,7 +308,7 @@ def test_sql_keeps_repeated_column_names_and_types(example):
     q = "select s.name, t.name{} from slice s join track t on s.track_id = t.id order by s.id limit 1"
     df = example.sql(q.format(""))
     want, _ = cli_json("sql", q.format(" as tname"), EXAMPLE)
-    row = next(iter(want["tables"].values()))[0]
+    row = want["tables"]["query"][0]
     assert list(df.iloc[0]) == [row["name"], row["tname"]]
 
 

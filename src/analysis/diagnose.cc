@@ -1405,7 +1405,16 @@ void SplitCommunicationWait(std::vector<Finding>& findings, const std::vector<Co
         Ms(w), most, Ms(transfer));
     f.formula += fmt::format("; waiting for the last rank {} per step is not hidden by overlap: saving = {} - {} = {}",
                              Ms(w), Ms(f.saving), Ms(w), Ms(transfer));
+    const Ps exposed = f.saving;
     f.saving = transfer;
+    // Dropped below when the transfer is too small: say where its exposed
+    // time went, so the reader of `overlap` is not left with the total.
+    if (notes &&
+        !(transfer >= o.min_saving && static_cast<double>(transfer) >= o.min_share * static_cast<double>(f.step)))
+      notes->push_back(fmt::format(
+          "Rank {}: its exposed communication, {} per step, is {} waiting for the last rank to arrive (mostly rank "
+          "{}: stragglers) and {} transfer, too little to overlap for an exposed_communication finding.",
+          f.rank, Ms(exposed), Ms(w), most, Ms(transfer)));
   }
   // A finding whose transfer is too small to count goes (the wait is the
   // straggler's, below).

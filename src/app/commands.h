@@ -33,6 +33,8 @@ Report WithImportWarnings(const Session& s);
 // compare), one table with a leading "run" column holding each run's label.
 Table FullGrade(const Session& s);
 Table FullGrade(const std::vector<const Session*>& runs, const std::vector<std::string>& labels);
+// The same from each run's grade table (FullGrade of one session each).
+Table RunsGrade(const std::vector<Table>& grades, const std::vector<std::string>& labels);
 
 struct SummaryOptions : TableOptions {
   int warmup = -1;   // warm-up steps left out of medians (-1: default rule)

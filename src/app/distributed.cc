@@ -389,11 +389,29 @@ StatusOr<std::optional<Report>> RunDistributed(const InputOptions& base, const I
   StatusOr<Report> shard = [&]() -> StatusOr<Report> {
     RETURN_IF_ERROR(AttachView(b));
     RETURN_IF_ERROR(AttachView(n));
-    return command.shard(b, n);
+    ASSIGN_OR_RETURN(Report r, command.shard(b, n));
+    for (auto [side, id] : {std::pair{&b, "_base_grade"}, std::pair{&n, "_new_grade"}}) {
+      Table grade = FullGrade(*side);
+      grade.id = id;
+      r.tables.push_back(std::move(grade));
+    }
+    return r;
   }();
   b = Session(), n = Session();
   stats->shard_s = Lap(clock);
-  return GatherAndCombine(shard, command.combine, comm, stats);
+  auto combine = [&command](std::vector<Report> shards) -> StatusOr<Report> {
+    std::vector<Table> grades;
+    for (const char* id : {"_base_grade", "_new_grade"}) {
+      ASSIGN_OR_RETURN(Table g, ConcatByRank(shards, id));
+      grades.push_back(std::move(g));
+    }
+    for (Report& r : shards)
+      std::erase_if(r.tables, [](const Table& t) { return t.id == "_base_grade" || t.id == "_new_grade"; });
+    ASSIGN_OR_RETURN(Report r, command.combine(std::move(shards)));
+    if (!r.grade) r.grade = RunsGrade(grades, {"base", "new"});
+    return r;
+  };
+  return GatherAndCombine(shard, combine, comm, stats);
 }
 
 }  // namespace mlprof::app

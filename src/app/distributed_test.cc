@@ -374,6 +374,7 @@ void ExpectSameDiff(const std::string& base, const std::string& neu, const DiffO
   ASSERT_TRUE(one.ok()) << one.status().message();
   ASSERT_FALSE(one->tables.empty());
   for (const Table& t : one->tables) EXPECT_NE(t.id.front(), '_') << t.id;  // hidden tables never shown
+  one->grade = FullGrade({&*sb, &*sn}, {"base", "new"});                    // as cmd_diff adds it
   const std::string want = Rendered(*one) + (one->gate_failed ? "gate failed" : "");
   for (int k : {2, 3, 5}) {
     auto many = RunOnThreads([&](Comm& comm) { return RunDistributed(b, n, DiffSharded(o), comm); }, k);

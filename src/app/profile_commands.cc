@@ -83,9 +83,15 @@ Table FullGrade(const Session& s) {
 }
 
 Table FullGrade(const std::vector<const Session*>& runs, const std::vector<std::string>& labels) {
+  std::vector<Table> grades;
+  for (const Session* s : runs) grades.push_back(FullGrade(*s));
+  return RunsGrade(grades, labels);
+}
+
+Table RunsGrade(const std::vector<Table>& grades, const std::vector<std::string>& labels) {
   Table t("grade", "");
-  for (size_t k = 0; k < runs.size(); ++k) {
-    const Table one = FullGrade(*runs[k]);
+  for (size_t k = 0; k < grades.size(); ++k) {
+    const Table& one = grades[k];
     const std::string label = k < labels.size() ? labels[k] : std::to_string(k);
     if (k == 0) {
       t.title = one.title;

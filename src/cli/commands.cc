@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "app/commands.h"
 #include "cli/embed.h"
 #include "report/render.h"
 
@@ -319,6 +320,7 @@ StatusOr<Report> RunOnSession(const std::string& name, const std::vector<std::st
   const bool fewer_args = profile->wanted_inputs().all_args && !s.inputs.all_args;
   return Guarded([&]() -> StatusOr<Report> {
     StatusOr<Report> r = profile->AnalyseLoaded(s);
+    if (r.ok() && !r->grade) r->grade = app::FullGrade(s);  // as the CLI's JSON carries it
     if (r.ok() && fewer_args)
       r->warnings.push_back(fmt::format(
           "`{}` reads every arg of every event, which this profile was loaded without: its args are only those "
