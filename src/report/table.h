@@ -118,12 +118,12 @@ struct Table {
 
 struct Report {
   std::vector<Table> tables;
+  std::vector<std::string> warnings;  // import problems etc., printed to stderr in text mode
+  bool gate_failed = false;           // a --fail-if gate was violated (mlprof diff): its own exit code
   // The profile's grade, every item (analysis/grade.h; set for profile
   // commands): JSON's "grade" table, first, in place of any table of that id
   // (a command that leads its text with the grade's warnings); not in text.
-  std::optional<Table> grade;
-  std::vector<std::string> warnings;  // import problems etc., printed to stderr in text mode
-  bool gate_failed = false;           // a --fail-if gate was violated (mlprof diff): its own exit code
+  std::optional<Table> grade{};
 };
 
 // Text: aligned columns, numbers scaled per column (no decimals where every
