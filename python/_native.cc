@@ -80,12 +80,7 @@ py::str Text(const std::string& s) {
 // "key", "description"}], "data": [column values...]}], "warnings", "gate_failed"}
 py::dict ReportToPython(const Report& r) {
   py::list tables;
-  // As RenderJson: the grade first, in place of a table of that id.
-  std::vector<const Table*> all;
-  if (r.grade) all.push_back(&*r.grade);
-  for (const Table& t : r.tables)
-    if (!r.grade || t.id != r.grade->id) all.push_back(&t);
-  for (const Table* tp : all) {
+  for (const Table* tp : TablesWithGrade(r)) {  // as RenderJson: the grade first
     const Table& t = *tp;
     py::list columns, data;
     for (size_t c = 0; c < t.columns.size(); ++c) {

@@ -538,9 +538,7 @@ std::vector<Finding> Diagnose(const ProfileView& view, const DiagnoseOptions& o,
     int64_t n = 0;
     std::vector<Interval> spans;
     for (size_t i = 0; i < p.ops.size(); ++i) {
-      if ((!rv.keep.empty() && !rv.keep[i]) ||
-          (p.ops.kind[i] != OpKind::kCpuOp && p.ops.kind[i] != OpKind::kUserAnnotation) || p.ops.end(i) <= b.w0 ||
-          p.ops.ts[i] >= b.w1 || !p.str(p.ops.name[i]).starts_with("gloo:"))
+      if ((!rv.keep.empty() && !rv.keep[i]) || p.ops.end(i) <= b.w0 || p.ops.ts[i] >= b.w1 || !IsGlooHostOp(p, i))
         continue;
       ++n;
       spans.push_back({p.ops.ts[i], p.ops.end(i)});

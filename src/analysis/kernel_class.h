@@ -36,6 +36,13 @@ KernelClass ClassifyKernelName(std::string_view name);
 // HCCL kernels included: HTA's own rules catch them).
 std::string_view CommLibraryOf(std::string_view name);
 
+// A gloo collective as a host op ("gloo:all_reduce" cpu_op or annotation):
+// gloo runs on host threads, so no kernel stands for it.
+inline bool IsGlooHostOp(const RankProfile& p, size_t op) {
+  const OpKind k = p.ops.kind[op];
+  return (k == OpKind::kCpuOp || k == OpKind::kUserAnnotation) && p.str(p.ops.name[op]).starts_with("gloo:");
+}
+
 // Kernels the user declares communication (--comm-kernel REGEX, repeatable;
 // POSIX extended regular expressions (regcomp), searched anywhere in the
 // name; POSIX rather than std::regex: linear, and no libstdc++ regex

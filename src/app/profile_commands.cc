@@ -887,9 +887,7 @@ Report Collectives(const Session& s, const TableOptions& o, int gpus_per_node) {
       const OpTable& o = rv.profile->ops;
       int64_t here = 0;
       for (size_t i = 0; i < o.size(); ++i)
-        if ((o.kind[i] == OpKind::kCpuOp || o.kind[i] == OpKind::kUserAnnotation) &&
-            rv.profile->str(o.name[i]).starts_with("gloo:"))
-          ++here, t += o.dur[i];
+        if (IsGlooHostOp(*rv.profile, i)) ++here, t += o.dur[i];
       n += here;
       ranks += here > 0;
     }

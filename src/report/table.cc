@@ -328,11 +328,7 @@ std::vector<JsonTable> JsonTables(const Report& r) {
       if (a.columns[c].name != b.columns[c].name || a.columns[c].unit != b.columns[c].unit) return false;
     return true;
   };
-  std::vector<const Table*> all;
-  if (r.grade) all.push_back(&*r.grade);
-  for (const Table& t : r.tables)
-    if (!r.grade || t.id != r.grade->id) all.push_back(&t);
-  for (const Table* tp : all) {
+  for (const Table* tp : TablesWithGrade(r)) {
     const Table& t = *tp;
     JsonTable* joined = nullptr;
     int same_id = 0;
@@ -351,6 +347,14 @@ std::vector<JsonTable> JsonTables(const Report& r) {
   return out;
 }
 }  // namespace
+
+std::vector<const Table*> TablesWithGrade(const Report& r) {
+  std::vector<const Table*> all;
+  if (r.grade) all.push_back(&*r.grade);
+  for (const Table& t : r.tables)
+    if (!r.grade || t.id != r.grade->id) all.push_back(&t);
+  return all;
+}
 
 std::string RenderJson(const Report& r) {
   const std::vector<JsonTable> tables = JsonTables(r);

@@ -137,6 +137,9 @@ std::string RenderText(const Report& r, int max_width = 120);
 // Tables repeating an id with the same columns (one per rank) are one key
 // holding all their rows; with other columns the id gets a suffix ("_2").
 std::string RenderJson(const Report& r);
+// The tables JSON and Python show, in order: the grade first (Report::grade,
+// in place of any table of its id), then the rest.
+std::vector<const Table*> TablesWithGrade(const Report& r);
 // CSV: one block per table, preceded by "# <id>" when there are several;
 // headers carry the unit (idle_ps), cells the raw values. Cells are RFC
 // 4180-quoted; cells starting with = + - @ TAB CR are prefixed with ' so
