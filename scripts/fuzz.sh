@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target with clang (+ASan/UBSan) and runs it for N
-# seconds (default 60) from the seeds in fuzz/seeds and the bundled example.
+# Builds the libFuzzer targets with clang (+ASan/UBSan) in the sanitizer
+# build (build-san, scripts/sanitized_build.sh: after scripts/sanitize.sh
+# they are already built) and runs them for N seconds (default 60; the HLO
+# target half that) from the seeds in fuzz/seeds and the bundled example.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
-CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLPROF_BUILD_FUZZ=ON \
-  -DMLPROF_BUILD_TESTS=OFF -DMLPROF_BUILD_BENCH=OFF -DMLPROF_SANITIZE=address,undefined >/dev/null
-cmake --build build-fuzz --target fuzz_chrome_json fuzz_hlo
-work=build-fuzz/corpus-run
+source scripts/sanitized_build.sh
+sanitized_configure
+cmake --build build-san --target fuzz_chrome_json fuzz_hlo
+work=build-san/corpus-run
 mkdir -p "$work"
 cp fuzz/seeds/* "$work"/
 cp tests/data/sql/vendor_args.json tests/data/html/hostile_names.json "$work"/
@@ -31,19 +33,19 @@ c.commit()
 c.close()
 PY
 done
-log=build-fuzz/fuzz.log
-if ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_chrome_json "$work" -max_total_time="$secs" -max_len=65536 \
-  -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix=build-fuzz/ >"$log" 2>&1; then
+log=build-san/fuzz.log
+if ASAN_OPTIONS=detect_leaks=1 ./build-san/fuzz_chrome_json "$work" -max_total_time="$secs" -max_len=65536 \
+  -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix=build-san/ >"$log" 2>&1; then
   grep -E "^#[0-9]+ +(INITED|DONE)|^Done" "$log"
 else
-  echo "fuzz: FAILED; the input is saved as build-fuzz/crash-* (add it to a test). Report:"
+  echo "fuzz: FAILED; the input is saved as build-san/crash-* (add it to a test). Report:"
   grep -v "^#[0-9]" "$log" | tail -60
   exit 1
 fi
 
 # The HLO readers (text, HloProto), the planner's model files and chip files: half the time again, seeds of our own plus
 # small corpus modules when the corpus is there.
-work=build-fuzz/corpus-hlo
+work=build-san/corpus-hlo
 mkdir -p "$work"
 cp tests/data/*.hlo fuzz/seeds_hlo/* data/models/mixtral-8x7b.toml data/models/deepseek-v3.toml data/models/gpt3-175b.toml \
   data/chips/h100-sxm.json data/chips/tpu-v5p.json "$work"/
@@ -52,12 +54,12 @@ for f in ../shared/corpus/hlo/xla_test_import_async_collectives.hlo ../shared/co
   ../shared/corpus/xla/tracelens_mi300x_jax_conv3d_legacy.jit_forward_3d_conv_15.hlo_proto.pb; do
   [ -f "$f" ] && cp "$f" "$work/"
 done
-log=build-fuzz/fuzz_hlo.log
-if ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/fuzz_hlo "$work" -max_total_time="$((secs / 2))" -max_len=65536 \
-  -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix=build-fuzz/hlo- >"$log" 2>&1; then
+log=build-san/fuzz_hlo.log
+if ASAN_OPTIONS=detect_leaks=1 ./build-san/fuzz_hlo "$work" -max_total_time="$((secs / 2))" -max_len=65536 \
+  -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix=build-san/hlo- >"$log" 2>&1; then
   grep -E "^#[0-9]+ +(INITED|DONE)|^Done" "$log"
 else
-  echo "fuzz_hlo: FAILED; the input is saved as build-fuzz/hlo-crash-* (add it to a test). Report:"
+  echo "fuzz_hlo: FAILED; the input is saved as build-san/hlo-crash-* (add it to a test). Report:"
   grep -v "^#[0-9]" "$log" | tail -60
   exit 1
 fi

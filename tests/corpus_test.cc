@@ -321,7 +321,7 @@ TEST(Corpus, EveryFileLoadsOrIsRefusedClearly) {
     auto p = LoadProfile({f}, {});
     if (f.ends_with("memory_timeline.raw.gz")) {  // torch's memory timeline: counters, no ops
       ASSERT_TRUE(p.ok()) << p.status().message();
-      EXPECT_EQ(p->ranks[0].format, "torch-memory-timeline");
+      EXPECT_EQ(p->ranks[0].format, TraceFormat::kTorchMemoryTimeline);
       EXPECT_GT(p->ranks[0].counters.size(), 0u);
       ++loaded;
       continue;

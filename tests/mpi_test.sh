@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # mlprof under mpirun: output byte-identical to one process (stdout, and the
-# warnings on stderr) for summary, diagnose and diff in every format, and for
-# kernels, ops, idle, overlap, engines, overview, launches, info and stats in
-# JSON, on the bundled
-# example and the corpus's multi-rank jobs, over 2 and 3 processes (more
-# processes than files included); errors the same words and exit code; a
-# command that cannot yet run under MPI says so. Usage: mpi_test.sh MLPROF SOURCE_DIR
+# warnings on stderr); errors the same words and exit code; a command that
+# cannot yet run under MPI says so. Every shardable command runs on one case
+# per input format (the bundled Kineto example, an Ascend database and text
+# export, an XPlane and an Nsight Systems file) over 2 and 3 processes (more
+# processes than files included), not on every case: the shard-and-combine
+# code is the same whatever the reader.
+#   mpi_test.sh MLPROF SOURCE_DIR [PART]
+# PART (default: all) runs one group, so CTest can run the groups side by
+# side: example, ascend, xla_nsys, diff, report.
 set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
+PART=${3:-all}
 CORPUS=${MLPROF_CORPUS:-$SRC/../shared/corpus}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -18,12 +22,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 pass=0
 fail=0
-same() {  # name, mlprof arguments...
+PROCS="2 3"
+same() {  # name, mlprof arguments... (over each process count in $PROCS)
   local name=$1 rc1 rc2 k
   shift
   "$BIN" "$@" >"$TMP/one.out" 2>"$TMP/one.err"
   rc1=$?
-  for k in 2 3; do
+  for k in $PROCS; do
     mpirun -n $k "$BIN" "$@" >"$TMP/mpi.out" 2>"$TMP/mpi.err"
     rc2=$?
     # mpirun adds its own lines about non-zero exits; mlprof's are kept.
@@ -39,25 +44,31 @@ same() {  # name, mlprof arguments...
     fi
   done
 }
-
-inputs=("$SRC/examples/two_rank")
-for rel in kineto/hta_sampled_2rank_nccl kineto/tbplugin_resnet50 kineto/hta_trace_diff/control \
-  ascend/msinsight_2rank/db/level1 ascend/msinsight_2rank/text/level2 ascend/msinsight_16rank_partial; do
-  if [ -e "$CORPUS/$rel" ]; then
-    inputs+=("$CORPUS/$rel")
-  elif [ "${CI:-}" = true ]; then
-    echo "FAIL: corpus missing under CI: $CORPUS/$rel"
+want() {  # PART name: whether this run includes it
+  [ "$PART" = all ] || [ "$PART" = "$1" ]
+}
+corpus() {  # relative path -> echoes the full path, or fails (FAIL under CI, SKIPPED otherwise)
+  if [ -e "$CORPUS/$1" ]; then
+    echo "$CORPUS/$1"
+    return 0
+  fi
+  if [ "${CI:-}" = true ]; then
+    echo "FAIL: corpus missing under CI: $CORPUS/$1" >&2
     fail=$((fail + 1))
   else
-    echo "SKIPPED: corpus not found ($CORPUS/$rel); set MLPROF_CORPUS or clone ../shared"
+    echo "SKIPPED: corpus not found ($CORPUS/$1); set MLPROF_CORPUS or clone ../shared" >&2
   fi
-done
-for in in "${inputs[@]}"; do
-  for fmt in text json csv; do
+  return 1
+}
+# Every shardable command on one input.
+every_command() {  # input, formats of summary/diagnose...
+  local in=$1 fmt
+  shift
+  for fmt in "$@"; do
     same "summary $fmt" summary "$in" --format "$fmt"
     same "diagnose $fmt" diagnose "$in" --format "$fmt"
   done
-  # The per-rank commands (app::PerRankSharded), in JSON (every row).
+  # The per-rank commands, in JSON (every row).
   same "kernels" kernels "$in" --format json --top 3
   same "idle" idle "$in" --format json --intervals
   same "overlap" overlap "$in" --format json
@@ -73,18 +84,44 @@ for in in "${inputs[@]}"; do
   same "scopes" scopes "$in" --format json --top 3
   same "roofline" roofline "$in" --format json --top 3
   same "ops" ops "$in" --format json --top 3
-done
-# Files not in rank order: process 0 reads rank 1.
-same "ops, files not in rank order" ops "$SRC/examples/two_rank/rank-1.json.gz" "$SRC/examples/two_rank/rank-0.json.gz"
-same "ops --by-stack" ops "$SRC/examples/two_rank" --by-name --by-stack 2 --format csv
-same "kernels text" kernels "$SRC/examples/two_rank"
-same "summary --rank 1" summary "$SRC/examples/two_rank" --rank 1 --format csv
-same "summary --all-steps --top 2" summary "$SRC/examples/two_rank" --all-steps --top 2
-same "diagnose --rules" diagnose "$SRC/examples/two_rank" --rules --min-share 0.1
-same "no such rank" summary "$SRC/examples/two_rank" --rank 9
-same "no such file" summary "$SRC/examples/no_such_dir"
-same "not a trace" summary "$SRC/README.md"
+}
 
+if want example; then
+  every_command "$SRC/examples/two_rank" text json csv
+  # Files not in rank order: process 0 reads rank 1.
+  same "ops, files not in rank order" ops "$SRC/examples/two_rank/rank-1.json.gz" "$SRC/examples/two_rank/rank-0.json.gz"
+  same "ops --by-stack" ops "$SRC/examples/two_rank" --by-name --by-stack 2 --format csv
+  same "kernels text" kernels "$SRC/examples/two_rank"
+  same "summary --rank 1" summary "$SRC/examples/two_rank" --rank 1 --format csv
+  same "summary --all-steps --top 2" summary "$SRC/examples/two_rank" --all-steps --top 2
+  same "diagnose --rules" diagnose "$SRC/examples/two_rank" --rules --min-share 0.1
+  same "no such rank" summary "$SRC/examples/two_rank" --rank 9
+  same "no such file" summary "$SRC/examples/no_such_dir"
+  same "not a trace" summary "$SRC/README.md"
+fi
+# Two-file inputs over 3 processes: two read a file each, one reads none.
+if want ascend; then
+  PROCS=3
+  for rel in ascend/msinsight_2rank/db/level1 ascend/msinsight_2rank/text/level2; do
+    in=$(corpus "$rel") && every_command "$in" text json
+  done
+  # 16 ranks, some missing, shared unevenly.
+  if in=$(corpus ascend/msinsight_16rank_partial); then
+    same "summary, partial job" summary "$in" --format json
+    same "diagnose, partial job" diagnose "$in" --format json
+  fi
+  PROCS="2 3"
+fi
+# One file: one process reads it, the others none.
+if want xla_nsys; then
+  PROCS=2
+  for rel in xla/tracelens_mi300x_jax08_gemm.xplane.pb nsys/extrap_profile1.sqlite; do
+    in=$(corpus "$rel") && every_command "$in" json
+  done
+  PROCS="2 3"
+fi
+
+if want diff; then
 # diff: each side's ranks shared out; gates and their exit code.
 ex=$SRC/examples/two_rank
 for fmt in text json csv; do
@@ -94,12 +131,14 @@ same "diff one side one rank" diff "$ex" "$ex/rank-1.json.gz" --format json
 same "diff paired single ranks" diff "$ex/rank-0.json.gz" "$ex/rank-1.json.gz" --fail-if 'compute>+0us'
 same "diff bad gate" diff "$ex" "$ex" --fail-if 'speed>1%'
 same "diff no such file" diff "$ex" "$SRC/examples/no_such_dir"
-if [ -e "$CORPUS/kineto/hta_trace_diff/test" ]; then
+if [ -e "$CORPUS/kineto/hta_trace_diff/test" ]; then  # (the corpus cases SKIP without it)
   same "diff corpus" diff "$CORPUS/kineto/hta_trace_diff/control" "$CORPUS/kineto/hta_trace_diff/test" --format json
   same "diff corpus 2 ranks" diff "$CORPUS/kineto/hta_sampled_2rank_nccl" "$ex" --format csv
   same "diff ascend" diff "$CORPUS/ascend/msinsight_2rank/db/level1" "$CORPUS/ascend/msinsight_2rank/text/level2"
 fi
+fi
 
+if want report; then
 # report: the pages byte for byte (the workbook by its members, all but
 # docProps/core.xml, which holds the time it was written); the trace files
 # are refused under MPI.
@@ -113,7 +152,7 @@ same = names == sorted(b.namelist()) and all(a.read(n) == b.read(n) for n in nam
 sys.exit(0 if same and "xl/workbook.xml" in names else 1)
 PY
 }
-for in in "$SRC/examples/two_rank" "${inputs[@]:1:2}"; do
+for in in "$SRC/examples/two_rank" $(corpus ascend/msinsight_2rank/db/level1); do
   "$BIN" report "$in" -o "$TMP/rep1" --force --no-perfetto --no-sqlite >/dev/null 2>&1
   for k in 2 3; do
     rm -rf "$TMP/repk"
@@ -149,6 +188,7 @@ if [ $? -ne 0 ] && grep -q "does not run under MPI yet" "$TMP/err" && [ ! -s "$T
 else
   fail=$((fail + 1))
   echo "FAIL: collectives under MPI should refuse"
+fi
 fi
 echo "mpi: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -697,7 +697,7 @@ TEST(XlaSynth, TraceViewerJsonAgreesWithXSpace) {
   ASSERT_TRUE(x.ok()) << x.status().message();
   ASSERT_TRUE(j.ok()) << j.status().message();
   ASSERT_EQ(sx.steps, sj.steps);
-  EXPECT_EQ(j->format, "xprof-trace-json");
+  EXPECT_EQ(j->format, TraceFormat::kXprofTraceJson);
   EXPECT_EQ(j->ops.size(), x->ops.size());
   EXPECT_EQ(j->xla_ops.size(), x->xla_ops.size());
   auto count_kind = [](const RankProfile& r, OpKind k) { return std::count(r.ops.kind.begin(), r.ops.kind.end(), k); };

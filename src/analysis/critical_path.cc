@@ -1,11 +1,12 @@
 #include "analysis/critical_path.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <unordered_map>
 
-#include "fmt/format.h"
 #include "model/steps.h"
 
 namespace mlprof {

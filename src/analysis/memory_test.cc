@@ -168,7 +168,7 @@ TEST(MemoryTimeline, CategoriesAtThePeak) {
       "[3000, 2, 30, 5], [4000, 4, -50, 4]]",
       "m.raw.json");
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->format, "torch-memory-timeline");
+  EXPECT_EQ(r->format, TraceFormat::kTorchMemoryTimeline);
   Profile p;
   p.ranks.push_back(std::move(*r));
   const std::vector<CategoryMemory> m = ComputeMemoryCategories(p);

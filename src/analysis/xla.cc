@@ -315,7 +315,7 @@ XlaOps ResolveXlaOps(const RankProfile& r) {
     info.pass = PassFromName(info.op_name);
     x.ops.push_back(std::move(info));
   }
-  if (r.format == "xprof-trace-json" &&
+  if (r.format == TraceFormat::kXprofTraceJson &&
       std::none_of(x.ops.begin(), x.ops.end(), [](const XlaOpInfo& i) { return i.flops >= 0; }))
     x.problems.push_back(
         "no FLOP counts: the trace viewer's JSON leaves out the runtime's flops (an internal stat), and the "

@@ -1,7 +1,5 @@
 // mlprof export: the profile in other tools' formats.
 #include <fmt/format.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
@@ -19,6 +17,7 @@
 #include "analysis/steps.h"
 #include "app/commands.h"
 #include "app/shards.h"
+#include "base/atomic_file.h"
 #include "base/utf8.h"
 #include "export/perfetto.h"
 #include "export/sqlite.h"
@@ -31,76 +30,9 @@
 namespace mlprof::app {
 namespace {
 
-// Runs `write` on a temporary file beside `path` and renames it to `path`
-// when it succeeds; removes it otherwise.
-// An output path mlprof may write: not a directory; an existing file only
-// with `force`.
-Status CheckOutputPath(const std::string& path, bool force) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return DataLoss(fmt::format("{}: is a directory; give a file name", path));
-  if (!force && fs::exists(path, ec)) return InvalidArgument(fmt::format("{}: exists; --force overwrites it", path));
-  return OkStatus();
-}
-
-std::string TempName(const std::string& path) { return fmt::format("{}.tmp-{}", path, ::getpid()); }
-
-// Runs `write` on a temporary file beside `path` and renames it to `path`
-// when it succeeds; removes it otherwise.
-template <class Fn>
-Status WriteAtomically(const std::string& path, bool force, Fn&& write) {
-  RETURN_IF_ERROR(CheckOutputPath(path, force));
-  const std::string tmp = TempName(path);
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return DataLoss(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-  Status st = write(f);
-  if (std::fclose(f) != 0 && st.ok()) st = DataLoss(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
-  if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0)
-    st = DataLoss(fmt::format("{}: cannot rename the finished file into place: {}", path, std::strerror(errno)));
-  if (!st.ok()) std::remove(tmp.c_str());
-  return st;
-}
-
-// Builds the SQLite file under a temporary name (SQLite writes the file
-// itself) and renames it into place when complete.
 // The reports whose tables go into the file as mlprof_* tables.
 std::vector<const Report*> TypedReports(const ReportTables& t) {
   return {&t.diagnose, &t.summary, &t.engines, &t.kernels, &t.ops, &t.steps, &t.overview, &t.idle, &t.overlap};
-}
-
-// `typed` gives mlprof's own tables once they are computed (it may wait for
-// another thread); null: none.
-Status WriteSqliteFile(const Profile& p, const std::string& path, bool force, SqliteStats* stats,
-                       const std::function<const ReportTables*()>& typed) {
-  RETURN_IF_ERROR(CheckOutputPath(path, force));
-  const std::string tmp = TempName(path);
-  std::remove(tmp.c_str());
-  sqlite3* db = nullptr;
-  // One connection, one thread: no mutexes (SQLITE_OPEN_NOMUTEX).
-  if (sqlite3_open_v2(tmp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
-      SQLITE_OK) {
-    const std::string m = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    std::remove(tmp.c_str());
-    return DataLoss(fmt::format("{}: cannot write: {}", path, m));
-  }
-  auto loaded = LoadIntoSqlite(p, db);
-  if (loaded.ok() && typed) {
-    // After the trace tables (LoadIntoSqlite committed them), one more
-    // transaction for mlprof's own; none (null): the report failed, so no
-    // file is left.
-    const ReportTables* tables = typed();
-    const Status st = tables ? AddTypedTables(db, TypedReports(*tables)) : Internal("the report was not completed");
-    if (!st.ok()) loaded = st;
-  }
-  sqlite3_close(db);
-  if (!loaded.ok() || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return loaded.ok() ? DataLoss(fmt::format("{}: cannot rename the finished file into place", path))
-                       : loaded.status();
-  }
-  *stats = *loaded;
-  return OkStatus();
 }
 
 }  // namespace
@@ -122,7 +54,7 @@ StatusOr<Report> Export(const Session& s, const ExportOptions& o) {
   auto i64 = [](uint64_t v) { return Cell::Int(static_cast<int64_t>(v)); };
   if (!o.perfetto.empty()) {
     PerfettoStats stats;
-    RETURN_IF_ERROR(WriteAtomically(o.perfetto, o.force, [&](std::FILE* f) -> Status {
+    RETURN_IF_ERROR(WriteStreamAtomically(o.perfetto, o.force, [&](std::FILE* f) -> Status {
       auto w = WritePerfetto(s.profile, f, o.perfetto);
       if (!w.ok()) return w.status();
       stats = *w;
@@ -134,9 +66,9 @@ StatusOr<Report> Export(const Session& s, const ExportOptions& o) {
         "Open the Perfetto trace at ui.perfetto.dev (Open trace file), or query it with trace_processor.");
   }
   if (!o.sqlite.empty()) {
-    SqliteStats stats;
     const ReportTables tables = ComputeReportTables(s);
-    RETURN_IF_ERROR(WriteSqliteFile(s.profile, o.sqlite, o.force, &stats, [&] { return &tables; }));
+    ASSIGN_OR_RETURN(const SqliteStats stats,
+                     WriteSqliteFile(s.profile, o.sqlite, o.force, [&] { return TypedReports(tables); }));
     std::error_code ec;
     const auto size = std::filesystem::file_size(o.sqlite, ec);
     t.rows.push_back({Cell::Text(o.sqlite), Cell::Text("sqlite"), ec ? Cell::Null() : i64(size), i64(stats.tracks),
@@ -149,121 +81,18 @@ StatusOr<Report> Export(const Session& s, const ExportOptions& o) {
   return r;
 }
 
-// Whether the query gives a `t.*` an alias (`s.* AS x`): a '.', blanks, '*',
-// blanks, then the word AS.
-static bool HasStarAlias(std::string_view q) {
-  auto blank = [&](size_t i) { return i < q.size() && std::isspace(static_cast<unsigned char>(q[i])); };
-  for (size_t i = 0; i < q.size(); ++i) {
-    if (q[i] != '.') continue;
-    size_t j = i + 1;
-    while (blank(j)) ++j;
-    if (j >= q.size() || q[j] != '*') continue;
-    size_t k = ++j;
-    while (blank(k)) ++k;
-    if (k == j || k + 2 > q.size()) continue;  // AS needs a blank before it
-    const bool as = std::tolower(static_cast<unsigned char>(q[k])) == 'a' &&
-                    std::tolower(static_cast<unsigned char>(q[k + 1])) == 's';
-    const bool word_end = k + 2 == q.size() || !(std::isalnum(static_cast<unsigned char>(q[k + 2])) || q[k + 2] == '_');
-    if (as && word_end) return true;
-  }
-  return false;
-}
-
 StatusOr<Report> Sql(const Session& s, const std::string& query) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
-      SQLITE_OK) {
-    sqlite3_close(db);
-    return Internal("SQLite: cannot open an in-memory database");
-  }
-  SqliteTables which = SqliteTables::For(query);
-  which.slice_view = true;  // no copy of the slices for one query
-  auto loaded = LoadIntoSqlite(s.profile, db, which);
-  if (loaded.ok() && which.typed) {
-    // mlprof's own tables only when the query names one (they cost analyses).
-    const ReportTables tables = ComputeReportTables(s);
-    Status st = AddTypedTables(db, TypedReports(tables));
-    if (!st.ok()) loaded = st;
-  }
-  if (!loaded.ok()) {
-    sqlite3_close(db);
-    return loaded.status();
-  }
-  sqlite3_stmt* stmt = nullptr;
-  const char* tail = nullptr;
-  const int prepared = sqlite3_prepare_v2(db, query.c_str(), static_cast<int>(query.size()), &stmt, &tail);
-  if (prepared == SQLITE_OK && !stmt) {
-    sqlite3_close(db);
-    return DataLoss("SQL error: the query is empty (only blanks or comments)");
-  }
-  if (prepared == SQLITE_OK && tail && std::string_view(tail).find_first_not_of(" \t\r\n;") != std::string_view::npos) {
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return DataLoss(fmt::format("SQL error: one statement per query; this one goes on after the first: '{}'",
-                                std::string_view(tail).substr(0, 60)));
-  }
-  if (prepared != SQLITE_OK) {
-    // `s.* AS x` (as one vendor tool documents a query) is not SQL: say how
-    // to write it.
-    std::string hint;
-    if (HasStarAlias(query))
-      hint =
-          "; `t.* AS name` gives a name to all of a table's columns, which SQL does not allow: name the one "
-          "column instead, e.g. SELECT a.real_value AS name, s.* FROM ...";
-    Status st =
-        DataLoss(fmt::format("SQL error: {}{} (the tables: slice, track, thread_track, process_track, "
-                             "counter_track, thread, process, args, counter, flow)",
-                             sqlite3_errmsg(db), hint));
-    sqlite3_close(db);
-    return st;
-  }
+  std::optional<ReportTables> tables;
+  ASSIGN_OR_RETURN(SqlQueryResult q, RunSqlQuery(s.profile, query, [&] {
+                     tables = ComputeReportTables(s);
+                     return TypedReports(*tables);
+                   }));
   Report r;
   r.warnings = ImportWarnings(s.profile);
-  const int n = sqlite3_column_count(stmt);
-  std::vector<std::string> names;
-  for (int c = 0; c < n; ++c) names.emplace_back(sqlite3_column_name(stmt, c));
-  std::vector<bool> numeric(static_cast<size_t>(n), true);
-  std::vector<std::vector<Cell>> rows;
-  int rc;
-  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    std::vector<Cell> row;
-    for (int c = 0; c < n; ++c) {
-      switch (sqlite3_column_type(stmt, c)) {
-        case SQLITE_INTEGER:
-          row.push_back(Cell::Int(sqlite3_column_int64(stmt, c)));
-          break;
-        case SQLITE_FLOAT:
-          row.push_back(Cell::Real(sqlite3_column_double(stmt, c)));
-          break;
-        case SQLITE_NULL:
-          row.push_back(Cell::Null());
-          break;
-        case SQLITE_BLOB: {
-          // Bytes as hex, as sqlite3's shell shows them with hex().
-          numeric[static_cast<size_t>(c)] = false;
-          const auto* b = static_cast<const unsigned char*>(sqlite3_column_blob(stmt, c));
-          const int n = sqlite3_column_bytes(stmt, c);
-          std::string hex;
-          for (int k = 0; k < n; ++k) hex += fmt::format("{:02X}", b[k]);
-          row.push_back(Cell::Text(hex));
-          break;
-        }
-        default: {
-          // Text the query made may not be UTF-8 (CAST(x'ff' AS TEXT)).
-          numeric[static_cast<size_t>(c)] = false;
-          const char* t = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
-          row.push_back(
-              Cell::Text(ValidUtf8(std::string_view(t ? t : "", static_cast<size_t>(sqlite3_column_bytes(stmt, c))))));
-        }
-      }
-    }
-    rows.push_back(std::move(row));
-  }
-  Status st = OkStatus();
-  if (rc != SQLITE_DONE) st = DataLoss(fmt::format("SQL error: {}", sqlite3_errmsg(db)));
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  RETURN_IF_ERROR(st);
+  const int n = static_cast<int>(q.columns.size());
+  const std::vector<std::string>& names = q.columns;
+  const std::vector<bool>& numeric = q.numeric;
+  std::vector<std::vector<Cell>>& rows = q.rows;
   Table t("query", "");
   for (int c = 0; c < n; ++c) {
     const std::string& name = names[static_cast<size_t>(c)];
@@ -403,7 +232,7 @@ Status WritePages(const ReportOptions& o, const ReportTables& tables, const Repo
     summary.tables.push_back(tables.kernels.tables.front());
   const std::string text = RenderText(summary, 100);
   const std::string summary_path = (fs::path(o.dir) / "summary.txt").string();
-  RETURN_IF_ERROR(WriteAtomically(summary_path, true, [&](std::FILE* f) -> Status {
+  RETURN_IF_ERROR(WriteStreamAtomically(summary_path, true, [&](std::FILE* f) -> Status {
     if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
       return DataLoss(fmt::format("{}: write failed: {}", summary_path, std::strerror(errno)));
     return OkStatus();
@@ -417,7 +246,7 @@ Status WritePages(const ReportOptions& o, const ReportTables& tables, const Repo
     const std::string html_path = (fs::path(o.dir) / "report.html").string();
     const std::string page =
         RenderHtml(BuildHtmlReport(tables, extras, warnings), ChartLibrary(), PageScript(), PageStyle());
-    RETURN_IF_ERROR(WriteAtomically(html_path, true, [&](std::FILE* f) -> Status {
+    RETURN_IF_ERROR(WriteStreamAtomically(html_path, true, [&](std::FILE* f) -> Status {
       if (std::fwrite(page.data(), 1, page.size(), f) != page.size())
         return DataLoss(fmt::format("{}: write failed: {}", html_path, std::strerror(errno)));
       return OkStatus();
@@ -441,14 +270,8 @@ Status WritePages(const ReportOptions& o, const ReportTables& tables, const Repo
     std::vector<std::string> cover = {"mlprof report"};
     for (const std::string& x : extras.inputs) cover.push_back(x);
     for (const std::string& w : warnings) cover.push_back("warning: " + w);
-    const std::string tmp = TempName(xlsx_path);
-    Status st = WriteXlsx(book, cover, tmp);
-    if (st.ok() && std::rename(tmp.c_str(), xlsx_path.c_str()) != 0)
-      st = DataLoss(fmt::format("{}: cannot rename the finished file into place", xlsx_path));
-    if (!st.ok()) {
-      std::remove(tmp.c_str());
-      return st;
-    }
+    RETURN_IF_ERROR(
+        WriteFileAtomically(xlsx_path, true, [&](const std::string& tmp) { return WriteXlsx(book, cover, tmp); }));
     finished("report.xlsx");
     t.rows.push_back(
         {Cell::Text(xlsx_path), Cell::Null(),
@@ -515,17 +338,18 @@ StatusOr<Report> WriteReport(const Session& s, const ReportOptions& o) {
   SetTables set_tables{tables_promise, tables_set};
   if (o.sqlite) {
     writers.emplace_back([&] {
-      SqliteStats stats;
-      sqlite_st = WriteSqliteFile(s.profile, sqlite_path, true, &stats, [&]() -> const ReportTables* {
+      auto written = WriteSqliteFile(s.profile, sqlite_path, true, [&]() -> std::optional<std::vector<const Report*>> {
         const std::optional<ReportTables>& t = tables_ready.get();
-        return t ? &*t : nullptr;
+        if (!t) return std::nullopt;
+        return TypedReports(*t);
       });
+      sqlite_st = written.ok() ? OkStatus() : written.status();
       finished("trace.sqlite");
     });
   }
   if (o.perfetto) {
     writers.emplace_back([&] {
-      perfetto_st = WriteAtomically(pftrace_path, true, [&](std::FILE* f) -> Status {
+      perfetto_st = WriteStreamAtomically(pftrace_path, true, [&](std::FILE* f) -> Status {
         auto w = WritePerfetto(s.profile, f, pftrace_path);
         return w.ok() ? OkStatus() : w.status();
       });
@@ -606,8 +430,8 @@ void AddExtrasShard(const Session& s, Report& out) {
   inputs.Add(RankKey()).Add(Measure("text", Unit::kText, "")).Add(Measure("format", Unit::kText, ""));
   const ReportExtras x = ComputeReportRanks(s);
   for (size_t k = 0; k < s.profile.ranks.size() && k < x.inputs.size(); ++k)
-    inputs.rows.push_back(
-        {Cell::Int(s.profile.ranks[k].rank_or(-1)), Cell::Text(x.inputs[k]), Cell::Text(s.profile.ranks[k].format)});
+    inputs.rows.push_back({Cell::Int(s.profile.ranks[k].rank_or(-1)), Cell::Text(x.inputs[k]),
+                           Cell::Text(std::string(TraceFormatName(s.profile.ranks[k].format)))});
   Table engines("extras/_engines", "");
   engines.Add(RankKey())
       .Add(Measure("engine", Unit::kText, ""))

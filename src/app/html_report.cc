@@ -106,8 +106,9 @@ void AddTables(HtmlSection& sec, const Report& r, std::set<std::string>& shown, 
 ReportExtras ComputeReportRanks(const Session& s) {
   ReportExtras x;
   for (const RankProfile& rp : s.profile.ranks)
-    x.inputs.push_back(fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, rp.format, rp.ops.size()));
-  if (!s.profile.ranks.empty()) x.first_format = s.profile.ranks.front().format;
+    x.inputs.push_back(
+        fmt::format("rank {}: {} ({}, {} ops)", rp.rank_or(-1), rp.path, TraceFormatName(rp.format), rp.ops.size()));
+  if (!s.profile.ranks.empty()) x.first_format = TraceFormatName(s.profile.ranks.front().format);
   x.timeline.bins = 200;
   if (const auto& w = s.inputs.job.engine_window) {
     x.timeline.given = true;

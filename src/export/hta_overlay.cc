@@ -104,8 +104,9 @@ class Sink {
 }  // namespace
 
 StatusOr<OverlayStats> WriteHtaOverlay(const RankProfile& p, const CriticalPath& cp, const std::string& out) {
-  if (p.format != "kineto" && p.format != "chrome")
-    return InvalidArgument(fmt::format("--overlay writes a Kineto/Chrome JSON trace; {} is {}", p.path, p.format));
+  if (!IsChromeJson(p.format))
+    return InvalidArgument(
+        fmt::format("--overlay annotates a Chrome/Kineto JSON trace; {} is {}", p.path, TraceFormatName(p.format)));
   auto file = LoadFile(p.path);
   if (!file.ok()) return file.status();
   const std::string_view s = file->bytes.view();

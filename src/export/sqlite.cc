@@ -14,6 +14,9 @@
 #include <tuple>
 #include <vector>
 
+#include "base/atomic_file.h"
+#include "base/utf8.h"
+
 namespace mlprof {
 namespace {
 
@@ -736,6 +739,146 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
     RETURN_IF_ERROR(Exec(db, "CREATE INDEX slice_track ON slice(track_id);"));
   RETURN_IF_ERROR(Exec(db, "COMMIT;"));
   return st;
+}
+
+StatusOr<SqliteStats> WriteSqliteFile(const Profile& p, const std::string& path, bool force,
+                                      const TypedReportsFn& typed) {
+  SqliteStats stats;
+  RETURN_IF_ERROR(WriteFileAtomically(path, force, [&](const std::string& tmp) -> Status {
+    sqlite3* db = nullptr;
+    // One connection, one thread: no mutexes (SQLITE_OPEN_NOMUTEX).
+    if (sqlite3_open_v2(tmp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+        SQLITE_OK) {
+      const std::string m = db ? sqlite3_errmsg(db) : "out of memory";
+      sqlite3_close(db);
+      return DataLoss(fmt::format("{}: cannot write: {}", path, m));
+    }
+    auto loaded = LoadIntoSqlite(p, db);
+    if (loaded.ok() && typed) {
+      // After the trace tables (LoadIntoSqlite committed them), one more
+      // transaction for mlprof's own; none: the report failed, so no file is
+      // left.
+      const auto reports = typed();
+      const Status st = reports ? AddTypedTables(db, *reports) : Internal("the report was not completed");
+      if (!st.ok()) loaded = st;
+    }
+    sqlite3_close(db);
+    if (!loaded.ok()) return loaded.status();
+    stats = *loaded;
+    return OkStatus();
+  }));
+  return stats;
+}
+
+namespace {
+
+// Whether the query gives a `t.*` an alias (`s.* AS x`): a '.', blanks, '*',
+// blanks, then the word AS.
+bool HasStarAlias(std::string_view q) {
+  auto blank = [&](size_t i) { return i < q.size() && std::isspace(static_cast<unsigned char>(q[i])); };
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (q[i] != '.') continue;
+    size_t j = i + 1;
+    while (blank(j)) ++j;
+    if (j >= q.size() || q[j] != '*') continue;
+    size_t k = ++j;
+    while (blank(k)) ++k;
+    if (k == j || k + 2 > q.size()) continue;  // AS needs a blank before it
+    const bool as = std::tolower(static_cast<unsigned char>(q[k])) == 'a' &&
+                    std::tolower(static_cast<unsigned char>(q[k + 1])) == 's';
+    const bool word_end = k + 2 == q.size() || !(std::isalnum(static_cast<unsigned char>(q[k + 2])) || q[k + 2] == '_');
+    if (as && word_end) return true;
+  }
+  return false;
+}
+
+// Closes the database (and finalizes the statement) on every way out.
+struct Connection {
+  sqlite3* db = nullptr;
+  sqlite3_stmt* stmt = nullptr;
+  ~Connection() {
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+  }
+};
+
+}  // namespace
+
+StatusOr<SqlQueryResult> RunSqlQuery(const Profile& p, const std::string& query, const TypedReportsFn& typed) {
+  Connection c;
+  if (sqlite3_open_v2(":memory:", &c.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK)
+    return Internal("SQLite: cannot open an in-memory database");
+  SqliteTables which = SqliteTables::For(query);
+  which.slice_view = true;  // no copy of the slices for one query
+  auto loaded = LoadIntoSqlite(p, c.db, which);
+  if (loaded.ok() && which.typed && typed) {
+    // mlprof's own tables only when the query names one (they cost analyses).
+    const auto reports = typed();
+    const Status st = reports ? AddTypedTables(c.db, *reports) : Internal("the report was not completed");
+    if (!st.ok()) loaded = st;
+  }
+  if (!loaded.ok()) return loaded.status();
+  const char* tail = nullptr;
+  const int prepared = sqlite3_prepare_v2(c.db, query.c_str(), static_cast<int>(query.size()), &c.stmt, &tail);
+  if (prepared == SQLITE_OK && !c.stmt) return DataLoss("SQL error: the query is empty (only blanks or comments)");
+  if (prepared == SQLITE_OK && tail && std::string_view(tail).find_first_not_of(" \t\r\n;") != std::string_view::npos)
+    return DataLoss(fmt::format("SQL error: one statement per query; this one goes on after the first: '{}'",
+                                std::string_view(tail).substr(0, 60)));
+  if (prepared != SQLITE_OK) {
+    // `s.* AS x` (as one vendor tool documents a query) is not SQL: say how
+    // to write it.
+    std::string hint;
+    if (HasStarAlias(query))
+      hint =
+          "; `t.* AS name` gives a name to all of a table's columns, which SQL does not allow: name the one "
+          "column instead, e.g. SELECT a.real_value AS name, s.* FROM ...";
+    return DataLoss(
+        fmt::format("SQL error: {}{} (the tables: slice, track, thread_track, process_track, "
+                    "counter_track, thread, process, args, counter, flow)",
+                    sqlite3_errmsg(c.db), hint));
+  }
+  SqlQueryResult out;
+  const int n = sqlite3_column_count(c.stmt);
+  for (int k = 0; k < n; ++k) out.columns.emplace_back(sqlite3_column_name(c.stmt, k));
+  out.numeric.assign(static_cast<size_t>(n), true);
+  int rc;
+  while ((rc = sqlite3_step(c.stmt)) == SQLITE_ROW) {
+    std::vector<Cell> row;
+    for (int k = 0; k < n; ++k) {
+      switch (sqlite3_column_type(c.stmt, k)) {
+        case SQLITE_INTEGER:
+          row.push_back(Cell::Int(sqlite3_column_int64(c.stmt, k)));
+          break;
+        case SQLITE_FLOAT:
+          row.push_back(Cell::Real(sqlite3_column_double(c.stmt, k)));
+          break;
+        case SQLITE_NULL:
+          row.push_back(Cell::Null());
+          break;
+        case SQLITE_BLOB: {
+          // Bytes as hex, as sqlite3's shell shows them with hex().
+          out.numeric[static_cast<size_t>(k)] = false;
+          const auto* b = static_cast<const unsigned char*>(sqlite3_column_blob(c.stmt, k));
+          const int len = sqlite3_column_bytes(c.stmt, k);
+          std::string hex;
+          for (int i = 0; i < len; ++i) hex += fmt::format("{:02X}", b[i]);
+          row.push_back(Cell::Text(hex));
+          break;
+        }
+        default: {
+          // Text the query made may not be UTF-8 (CAST(x'ff' AS TEXT)).
+          out.numeric[static_cast<size_t>(k)] = false;
+          const char* t = reinterpret_cast<const char*>(sqlite3_column_text(c.stmt, k));
+          row.push_back(Cell::Text(
+              ValidUtf8(std::string_view(t ? t : "", static_cast<size_t>(sqlite3_column_bytes(c.stmt, k))))));
+        }
+      }
+    }
+    out.rows.push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) return DataLoss(fmt::format("SQL error: {}", sqlite3_errmsg(c.db)));
+  return out;
 }
 
 }  // namespace mlprof

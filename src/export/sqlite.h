@@ -7,7 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "model/profile.h"
@@ -45,6 +48,27 @@ StatusOr<SqliteStats> LoadIntoSqlite(const Profile& p, sqlite3* db, const Sqlite
 // description). Each table once (the first Report that has it); one
 // transaction of its own (after LoadIntoSqlite has committed).
 Status AddTypedTables(sqlite3* db, const std::vector<const Report*>& reports);
+
+// mlprof's own tables for a file or a query: computed only when asked
+// (they cost analyses); nullopt when they could not be made.
+using TypedReportsFn = std::function<std::optional<std::vector<const Report*>>()>;
+
+// The SQLite database file `path` (an existing one only with `force`),
+// written under a temporary name and renamed into place when complete
+// (base/atomic_file.h): the trace tables, then mlprof's own (`typed`; none
+// when null).
+StatusOr<SqliteStats> WriteSqliteFile(const Profile& p, const std::string& path, bool force,
+                                      const TypedReportsFn& typed);
+
+// One SQL statement over an in-memory database holding the tables it names
+// (mlprof's own only when it names one). Cells as SQLite returns them:
+// integers, reals, NULL, text (made valid UTF-8) and blobs as upper-case hex.
+struct SqlQueryResult {
+  std::vector<std::string> columns;
+  std::vector<bool> numeric;  // per column: no text or blob value in it
+  std::vector<std::vector<Cell>> rows;
+};
+StatusOr<SqlQueryResult> RunSqlQuery(const Profile& p, const std::string& query, const TypedReportsFn& typed);
 
 // The schema, for --help and the docs: one line per table.
 const char* SqliteSchemaText();

@@ -43,7 +43,7 @@ TEST(AscendCorpus, StepBreakdownEqualsStepTraceTime) {
       ASSERT_GE(f.size(), 6u);
       auto p = LoadProfile({dir + "trace_view.json"}, {});
       ASSERT_TRUE(p.ok()) << p.status().message();
-      EXPECT_EQ(p->ranks[0].format, "ascend-trace-view");
+      EXPECT_EQ(p->ranks[0].format, TraceFormat::kAscendTraceView);
       const ProfileView v = BuildProfileView(*p, {});
       const TemporalBreakdown t = ComputeTemporalBreakdown(v).at(0);
       const Overlap o = ComputeOverlap(v).at(0);

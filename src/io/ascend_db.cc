@@ -408,7 +408,7 @@ class AscendDbReader {
 bool IsAscendDb(const SqliteFile& db) { return db.Has("STRING_IDS") && db.Has("TASK"); }
 
 Status ReadAscendDb(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
-  DescribeFile(file, "ascend-db", out);
+  DescribeFile(file, TraceFormat::kAscendDb, out);
   RETURN_IF_ERROR(RefuseTruncated(file));
   AscendDbReader r(file, out);
   RETURN_IF_ERROR(r.Read());

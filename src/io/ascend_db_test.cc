@@ -67,7 +67,7 @@ TEST(AscendDb, HandMadeDatabase) {
   auto p = LoadProfile({path}, {});
   ASSERT_TRUE(p.ok()) << p.status().message();
   const RankProfile& r = p->ranks.at(0);
-  EXPECT_EQ(r.format, "ascend-db");
+  EXPECT_EQ(r.format, TraceFormat::kAscendDb);
   EXPECT_EQ(r.meta.rank, 3);
   ASSERT_EQ(r.meta.devices.size(), 1u);
   EXPECT_EQ(r.meta.devices[0].name, "Ascend910B");
@@ -124,7 +124,7 @@ TEST(AscendDbCorpus, CountsAndStepBreakdownEqualTheDatabases) {
     const std::string db = RankDir(root, rank) + "ascend_pytorch_profiler_" + std::to_string(rank) + ".db";
     const std::string analysis = RankDir(root, rank) + "analysis.db";
     const RankProfile& r = p->ranks[rank];
-    EXPECT_EQ(r.format, "ascend-db");
+    EXPECT_EQ(r.format, TraceFormat::kAscendDb);
     EXPECT_EQ(r.meta.rank, rank);
     ASSERT_EQ(r.meta.devices.size(), 1u);
     EXPECT_EQ(r.meta.devices[0].name, "Ascend910B");

@@ -510,7 +510,7 @@ bool LooksLikeAscendKernelDetails(std::string_view b) {
 }
 
 Status ReadAscendKernelDetails(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
-  DescribeFile(file, "ascend-kernel-details", out);
+  DescribeFile(file, TraceFormat::kAscendKernelDetails, out);
   RETURN_IF_ERROR(RefuseTruncated(file));
   CsvReader t(file.bytes.view(), file.path);
   RETURN_IF_ERROR(t.ReadHeader());

@@ -32,7 +32,7 @@ TEST(AscendKernelDetails, RowsAreKernelsWithTheirFields) {
   auto p = LoadTraceBytes(kKernelDetails, "kernel_details.csv");
   ASSERT_TRUE(p.ok()) << p.status().message();
   const RankProfile& r = *p;
-  EXPECT_EQ(r.format, "ascend-kernel-details");
+  EXPECT_EQ(r.format, TraceFormat::kAscendKernelDetails);
   ASSERT_EQ(r.ops.size(), 3u);
   EXPECT_EQ(r.stats.Get(ImportStat::bad_number), 1u);
   EXPECT_EQ(r.stats.Get(ImportStat::negative_duration), 1u);

@@ -1082,7 +1082,7 @@ bool LooksLikeChromeJson(std::string_view text) {
 }
 
 Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
-  DescribeFile(file, "chrome-json", out);
+  DescribeFile(file, TraceFormat::kChromeJson, out);
   ProfileBuilder builder(out);
   builder.ReserveForInput(file.bytes.size());
   if (file.truncated) builder.Warn(ImportStat::truncated_compressed, file.bytes.size());
@@ -1225,7 +1225,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     if ((err = d.type().get(type))) return ParseError(file, doc_at, err, "a JSON object or array");
     uint64_t err_at = 0;
     if (type == od::json_type::array) {
-      out->format = "chrome-json (array)";
+      out->format = TraceFormat::kChromeJsonArray;
       od::array arr;
       err = d.get_array().get(arr);
       if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && may_repair &&
@@ -1296,7 +1296,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
           if (ParseIntToken(v.raw_json_token(), &n)) builder.meta().base_time_ns = n;
         }
       }
-      if (builder.meta().schema_version >= 0 || builder.meta().has_distributed_info) out->format = "kineto";
+      if (builder.meta().schema_version >= 0 || builder.meta().has_distributed_info) out->format = TraceFormat::kKineto;
     } else {
       return DataLoss(fmt::format("{}: the JSON document is not an object or array", file.path));
     }
@@ -1466,7 +1466,7 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
     RETURN_IF_ERROR(parse_document(st, data + begin, content_end - begin, size - begin + kBufferPadding, false));
   }
 
-  if (st.events > 0 && out->format == "chrome-json (array)") {
+  if (st.events > 0 && out->format == TraceFormat::kChromeJsonArray) {
     uint64_t with_phase = 0;
     for (uint64_t c : out->phase_counts) with_phase += c;
     if (with_phase == 0)
@@ -1486,19 +1486,19 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
   // Every string is interned by now: give the text back before building.
   file.bytes = PaddedBuffer();
   if (AdoptAscendConventions(builder)) {
-    out->format = "ascend-trace-view";
+    out->format = TraceFormat::kAscendTraceView;
     ReadAscendSidecars(file.path, builder);
   }
   if (AdoptXSpaceConventions(builder)) {
-    out->format = "xprof-trace-json";
+    out->format = TraceFormat::kXprofTraceJson;
     // The exporter keeps the earliest `cap` complete events and drops the
     // rest without a mark: exactly a cap's worth means it probably did.
     const uint64_t complete = out->phase_counts[static_cast<unsigned char>('X')];
     for (uint64_t cap : options.trace_viewer_caps)
       if (complete == cap) builder.Warn(ImportStat::trace_viewer_cap, size);
-  } else if (out->format != "ascend-trace-view") {
+  } else if (out->format != TraceFormat::kAscendTraceView) {
     if (AdoptRocprofConventions(builder, file.path))
-      out->format = "rocprof-json";
+      out->format = TraceFormat::kRocprofJson;
     else
       WarnUnreadDeviceLanes(builder, file.path);
   }

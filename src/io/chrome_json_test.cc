@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "../tests/test_util.h"
+#include "../../tests/test_util.h"
 #include "io/load.h"
 #include "io/rocprof_conventions.h"
 #include "model/builder.h"
@@ -39,7 +39,7 @@ TEST(ChromeJson, ReadsKinetoObjectForm) {
   auto r = Read(json);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const RankProfile& p = *r;
-  EXPECT_EQ(p.format, "kineto");
+  EXPECT_EQ(p.format, TraceFormat::kKineto);
   EXPECT_EQ(p.meta.rank, 3);
   EXPECT_EQ(p.meta.world_size, 8);
   EXPECT_EQ(p.meta.backend, "nccl");
@@ -83,7 +83,7 @@ TEST(ChromeJson, ReadsBareArrayWithTrailingEmptyObject) {
   auto r = Read(R"([{"name":"aten::add","ph":"X","ts":5,"dur":2,"pid":"CPU functions","tid":"1"},
                     {"name":"aten::mul","ph":"X","ts":8,"dur":1,"pid":"CPU functions","tid":"1","args":{}},{}])");
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->format, "chrome-json (array)");
+  EXPECT_EQ(r->format, TraceFormat::kChromeJsonArray);
   EXPECT_EQ(r->ops.size(), 2u);
   EXPECT_EQ(r->stats.Get(ImportStat::trailing_empty_event), 1u);
   EXPECT_EQ(r->tracks.size(), 1u);
@@ -311,7 +311,7 @@ TEST(ChromeJson, JaxTraceViewerGpuJson) {
   auto r = Read(kJaxGpuJson);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const RankProfile& p = *r;
-  EXPECT_EQ(p.format, "xprof-trace-json");
+  EXPECT_EQ(p.format, TraceFormat::kXprofTraceJson);
   ASSERT_EQ(p.ops.size(), 6u);
   int kernels = 0, copies = 0, launches = 0, with_xla = 0;
   for (size_t i = 0; i < p.ops.size(); ++i) {
@@ -592,7 +592,7 @@ TEST(ChromeJson, RocprofHipTraceIsDeviceWork) {
   auto r = Read(rocprof_json_test::kHipTrace);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const RankProfile& p = *r;
-  EXPECT_EQ(p.format, "rocprof-json");
+  EXPECT_EQ(p.format, TraceFormat::kRocprofJson);
   EXPECT_TRUE(p.sidecar_warnings.empty());
   EXPECT_EQ(p.origin_abs_ps, static_cast<Ps128>(1000) * kPsPerUs);
   const OpTable& o = p.ops;
@@ -677,7 +677,7 @@ TEST(ChromeJson, RocprofCopyWithoutDeviceIsNotGuessed) {
     {"ph":"X","name":"a","pid":"6","tid":"1","ts":"20","dur":"5"},
     {"ph":"X","name":"b","pid":"7","tid":"1","ts":"30","dur":"5"}])");
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->format, "rocprof-json");
+  EXPECT_EQ(r->format, TraceFormat::kRocprofJson);
   const int64_t copy = rocprof_json_test::Find(*r, "CopyHostToDevice");
   ASSERT_GE(copy, 0);
   EXPECT_EQ(r->ops.kind[copy], OpKind::kOther);
@@ -718,7 +718,7 @@ TEST(ChromeJson, UnreadDeviceLanesAreNamed) {
     {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":5,"args":{"device":0,"stream":7}},
     {"ph":"X","name":"marker","pid":0,"tid":8,"ts":10,"dur":5}])");
   ASSERT_TRUE(kineto.ok());
-  EXPECT_EQ(kineto->format, "chrome-json (array)");
+  EXPECT_EQ(kineto->format, TraceFormat::kChromeJsonArray);
   EXPECT_EQ(kineto->unread_device_lane_events, 0);
   EXPECT_EQ(kineto->ops.kind[rocprof_json_test::Find(*kineto, "marker")], OpKind::kOther);
   EXPECT_EQ(kineto->ops.kind[rocprof_json_test::Find(*kineto, "gemm")], OpKind::kKernel);

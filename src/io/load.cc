@@ -337,7 +337,7 @@ JobFileFacts FactsForJobCheck(const RankProfile& r) {
   JobFileFacts f;
   // PyTorch traces only: nsys, XLA and Ascend exports record no
   // distributedInfo and are numbered by their own rules.
-  f.torch = r.format == "kineto" || r.format.starts_with("chrome-json");
+  f.torch = IsTorchTrace(r.format);
   f.has_distributed_info = r.meta.has_distributed_info;
   Ps first = INT64_MAX, last = INT64_MIN;
   for (size_t i = 0; i < r.ops.size(); ++i) {

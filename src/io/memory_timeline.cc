@@ -46,7 +46,7 @@ bool LooksLikeMemoryTimeline(std::string_view b) {
 }
 
 Status ReadMemoryTimeline(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
-  DescribeFile(file, "torch-memory-timeline", out);
+  DescribeFile(file, TraceFormat::kTorchMemoryTimeline, out);
   RETURN_IF_ERROR(RefuseTruncated(file));
   simdjson::dom::parser parser;
   simdjson::dom::array events;

@@ -186,7 +186,7 @@ StatusOr<RankProfile> MergeHostAndDevice(std::vector<RankProfile> inputs, const 
   }
   RankProfile out;
   out.path = host.path;
-  out.format = "merged";
+  out.format = TraceFormat::kMerged;
   out.compression = host.compression;
   for (const RankProfile& r : inputs) out.file_bytes += r.file_bytes, out.decoded_bytes += r.decoded_bytes;
   ProfileBuilder b(&out);

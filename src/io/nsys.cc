@@ -665,7 +665,7 @@ Status ReadNsysSqlite(LoadedFile& file, const ReadOptions& options, RankProfile*
     SqliteFile probe;
     if (probe.Open(file).ok() && IsAscendDb(probe)) return ReadAscendDb(file, options, out);
   }
-  DescribeFile(file, "nsys", out);
+  DescribeFile(file, TraceFormat::kNsys, out);
   RETURN_IF_ERROR(RefuseTruncated(file));
   NsysReader r(file, out);
   RETURN_IF_ERROR(r.Read());

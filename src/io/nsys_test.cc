@@ -359,7 +359,7 @@ TEST(NsysCorpus, CountsEqualRawSql) {
     EXPECT_EQ(by_cat["cuda_sync"], raw("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")) << path;
     EXPECT_EQ(by_cat["nvtx"], raw("NVTX_EVENTS", " WHERE eventType IN (59, 60) AND end IS NOT NULL")) << path;
     EXPECT_EQ(by_cat["osrt"], raw("OSRT_API")) << path;
-    EXPECT_EQ(r.format, "nsys");
+    EXPECT_EQ(r.format, TraceFormat::kNsys);
   }
   EXPECT_EQ(files, 7);
 }

@@ -70,7 +70,7 @@ Status RefuseNsysReport(LoadedFile& f, const ReadOptions&, RankProfile*) {
 
 }  // namespace
 
-void DescribeFile(const LoadedFile& file, const char* format, RankProfile* out) {
+void DescribeFile(const LoadedFile& file, TraceFormat format, RankProfile* out) {
   out->path = file.path;
   out->format = format;
   out->compression = CompressionName(file.compression);

@@ -33,7 +33,7 @@ struct Reader {
 
 // What every trace reader records of its file first: path, format,
 // compression and sizes.
-void DescribeFile(const LoadedFile& file, const char* format, RankProfile* out);
+void DescribeFile(const LoadedFile& file, TraceFormat format, RankProfile* out);
 // For readers that cannot use a prefix (binary formats): an error when the
 // compressed stream ended early, naming the compressed offset; else OK.
 Status RefuseTruncated(const LoadedFile& file);

@@ -692,7 +692,7 @@ bool LooksLikeXSpace(std::string_view h) {
 }
 
 Status ReadXPlane(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
-  DescribeFile(file, "xplane", out);
+  DescribeFile(file, TraceFormat::kXPlane, out);
   RETURN_IF_ERROR(RefuseTruncated(file));
   XPlaneReader r(file, options, out);
   RETURN_IF_ERROR(r.Read());

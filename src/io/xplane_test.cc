@@ -8,8 +8,8 @@
 #include <map>
 #include <string>
 
-#include "../tests/test_util.h"
-#include "../tests/xspace_util.h"
+#include "../../tests/test_util.h"
+#include "../../tests/xspace_util.h"
 #include "io/load.h"
 
 namespace mlprof {
@@ -23,7 +23,7 @@ TEST(XPlane, HandBuiltSpace) {
   auto r = LoadTraceBytes(bytes, "t.xplane.pb");
   ASSERT_TRUE(r.ok()) << r.status().message();
   const RankProfile& p = *r;
-  EXPECT_EQ(p.format, "xplane");
+  EXPECT_EQ(p.format, TraceFormat::kXPlane);
   ASSERT_EQ(p.ops.size(), 3u);
   std::map<std::string, size_t> by;
   for (size_t i = 0; i < p.ops.size(); ++i) by[std::string(p.str(p.ops.name[i]))] = i;

@@ -17,6 +17,7 @@
 #include "base/string_pool.h"
 #include "base/time.h"
 #include "model/import_stats.h"
+#include "model/trace_format.h"
 
 namespace mlprof {
 
@@ -270,7 +271,7 @@ struct LinkTransfer {
 
 struct RankProfile {
   std::string path;
-  std::string format;       // "kineto", "chrome", ...
+  TraceFormat format = TraceFormat::kUnknown;
   std::string compression;  // "none", "gzip", "zstd"
   uint64_t file_bytes = 0;
   uint64_t decoded_bytes = 0;

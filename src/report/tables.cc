@@ -1580,7 +1580,7 @@ std::vector<Table> InfoTables(const std::vector<RankInfo>& infos) {
     const RankProfile& r = *info.profile;
     int64_t rank = r.rank_or(-1);
     files.rows.push_back(
-        {Cell::Int(rank), Cell::Text(r.format), Cell::Text(r.compression),
+        {Cell::Int(rank), Cell::Text(std::string(TraceFormatName(r.format))), Cell::Text(r.compression),
          Cell::Int(static_cast<int64_t>(r.file_bytes)), Cell::Int(static_cast<int64_t>(r.decoded_bytes)),
          Cell::Int(static_cast<int64_t>(r.ops.size())), Cell::Int(static_cast<int64_t>(r.flows.size())),
          Cell::Int(static_cast<int64_t>(r.counters.size())),

@@ -4,11 +4,13 @@
 # when either is not the plain "exit 0, nothing on stderr") with
 # tests/diff/expected/NAME.out, byte for byte.
 #
-#   tests/diff/run.sh BUILD_DIR [--update] [NAME_PATTERN]
+#   tests/diff/run.sh BUILD_DIR [--update] [--shard K/N] [NAME_PATTERN]
 #
 # --update rewrites the expectations from what the binary prints now (after an
 # intended change; the commit says why each output changed). NAME_PATTERN is a
-# bash glob over case names (`'*xplane*'`).
+# bash glob over case names (`'*xplane*'`). --shard K/N runs every Nth case
+# from the Kth (0-based), so CTest can run N shards side by side (diff_tests_K);
+# shard 0 also checks for stale expectations.
 #
 # Case lines: `NAME ARGS...`. ARGS are split as the shell splits them (quotes
 # work); `{fmt}` makes three cases, NAME.text, NAME.json and NAME.csv, with
@@ -21,18 +23,31 @@
 # CI=true they fail.
 set -u
 if [ $# -lt 1 ]; then
-  echo "usage: $0 BUILD_DIR [--update] [NAME_PATTERN]" >&2
+  echo "usage: $0 BUILD_DIR [--update] [--shard K/N] [NAME_PATTERN]" >&2
   exit 1
 fi
 BUILD=$(cd "$1" && pwd)
 shift
 UPDATE=0
 PATTERN='*'
-for a in "$@"; do
-  case "$a" in
+SHARD=0
+SHARDS=1
+while [ $# -gt 0 ]; do
+  case "$1" in
     --update) UPDATE=1 ;;
-    *) PATTERN=$a ;;
+    --shard)
+      shift
+      if [[ "${1:-}" =~ ^([0-9]+)/([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ]; then
+        SHARD=${BASH_REMATCH[1]}
+        SHARDS=${BASH_REMATCH[2]}
+      else
+        echo "$0: --shard wants K/N with 0 <= K < N, not '${1:-}'" >&2
+        exit 1
+      fi
+      ;;
+    *) PATTERN=$1 ;;
   esac
+  shift
 done
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=$BUILD/mlprof
@@ -72,8 +87,11 @@ skip=0
 updated=0
 failed_names=()
 
+case_index=-1
 run_case() {  # name, args (one string)
   local name=$1 args=$2
+  case_index=$((case_index + 1))
+  [ $((case_index % SHARDS)) -eq "$SHARD" ] || return
   case "$name" in $PATTERN) ;; *) return ;; esac
   if [[ "$args" == *"{corpus}"* ]] && [ ! -d "$CORPUS" ]; then
     if [ "${CI:-}" = "true" ]; then
@@ -155,7 +173,7 @@ while IFS= read -r line || [ -n "$line" ]; do
 done <"$CASES"
 
 # Expectations no case produces any more are stale.
-if [ "$PATTERN" = '*' ]; then
+if [ "$PATTERN" = '*' ] && [ "$SHARD" -eq 0 ]; then
   for f in "$EXPECTED"/*.out; do
     [ -e "$f" ] || continue
     n=$(basename "$f" .out)
@@ -175,5 +193,6 @@ if [ "$skip" -gt 0 ]; then
   echo "SKIPPED: $skip corpus cases: corpus not found ($CORPUS); set MLPROF_CORPUS or clone ../shared"
 fi
 [ "$UPDATE" -eq 1 ] && echo "diff tests: $updated expectations written"
+[ "$SHARDS" -gt 1 ] && echo "diff tests: shard $SHARD of $SHARDS"
 echo "diff: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
