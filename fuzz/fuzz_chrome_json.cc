@@ -22,9 +22,14 @@
 #include "hw/chip.h"
 #include "io/graph_capture.h"
 #include "io/load.h"
+#include "report/collective_tables.h"
+#include "report/gpu_tables.h"
 #include "report/html.h"
 #include "report/hw_tables.h"
-#include "report/tables.h"
+#include "report/info_tables.h"
+#include "report/memory_tables.h"
+#include "report/ops_tables.h"
+#include "report/step_tables.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -1,6 +1,5 @@
-// diagnose's evaluators (analysis/diagnose_rules.h): the rules over the GPU's time: exposed communication, the idle gaps and
-// their causes (host wait, queued work, launches, syncs, step boundaries), lost
-// GPU activity.
+// diagnose's evaluators (analysis/diagnose_rules.h): the rules over the GPU's time: exposed communication, the idle
+// gaps and their causes (host wait, queued work, launches, syncs, step boundaries), lost GPU activity.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

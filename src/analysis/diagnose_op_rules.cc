@@ -1,6 +1,5 @@
-// diagnose's evaluators (analysis/diagnose_rules.h): the rules over ops: fp32 matmuls, pageable copies, slow host calls, XLA's
-// async waits, data formatting and recompute, the input pipeline, matmuls
-// against their roofline.
+// diagnose's evaluators (analysis/diagnose_rules.h): the rules over ops: fp32 matmuls, pageable copies, slow host
+// calls, XLA's async waits, data formatting and recompute, the input pipeline, matmuls against their roofline.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "../../tests/test_util.h"
-#include "report/tables.h"
+#include "report/gpu_tables.h"
 
 namespace mlprof {
 namespace {

@@ -11,7 +11,7 @@
 #include "app/chip.h"
 #include "app/commands.h"
 #include "report/columns.h"
-#include "report/tables.h"
+#include "report/info_tables.h"
 
 namespace mlprof::app {
 

@@ -12,7 +12,6 @@
 #include "app/commands.h"
 #include "app/shards.h"
 #include "report/columns.h"
-#include "report/tables.h"
 
 namespace mlprof::app {
 namespace {

@@ -16,8 +16,8 @@
 #include "app/commands.h"
 #include "io/load.h"
 #include "report/columns.h"
+#include "report/gpu_tables.h"
 #include "report/serialize.h"
-#include "report/tables.h"
 
 namespace mlprof::app {
 namespace {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <future>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -23,8 +24,8 @@
 #include "export/sqlite.h"
 #include "model/steps.h"
 #include "report/columns.h"
+#include "report/info_tables.h"
 #include "report/table.h"
-#include "report/tables.h"
 #include "report/xlsx.h"
 
 namespace mlprof::app {

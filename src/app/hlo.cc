@@ -9,7 +9,7 @@
 #include "hlo/shape.h"
 #include "io/hlo_files.h"
 #include "report/hw_tables.h"
-#include "report/tables.h"
+#include "report/info_tables.h"
 #include "report/xla_tables.h"
 
 namespace mlprof::app {

@@ -13,7 +13,6 @@
 #include "analysis/serving.h"
 #include "app/commands.h"
 #include "report/html.h"
-#include "report/tables.h"
 
 namespace mlprof::app {
 namespace {

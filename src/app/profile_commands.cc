@@ -28,8 +28,15 @@
 #include "app/chip.h"
 #include "app/commands.h"
 #include "app/shards.h"
+#include "report/collective_tables.h"
 #include "report/columns.h"
-#include "report/tables.h"
+#include "report/diagnose_tables.h"
+#include "report/gpu_tables.h"
+#include "report/info_tables.h"
+#include "report/memory_tables.h"
+#include "report/module_tables.h"
+#include "report/ops_tables.h"
+#include "report/step_tables.h"
 #include "report/xla_tables.h"
 
 namespace mlprof::app {

@@ -14,7 +14,6 @@
 #include "app/shards.h"
 #include "report/columns.h"
 #include "report/hw_tables.h"
-#include "report/tables.h"
 
 namespace mlprof::app {
 

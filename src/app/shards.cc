@@ -6,7 +6,8 @@
 #include <optional>
 
 #include "report/columns.h"
-#include "report/tables.h"
+#include "report/gpu_tables.h"
+#include "report/info_tables.h"
 
 namespace mlprof::app {
 

@@ -4,7 +4,6 @@
 #include "app/commands.h"
 #include "cli/command.h"
 #include "cli/validators.h"
-#include "report/tables.h"
 
 namespace mlprof::cli {
 namespace {

@@ -5,7 +5,8 @@
 #include <cmath>
 
 #include "../../tests/test_util.h"
-#include "report/tables.h"
+#include "report/info_tables.h"
+#include "report/step_tables.h"
 #include "report/xla_tables.h"
 
 namespace mlprof {
