@@ -11,10 +11,10 @@
 
 #include "analysis/gpu_time.h"
 #include "analysis/idle.h"
-#include "analysis/planner.h"
 #include "hlo/text_parser.h"
 #include "hw/chip.h"
 #include "io/load.h"
+#include "plan/planner.h"
 #include "trace_synth.h"
 #include "xla_synth.h"
 

@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "analysis/hlo_summary.h"
-#include "analysis/planner.h"
 #include "analysis/xla.h"
 #include "hlo/cost.h"
 #include "hlo/proto_reader.h"
 #include "hlo/text_parser.h"
 #include "hw/chip.h"
+#include "plan/planner.h"
 #include "report/plan_explain.h"
 
 namespace {

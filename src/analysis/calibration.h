@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "analysis/collectives.h"
-#include "analysis/planner.h"
 #include "analysis/view.h"
+#include "plan/planner.h"
 
 namespace mlprof {
 

@@ -10,10 +10,10 @@
 
 #include "analysis/engines.h"
 #include "analysis/mfu.h"
-#include "analysis/planner.h"
 #include "analysis/steps.h"
 #include "app/session.h"
 #include "base/status.h"
+#include "plan/planner.h"
 #include "plan/spec.h"
 #include "report/html.h"
 #include "report/table.h"

@@ -5,10 +5,10 @@
 
 #include "analysis/calibration.h"
 #include "analysis/collectives.h"
-#include "analysis/planner.h"
 #include "app/chip.h"
 #include "app/commands.h"
 #include "app/session.h"
+#include "plan/planner.h"
 #include "report/plan_explain.h"
 #include "report/plan_tables.h"
 

@@ -12,7 +12,6 @@
 
 namespace mlprof {
 
-
 Table HcclOpsTable(const std::vector<HcclOpRow>& rows) {
   Table t("hccl_ops", "Communication ops as HCCL measured them (torch_npu communication.json or analysis.db; us)");
   t.Add(RankKey())
@@ -65,7 +64,6 @@ Table HcclLinksTable(const std::vector<HcclLinkRow>& rows) {
                       r.reported_gbps < 0 ? Cell::Null() : Cell::Real(r.reported_gbps * 1e9), Cell::Text(r.op)});
   return t;
 }
-
 
 namespace {
 Column GbS(const char* name, const char* description) {

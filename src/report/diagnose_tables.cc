@@ -12,7 +12,6 @@
 
 namespace mlprof {
 
-
 Table FindingsTable(const std::vector<Finding>& v) {
   Table t("findings", "What to fix first (largest estimated saving per step first)");
   t.Add(Key("rule", Unit::kText, "the rule that found it (mlprof diagnose --rules lists them)"))
@@ -51,7 +50,6 @@ Table FindingsTable(const std::vector<Finding>& v) {
   return t;
 }
 
-
 Table RulesTable() {
   Table t("rules", "The rules of mlprof diagnose");
   t.Add(Key("rule", Unit::kText, "the rule's id"))
@@ -66,7 +64,6 @@ Table RulesTable() {
   }
   return t;
 }
-
 
 Table GradeTable(const std::vector<GradeItem>& items) {
   Table t("grade", "What the profile holds (mlprof's grade of it; figures that rest on a warning say so)");

@@ -12,7 +12,6 @@
 
 namespace mlprof {
 
-
 namespace {
 // A device column when some rank drives several devices: its rows per
 // device, then its all-device row (device null, shown "-").
@@ -107,7 +106,6 @@ Table KernelStatTable(const KernelBreakdown& k) {
                       TimeCell(r.std), Cell::Text(r.names > 1 ? fmt::format("others ({} names)", r.names) : r.name)});
   return t;
 }
-
 
 Table QueueLengthTable(const std::vector<QueueLengthRow>& rows, int64_t max_queue) {
   Table t("queue_length", "Launch queue length per stream (HTA's queue length; describe() of the series)");
@@ -265,7 +263,6 @@ Table CuptiByOpTable(const CuptiRanks& r, const std::vector<CuptiOpRow>& rows) {
   return t;
 }
 
-
 Table IdleTable(const std::vector<StreamIdle>& v) {
   Table t("idle", "Idle time per GPU stream (HTA idle time breakdown; us)");
   t.Add(RankKey())
@@ -352,7 +349,6 @@ Table LaunchSummaryTable(const std::vector<RankLaunchStats>& v) {
   return t;
 }
 
-
 namespace {
 const char* const kRoleDescriptions[kStepRoleCount] = {
     "time a GPU kernel runs (communication kernels apart)",
@@ -365,7 +361,6 @@ const char* const kRoleDescriptions[kStepRoleCount] = {
     "the rest of the step",
 };
 }  // namespace
-
 
 Table GpuMetricsTable(const std::vector<MetricRow>& rows) {
   Table t("gpu_metrics", "GPU metrics sampled over time (nsys --gpu-metrics-devices): whole trace and during kernels");

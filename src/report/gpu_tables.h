@@ -1,5 +1,5 @@
-// Typed tables of GPU time: the temporal breakdown, overlap, kernel types, idle time, launches and queues, engines and hardware
-// units, counters (memory bandwidth, CUPTI ranges), the TensorBoard plugin's overview.
+// Typed tables of GPU time: the temporal breakdown, overlap, kernel types, idle time, launches and queues, engines and
+// hardware units, counters (memory bandwidth, CUPTI ranges), the TensorBoard plugin's overview.
 #pragma once
 
 #include <string>

@@ -13,7 +13,6 @@
 
 namespace mlprof {
 
-
 Table SummaryTable(std::string_view report, const std::vector<SummaryRow>& rows) {
   struct Kind {
     std::string_view id, title, what;
@@ -58,7 +57,6 @@ Table SummaryTable(std::string_view report, const std::vector<SummaryRow>& rows)
   return t;
 }
 
-
 Table KernExecTable(const std::vector<KernExecRow>& rows) {
   Table t("cuda_kern_exec_sum",
           "Kernel launch and execution (nsys stats cuda_kern_exec_sum: API time, queue time, kernel time; us)");
@@ -98,7 +96,6 @@ Table OpStatisticTable(const std::vector<SummaryRow>& rows) {
                       Cell::Real(r.pct)});
   return t;
 }
-
 
 Table RanksTable(const Profile& p) {
   Table t("ranks", "Inputs");
@@ -266,7 +263,6 @@ Table ShapeTable(const std::vector<ShapeElement>& elements) {
       "Memory: S(0) HBM, S(1) VMEM, S(2) SMEM, S(5)/S(6) host (TPU naming).");
   return t;
 }
-
 
 std::vector<std::string> RankImportWarnings(const RankProfile& r) {
   std::vector<std::string> out = GradeWarnings(GradeRank(r, r.rank_or(0)), r.path);

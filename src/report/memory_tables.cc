@@ -12,7 +12,6 @@
 
 namespace mlprof {
 
-
 Table MemoryTable(const std::vector<DeviceMemory>& m) {
   Table t("memory", "Memory per device (PyTorch allocator events; MB = 10^6 bytes)");
   auto mb = [](const char* name, const char* description) {

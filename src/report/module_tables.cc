@@ -12,7 +12,6 @@
 
 namespace mlprof {
 
-
 Table ModuleTreeTable(const ModuleReport& m, int top, size_t* hidden) {
   Table t("module_tree", "GPU time up the nn.Module tree (per instance path; us)");
   t.Add(RankKey())

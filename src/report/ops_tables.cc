@@ -12,7 +12,6 @@
 
 namespace mlprof {
 
-
 std::string AttributionNote(int64_t rank, const AttributionSummary& s) {
   if (s.total <= 0) return "";
   auto at = [&](AttributedBy b) { return s.time[static_cast<size_t>(b)]; };

@@ -1,7 +1,7 @@
 // `mlprof plan --explain N`: one plan's arithmetic, term by term, in words.
 #pragma once
 
-#include "analysis/planner.h"
+#include "plan/planner.h"
 #include "report/table.h"
 
 namespace mlprof {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "analysis/calibration.h"
-#include "analysis/planner.h"
+#include "plan/planner.h"
 #include "report/table.h"
 
 namespace mlprof {

@@ -12,7 +12,6 @@
 
 namespace mlprof {
 
-
 Table PhasesTable(const LayerReport& r) {
   Table t("phases", "GPU time per step by phase: forward, backward, optimizer, communication (us)");
   t.Add(RankKey())
@@ -127,7 +126,6 @@ Table KernelBlocksTable(const LayerReport& r) {
   return t;
 }
 
-
 Table KernelBlockPartsTable(const LayerReport& r) {
   Table t("kernel_block_parts", "The repeating kernel sequence by launching op (us per instance)");
   t.Add(RankKey())
@@ -140,7 +138,6 @@ Table KernelBlockPartsTable(const LayerReport& r) {
         {Cell::Int(b.rank), Cell::Text(b.phase), Cell::Text(b.part), Time(b.per_instance), Cell::Real(b.pct)});
   return t;
 }
-
 
 std::vector<std::string> StepSourceNotes(const StepReport& s) {
   std::vector<std::string> out;
@@ -217,7 +214,6 @@ Table StepSummaryTable(const StepReport& s) {
         "it).");
   return t;
 }
-
 
 Table ServingStepTable(const ServingReport& s) {
   Table t("serving_steps", "Serving steps (the engine's step annotations; us)");

@@ -1,6 +1,6 @@
 // Planner arithmetic against hand-computed figures, published parameter
 // counts and the closed forms in shared/reference/planner-formulas.md.
-#include "analysis/planner.h"
+#include "plan/planner.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
