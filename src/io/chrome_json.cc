@@ -54,6 +54,7 @@
 #include "base/utf8.h"
 #include "io/ascend_conventions.h"
 #include "io/ascend_files.h"
+#include "io/json_scan.h"
 #include "io/kineto_vocabulary.h"
 #include "io/readers.h"
 #include "io/rocprof_conventions.h"
@@ -141,85 +142,6 @@ bool ParseIntToken(std::string_view tok, int64_t* out) {
   return true;
 }
 
-// Tracks whether the bytes of a JSON text fed one by one are inside a string
-// literal (escapes handled).
-struct StringState {
-  bool in_str = false, esc = false;
-  // True if `c` belongs to a string literal, its quotes included.
-  bool Feed(char c) {
-    if (in_str) {
-      if (esc)
-        esc = false;
-      else if (c == '\\')
-        esc = true;
-      else if (c == '"')
-        in_str = false;
-      return true;
-    }
-    if (c == '"') in_str = true;
-    return in_str;
-  }
-};
-
-// For a JSON text that ends inside a string, finds where the last complete
-// element of the outermost array (bare-array traces) or of an array directly
-// inside the top-level object (traceEvents) ends. Returns 0 if none.
-size_t LastCompleteEventEnd(std::string_view s) {
-  int depth = 0;
-  StringState str;
-  size_t last = 0;
-  int event_depth = -1;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (str.Feed(c)) continue;
-    switch (c) {
-      case '{':
-      case '[':
-        if (depth == 0) event_depth = c == '[' ? 1 : 2;
-        ++depth;
-        break;
-      case '}':
-      case ']':
-        --depth;
-        if (c == '}' && depth == event_depth) last = i + 1;
-        break;
-      default:
-        break;
-    }
-  }
-  return last;
-}
-
-// Index of the '[' that opens the events: the first byte of a bare array, or
-// the value of the "traceEvents" key of the top-level object. 0 if absent.
-size_t FindEventsArray(std::string_view s, size_t start) {
-  if (s[start] == '[') return start;
-  constexpr std::string_view kKey = "\"traceEvents\"";
-  int depth = 0;
-  for (size_t i = start; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '"') {
-      if (depth == 1 && s.compare(i, kKey.size(), kKey) == 0) {
-        size_t j = i + kKey.size();
-        while (j < s.size() && IsSpace(s[j])) ++j;
-        if (j < s.size() && s[j] == ':') {
-          ++j;
-          while (j < s.size() && IsSpace(s[j])) ++j;
-          return j < s.size() && s[j] == '[' ? j : 0;
-        }
-      }
-      // Skip the string.
-      for (++i; i < s.size() && s[i] != '"'; ++i)
-        if (s[i] == '\\') ++i;
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return 0;
-}
-
 // Returns whole pages inside [begin, end) to the OS. The memory stays mapped
 // and reads back as zeros (anonymous memory) or the file (private file maps).
 void ReleasePages(char* begin, char* end) {
@@ -227,32 +149,6 @@ void ReleasePages(char* begin, char* end) {
   uintptr_t b = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
   uintptr_t e = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
   if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
-}
-
-// Where to end a window: the last comma in (from, limit) between a '}' and a
-// '{', i.e. most likely between two events. Cuts whose whitespace after the
-// comma holds a newline come first: a raw newline cannot be inside a JSON
-// string, so such a cut is never inside a name (kernel names are full of
-// "}, "). Same-line cuts (compact JSON) are the fallback; a cut inside a
-// string or an event is still handled by the caller, only slower.
-size_t FindCutBefore(std::string_view s, size_t from, size_t limit) {
-  size_t end = std::min(limit, s.size());
-  size_t fallback = 0;
-  for (size_t i = end - 1; i > from; --i) {
-    if (s[i] != ',') continue;
-    size_t j = i;
-    while (j > from && IsSpace(s[j - 1])) --j;
-    if (j <= from || s[j - 1] != '}') continue;
-    size_t k = i + 1;
-    bool newline = false;
-    while (k < s.size() && IsSpace(s[k])) newline |= s[k++] == '\n';
-    if (k >= s.size() || s[k] != '{') continue;
-    if (newline) return i;
-    if (fallback == 0) fallback = i;
-    // Compact JSON has no newlines at all: do not scan the whole window.
-    if (end - i > (size_t{1} << 20)) break;
-  }
-  return fallback;
 }
 
 // A direct-mapped cache in front of the string pool. Event names repeat a lot
@@ -1020,58 +916,6 @@ Status ParseError(const LoadedFile& file, uint64_t offset, error_code err, std::
                               simdjson::error_message(err), expected));
 }
 
-// The first raw control byte (below 0x20) inside a string, which JSON
-// forbids, or npos.
-size_t FirstControlInString(std::string_view s) {
-  StringState str;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const bool was_in = str.in_str;
-    str.Feed(s[i]);
-    if (was_in && str.in_str && static_cast<unsigned char>(s[i]) < 0x20) return i;
-  }
-  return std::string_view::npos;
-}
-
-// True when `s` holds the start of another event after a complete one:
-// '}' ',' '{' and then one of the keys every trace event has ("ph", "name",
-// "cat", "pid", "tid", "ts"), whitespace allowed between. (Objects nested in
-// args rarely start with those keys, and only the few bytes after the last
-// complete event are looked at for a file cut short.)
-bool HasEventStart(std::string_view s) {
-  static constexpr std::string_view kKeys[] = {"\"ph\"", "\"name\"", "\"cat\"", "\"pid\"", "\"tid\"", "\"ts\""};
-  auto skip = [&](size_t j) {
-    while (j < s.size() && IsSpace(s[j])) ++j;
-    return j;
-  };
-  for (size_t i = s.find('}'); i != std::string_view::npos; i = s.find('}', i + 1)) {
-    size_t j = skip(i + 1);
-    if (j >= s.size() || s[j] != ',') continue;
-    j = skip(j + 1);
-    if (j >= s.size() || s[j] != '{') continue;
-    j = skip(j + 1);
-    for (std::string_view k : kKeys)
-      if (s.substr(j, k.size()) == k) return true;
-  }
-  return false;
-}
-
-// The end of the top-level JSON value that starts at `start` (one past its
-// closing bracket), or npos when the text ends before it closes.
-size_t DocumentEnd(std::string_view s, size_t start) {
-  int depth = 0;
-  StringState str;
-  for (size_t i = start; i < s.size(); ++i) {
-    const char c = s[i];
-    if (str.Feed(c)) continue;
-    if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      if (--depth == 0) return i + 1;
-    }
-  }
-  return std::string_view::npos;
-}
-
 }  // namespace
 
 bool LooksLikeChromeJson(std::string_view text) {
@@ -1081,15 +925,47 @@ bool LooksLikeChromeJson(std::string_view text) {
   return i < text.size() && (text[i] == '{' || text[i] == '[');
 }
 
-Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
-  DescribeFile(file, TraceFormat::kChromeJson, out);
-  ProfileBuilder builder(out);
-  builder.ReserveForInput(file.bytes.size());
-  if (file.truncated) builder.Warn(ImportStat::truncated_compressed, file.bytes.size());
+namespace {
 
-  char* data = file.bytes.data();
-  size_t size = file.bytes.size();
-  size_t start = 0;
+// One Chrome/Kineto JSON text into a RankProfile: the text's start and end
+// checked (a file cut short is repaired to its last complete event, damage
+// in the middle refused), then one simdjson document, or, for large files,
+// the events array in windows (ReadWindowed) so that simdjson's index stays
+// small; the dialect (Kineto, rocprof, xprof, Ascend) decided last.
+class ChromeTraceReader {
+ public:
+  ChromeTraceReader(LoadedFile& file, const ReadOptions& options, RankProfile* out)
+      : file(file), options(options), out(out), builder(out) {}
+  Status Read();
+
+ private:
+  Status FindStart();
+  bool RepairUtf8Once();
+  bool RepairTruncated();
+  Status CheckEnd();
+  Status ParseDocument(ReaderState& rs, char* doc, size_t len, size_t cap, bool may_repair);
+  Status ReadWindowed(ReaderState& st, size_t events_open);
+  Status Finish(const ReaderState& st);
+
+  LoadedFile& file;
+  const ReadOptions& options;
+  RankProfile* out;
+  ProfileBuilder builder;
+  char* data = nullptr;
+  size_t size = 0;
+  size_t start = 0;            // the document's first byte (after a BOM and whitespace)
+  bool utf8_repaired = false;  // RepairUtf8 runs once
+  size_t utf8_from = 0;        // text before this offset was already parsed (and may be released)
+  Status damage;               // RepairTruncated's finding: damage with events after it
+  bool found_events = false;
+  std::vector<std::string> keys;  // the top-level object's first keys (for "not a trace" errors)
+};
+
+thread_local od::parser parser;
+
+Status ChromeTraceReader::FindStart() {
+  data = file.bytes.data();
+  size = file.bytes.size();
   if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) start = 3;  // UTF-8 BOM
   while (start < size && IsSpace(data[start])) ++start;
   if (start == size && file.truncated)
@@ -1103,369 +979,368 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
                         ? fmt::format("'{}'", data[start])
                         : fmt::format("byte 0x{:02x}", static_cast<unsigned char>(data[start]))));
 
-  // simdjson validates UTF-8 while indexing; on its UTF8_ERROR the whole text
-  // is repaired once (bad bytes become '?', counted) and parsing resumes.
-  bool utf8_repaired = false;
-  size_t utf8_from = 0;  // text before this offset was already parsed (and may be released)
-  auto repair_utf8 = [&]() -> bool {
-    if (utf8_repaired) return false;
-    utf8_repaired = true;
-    uint64_t first = 0;
-    uint64_t bad = RepairUtf8(data + utf8_from, size - utf8_from, &first);
-    for (uint64_t i = 0; i < bad; ++i) builder.Warn(ImportStat::invalid_utf8, utf8_from + first);
-    return bad > 0;
-  };
+  return OkStatus();
+}
 
-  // A text that does not end with a closing bracket was cut short: keep the
-  // complete events, close the brackets, and parse that. (simdjson checks the
-  // root's closing bracket before the first element, so this must come first.)
-  // Damage in the middle (more events after the point where the text stops
-  // making sense) is not a file cut short: repair() refuses it, and the
-  // caller returns this error instead.
-  Status damage;
-  auto repair = [&]() -> bool {
-    size_t cut = LastCompleteEventEnd(std::string_view(data, size));
-    if (cut == 0) return false;
-    if (HasEventStart(std::string_view(data + cut, size - cut))) {
-      const bool dz = file.compression != Compression::kNone;
-      // A raw control byte (JSON allows none, even in strings) is the fault
-      // when there is one.
-      std::string fault;
-      for (size_t i = cut; i < size; ++i) {
-        const auto c = static_cast<unsigned char>(data[i]);
-        if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') {
-          fault = fmt::format(": control byte 0x{:02x} at {}", c, ByteAt(i, dz));
-          break;
-        }
-      }
-      damage = DataLoss(fmt::format(
-          "{}: invalid JSON in the event after {}{}; more events follow, so the file is damaged, not cut short "
-          "(expected a trace event object)",
-          file.path, ByteAt(cut, dz), fault));
-      return false;
-    }
-    std::string_view close = data[start] == '[' ? "]" : "]}";
-    file.bytes.Resize(cut + close.size());
-    data = file.bytes.data();
-    std::memcpy(data + cut, close.data(), close.size());
-    size = file.bytes.size();
-    out->decoded_bytes = size;
-    builder.Warn(ImportStat::truncated_json, cut);
-    return true;
-  };
-  {
-    size_t last = size;
-    while (last > start && (IsSpace(data[last - 1]) || data[last - 1] == '\0')) --last;
-    char c = last > start ? data[last - 1] : 0;
-    if (c != '}' && c != ']') {
-      // A document that closes before the end is followed by something else
-      // (a log line, a second document): refused, never dropped silently.
-      const size_t end = DocumentEnd(std::string_view(data, size), start);
-      if (end != std::string_view::npos) {
-        size_t junk = end;
-        while (junk < size && (IsSpace(data[junk]) || data[junk] == '\0')) ++junk;
-        return DataLoss(fmt::format(
-            "{}: data after the end of the JSON document at {}: expected only whitespace after the trace's last "
-            "'{}' (at {})",
-            file.path, ByteAt(junk, file.compression != Compression::kNone), data[end - 1],
-            ByteAt(end - 1, file.compression != Compression::kNone)));
-      }
-      if (!repair())
-        return !damage.ok() ? damage
-                            : ParseError(file, size, simdjson::INCOMPLETE_ARRAY_OR_OBJECT,
-                                         "a complete trace event before the end of the file");
-    }
-  }
+// simdjson validates UTF-8 while indexing; on its UTF8_ERROR the whole text
+// is repaired once (bad bytes become '?', counted) and parsing resumes.
+bool ChromeTraceReader::RepairUtf8Once() {
+  if (utf8_repaired) return false;
+  utf8_repaired = true;
+  uint64_t first = 0;
+  uint64_t bad = RepairUtf8(data + utf8_from, size - utf8_from, &first);
+  for (uint64_t i = 0; i < bad; ++i) builder.Warn(ImportStat::invalid_utf8, utf8_from + first);
+  return bad > 0;
+}
 
-  ReaderState st{&builder, data, size, &options, nullptr, 0, {}, {}, false, false, {}, {}};
-  thread_local od::parser parser;
-  bool found_events = false;
-  std::vector<std::string> keys;
-
-  // Parses the complete JSON document [doc, doc + len) inside the buffer
-  // (offsets in errors and stats stay relative to st.base). With `may_repair`,
-  // a document that proves truncated only now is repaired and parsed again.
-  auto parse_document = [&](ReaderState& rs, char* doc, size_t len, size_t cap, bool may_repair) -> Status {
-    od::document d;
-    // After repair() (which may move the buffer): the whole repaired text is
-    // the document, parsed again.
-    auto reparse = [&]() -> error_code {
-      rs.base = data;
-      rs.size = size;
-      doc = data + start;
-      len = size - start;
-      cap = len + kBufferPadding;
-      return parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
-    };
-    error_code err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
-    if (err == simdjson::UTF8_ERROR && rs.base == data && repair_utf8())
-      err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
-    if (err == simdjson::UNESCAPED_CHARS) {
-      // A raw control byte inside a string: damage at that byte, unless it
-      // lies in the last, partial event of a file cut short.
-      const size_t bad = FirstControlInString(std::string_view(doc, len));
-      if (bad != std::string_view::npos && HasEventStart(std::string_view(doc + bad, len - bad)))
-        return DataLoss(fmt::format(
-            "{}: invalid JSON at {}: control byte 0x{:02x} inside a string (JSON allows none there; escape it as "
-            "\\u{:04x}); more events follow, so the file is damaged",
-            file.path, ByteAt(OffsetOf(rs, doc + bad), file.compression != Compression::kNone),
-            static_cast<unsigned char>(doc[bad]), static_cast<unsigned char>(doc[bad])));
-    }
-    if ((err == simdjson::UNCLOSED_STRING || err == simdjson::UNESCAPED_CHARS) && may_repair &&
-        out->stats.Get(ImportStat::truncated_json) == 0) {
-      // Ends inside a string whose text happens to end with a bracket.
-      if (!repair())
-        return !damage.ok() ? damage : ParseError(file, size, err, "a complete trace event before the end of the file");
-      err = reparse();
-    }
-    if (err) return ParseError(file, OffsetOf(rs, doc), err, "a JSON document");
-    rs.doc = &d;
-    uint64_t doc_at = OffsetOf(rs, doc);
-    od::json_type type;
-    if ((err = d.type().get(type))) return ParseError(file, doc_at, err, "a JSON object or array");
-    uint64_t err_at = 0;
-    if (type == od::json_type::array) {
-      out->format = TraceFormat::kChromeJsonArray;
-      od::array arr;
-      err = d.get_array().get(arr);
-      if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && may_repair &&
-          out->stats.Get(ImportStat::truncated_json) == 0 && repair()) {
-        if ((err = reparse()) || (err = d.get_array().get(arr)))
-          return ParseError(file, start, err, "an array of events");
-      } else if (err) {
-        if (!damage.ok()) return damage;
-        return ParseError(file, doc_at, err, "an array of events");
-      }
-      found_events = true;
-      err = ReadEvents(rs, arr, &err_at);
-    } else if (type == od::json_type::object) {
-      od::object top;
-      err = d.get_object().get(top);
-      if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && may_repair &&
-          out->stats.Get(ImportStat::truncated_json) == 0 && repair()) {
-        // The object never closes (its last '}' is missing): cut after the
-        // last complete event, as for a file cut short.
-        if ((err = reparse()) || (err = d.get_object().get(top))) return ParseError(file, start, err, "an object");
-      } else if (err) {
-        if (!damage.ok()) return damage;
-        return ParseError(file, doc_at, err, "an object");
-      }
-      int events_keys = 0;
-      for (auto field_res : top) {
-        od::field field;
-        if ((err = std::move(field_res).get(field))) {
-          const char* loc = nullptr;
-          err_at = d.current_location().get(loc) == simdjson::SUCCESS ? OffsetOf(rs, loc) : rs.size;
-          break;
-        }
-        std::string_view key;
-        if ((err = field.unescaped_key().get(key))) break;
-        if (keys.size() < 8) keys.emplace_back(key);
-        od::value v = field.value();
-        if (key == "traceEvents") {
-          // JSON leaves duplicate keys to the reader: mlprof refuses a second
-          // events array rather than pick one of them silently.
-          if (++events_keys > 1) {
-            // The key's offset: the last "traceEvents" before where the
-            // parser stands (just past the key).
-            const char* loc = nullptr;
-            size_t here = d.current_location().get(loc) == simdjson::SUCCESS && loc ? OffsetOf(rs, loc) : rs.size;
-            size_t at = std::string_view(rs.base, std::min<size_t>(here + 16, rs.size)).rfind("\"traceEvents\"");
-            return DataLoss(fmt::format(
-                "{}: a second \"traceEvents\" key at {}: a trace has one events array (two traces merged "
-                "into one object?)",
-                file.path, ByteAt(at == std::string_view::npos ? here : at, file.compression != Compression::kNone)));
-          }
-          od::array arr;
-          if ((err = v.get_array().get(arr))) {
-            if (err == simdjson::INCORRECT_TYPE)
-              return DataLoss(fmt::format("{}: \"traceEvents\" is not an array", file.path));
-            break;
-          }
-          found_events = true;
-          if ((err = ReadEvents(rs, arr, &err_at))) break;
-        } else if (key == "deviceProperties") {
-          ReadDeviceProperties(v, builder);
-        } else if (key == "distributedInfo") {
-          ReadDistributedInfo(v, builder.meta());
-        } else if (key == "schemaVersion") {
-          int64_t n;
-          if (ParseIntToken(v.raw_json_token(), &n)) builder.meta().schema_version = n;
-        } else if (key == "baseTimeNanoseconds") {
-          int64_t n;
-          if (ParseIntToken(v.raw_json_token(), &n)) builder.meta().base_time_ns = n;
-        }
-      }
-      if (builder.meta().schema_version >= 0 || builder.meta().has_distributed_info) out->format = TraceFormat::kKineto;
-    } else {
-      return DataLoss(fmt::format("{}: the JSON document is not an object or array", file.path));
-    }
-    if (err) {
-      // Truncation keeps what was read: the error lies after the last complete
-      // event (the text ends early, or the closing brackets are missing). An
-      // error before that point is corruption in the middle of the data.
-      if (!found_events) return ParseError(file, err_at, err, "\"traceEvents\"");
-      size_t last_complete = OffsetOf(rs, doc) + LastCompleteEventEnd(std::string_view(doc, len));
-      if (err_at < last_complete) return ParseError(file, err_at, err, "a trace event object");
-      // Damage followed by more events is corruption, not a file cut short,
-      // even where the damage hides the events from the bracket count above.
-      const size_t rel = err_at > OffsetOf(rs, doc) ? err_at - OffsetOf(rs, doc) : 0;
-      if (rel < len && HasEventStart(std::string_view(doc + rel, len - rel)))
-        return ParseError(file, err_at, err, "a trace event object (the data goes on after the damage)");
-      if (out->stats.Get(ImportStat::truncated_json) == 0) builder.Warn(ImportStat::truncated_json, err_at);
-    } else if (const char* loc = nullptr;
-               d.current_location().get(loc) == simdjson::SUCCESS && loc && loc >= rs.base && loc < rs.base + rs.size) {
-      // A second document (or anything else) after the first one:
-      // simdjson stops at the first document's end.
-      const uint64_t at = OffsetOf(rs, loc);
-      return DataLoss(
-          fmt::format("{}: data after the end of the JSON document at {}: expected only whitespace "
-                      "after the trace (is it two traces in one file?)",
-                      file.path, ByteAt(at, file.compression != Compression::kNone)));
-    }
-    return OkStatus();
-  };
-
-  size_t events_open = size >= options.windowed_min_bytes ? FindEventsArray(std::string_view(data, size), start) : 0;
-  if (events_open == 0) {
-    // Whitespace and NUL padding after the document are not part of it.
-    size_t content_end = size;
-    while (content_end > start && (IsSpace(data[content_end - 1]) || data[content_end - 1] == '\0')) --content_end;
-    RETURN_IF_ERROR(parse_document(st, data + start, content_end - start, size - start + kBufferPadding, true));
-  } else {
-    // Large input: parse the events array in windows of about window_bytes so
-    // that simdjson's structural index (4 bytes per structural character,
-    // about the size of the text itself) stays small. A window is the text
-    // between two commas, made an array in place by writing '[' over the
-    // byte before it and ']' over the comma after it (restored afterwards).
-    // An event is added only once its whole object has been read, so a cut
-    // inside an event makes that event fail at the cut and the next window
-    // restarts at its first byte.
-    if (data[start] == '{') {
-      if (!simdjson::validate_utf8(data, events_open + 1)) repair_utf8();
-      std::string prefix(data, events_open + 1);
-      prefix += "]}";
-      prefix.append(kBufferPadding, '\0');
-      ReaderState ps = st;
-      ps.base = prefix.data();
-      ps.size = events_open + 3;
-      RETURN_IF_ERROR(parse_document(ps, prefix.data() + start, events_open + 3 - start, prefix.size(), false));
-    }
-    size_t pos = events_open + 1;
-    size_t window = std::max<size_t>(options.window_bytes, 64);
-    size_t limit = pos + window;
-    int string_cuts = 0;
-    while (size - pos > 2 * window && string_cuts < 64) {
-      size_t cut = FindCutBefore(std::string_view(data, size), pos, limit);
-      if (cut == 0) {
-        window *= 2;
-        limit = pos + window;
-        continue;
-      }
-      char saved_open = data[pos - 1], saved_cut = data[cut];
-      data[pos - 1] = '[';
-      data[cut] = ']';
-      od::document wd;
-      uint64_t err_at = pos;
-      const char* fail_loc = nullptr;
-      bool iterate_failed = false;
-      error_code err =
-          parser.iterate(simdjson::padded_string_view(data + pos - 1, cut + 2 - pos, size - pos + 1 + kBufferPadding))
-              .get(wd);
-      if (err) {
-        iterate_failed = true;
-      } else {
-        od::array arr;
-        st.doc = &wd;
-        err = wd.get_array().get(arr);
-        if (!err) err = ReadEvents(st, arr, &err_at);
-        if (err && wd.current_location().get(fail_loc) != simdjson::SUCCESS) fail_loc = nullptr;
-      }
-      // The events array closed inside the window (what follows it is more
-      // keys, or a second document): simdjson stops at that bracket, so the
-      // rest of the window is left to the final parse, from the bracket on.
-      size_t closed_at = 0;
-      if (!err) {
-        const char* loc = nullptr;
-        if (wd.current_location().get(loc) == simdjson::SUCCESS && loc && loc < data + cut) {
-          size_t q = static_cast<size_t>(loc - data);
-          while (q > pos && data[q - 1] != ']') --q;
-          if (q > pos) closed_at = q - 1;
-        }
-      }
-      data[pos - 1] = saved_open;
-      data[cut] = saved_cut;
-      if (closed_at) {
-        pos = closed_at;
+// A text that does not end with a closing bracket was cut short: keep the
+// complete events, close the brackets, and parse that. (simdjson checks the
+// root's closing bracket before the first element, so this must come first.)
+// Damage in the middle (more events after the point where the text stops
+// making sense) is not a file cut short: RepairTruncated() refuses it, and the
+// caller returns this error instead.
+bool ChromeTraceReader::RepairTruncated() {
+  size_t cut = LastCompleteEventEnd(std::string_view(data, size));
+  if (cut == 0) return false;
+  if (HasEventStart(std::string_view(data + cut, size - cut))) {
+    const bool dz = file.compression != Compression::kNone;
+    // A raw control byte (JSON allows none, even in strings) is the fault
+    // when there is one.
+    std::string fault;
+    for (size_t i = cut; i < size; ++i) {
+      const auto c = static_cast<unsigned char>(data[i]);
+      if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') {
+        fault = fmt::format(": control byte 0x{:02x} at {}", c, ByteAt(i, dz));
         break;
       }
-      if (!err) {
-        pos = cut + 1;
-        limit = pos + window;
-        string_cuts = 0;
-        // The text before pos is never read again: give its pages back, so
-        // that peak memory is the model plus about one window, not the
-        // whole input on top of the model. (A margin stays for the bytes
-        // written before the next window.)
-        ReleasePages(data + events_open + 1, data + pos - 64);
-        utf8_from = pos;
-        continue;
-      }
-      if (iterate_failed && err == simdjson::UTF8_ERROR && repair_utf8()) continue;  // same window again
-      if (iterate_failed) {
-        // The comma was inside a string: cut at an earlier comma.
-        ++string_cuts;
-        limit = cut;
-        continue;
-      }
-      bool at_cut = fail_loc == nullptr || fail_loc >= data + cut;
-      if (!at_cut) return ParseError(file, err_at, err, "a trace event object");
-      if (err_at <= pos) {  // not one whole event in the window: widen it
-        window *= 2;
-      } else {
-        pos = err_at;
-      }
-      limit = pos + window;
     }
-    // The rest, with the keys after the events, as one document.
-    size_t begin;
-    if (data[start] == '{') {
-      // Overwrites text already read (the prefix keys or earlier events).
-      constexpr std::string_view kOpen = "{\"traceEvents\":[";
-      if (pos >= start + kOpen.size()) {
-        begin = pos - kOpen.size();
-        std::memcpy(data + begin, kOpen.data(), kOpen.size());
-      } else {
-        begin = start;  // too close to the start for other keys to precede
-      }
-    } else {
-      begin = pos - 1;
-      data[begin] = '[';
-    }
-    st.doc = nullptr;
-    size_t content_end = size;
-    while (content_end > begin && (IsSpace(data[content_end - 1]) || data[content_end - 1] == '\0')) --content_end;
-    // A document that never closes (its last bracket missing) was cut short,
-    // as on the whole-document path: keep the events up to the last complete
-    // one, unless more events follow the damage.
-    if (DocumentEnd(std::string_view(data + begin, content_end - begin), 0) == std::string_view::npos) {
-      const size_t cut = begin + LastCompleteEventEnd(std::string_view(data + begin, content_end - begin));
-      if (cut > begin) {
-        if (HasEventStart(std::string_view(data + cut, content_end - cut)))
-          return ParseError(file, cut, simdjson::TAPE_ERROR, "a trace event object; more events follow the damage");
-        const std::string_view close = data[start] == '[' ? "]" : "]}";
-        file.bytes.Resize(cut + close.size());
-        data = file.bytes.data();
-        std::memcpy(data + cut, close.data(), close.size());
-        size = content_end = cut + close.size();
-        st.base = data;
-        st.size = size;
-        builder.Warn(ImportStat::truncated_json, cut);
-      }
-    }
-    RETURN_IF_ERROR(parse_document(st, data + begin, content_end - begin, size - begin + kBufferPadding, false));
+    damage = DataLoss(fmt::format(
+        "{}: invalid JSON in the event after {}{}; more events follow, so the file is damaged, not cut short "
+        "(expected a trace event object)",
+        file.path, ByteAt(cut, dz), fault));
+    return false;
   }
+  std::string_view close = data[start] == '[' ? "]" : "]}";
+  file.bytes.Resize(cut + close.size());
+  data = file.bytes.data();
+  std::memcpy(data + cut, close.data(), close.size());
+  size = file.bytes.size();
+  out->decoded_bytes = size;
+  builder.Warn(ImportStat::truncated_json, cut);
+  return true;
+}
 
+// A text that does not end with a closing bracket: cut short (repaired) or
+// followed by something else (refused).
+Status ChromeTraceReader::CheckEnd() {
+  size_t last = size;
+  while (last > start && (IsSpace(data[last - 1]) || data[last - 1] == '\0')) --last;
+  char c = last > start ? data[last - 1] : 0;
+  if (c != '}' && c != ']') {
+    // A document that closes before the end is followed by something else
+    // (a log line, a second document): refused, never dropped silently.
+    const size_t end = DocumentEnd(std::string_view(data, size), start);
+    if (end != std::string_view::npos) {
+      size_t junk = end;
+      while (junk < size && (IsSpace(data[junk]) || data[junk] == '\0')) ++junk;
+      return DataLoss(fmt::format(
+          "{}: data after the end of the JSON document at {}: expected only whitespace after the trace's last "
+          "'{}' (at {})",
+          file.path, ByteAt(junk, file.compression != Compression::kNone), data[end - 1],
+          ByteAt(end - 1, file.compression != Compression::kNone)));
+    }
+    if (!RepairTruncated())
+      return !damage.ok() ? damage
+                          : ParseError(file, size, simdjson::INCOMPLETE_ARRAY_OR_OBJECT,
+                                       "a complete trace event before the end of the file");
+  }
+  return OkStatus();
+}
+
+// Parses the complete JSON document [doc, doc + len) inside the buffer
+// (offsets in errors and stats stay relative to st.base). With `may_repair`,
+// a document that proves truncated only now is repaired and parsed again.
+Status ChromeTraceReader::ParseDocument(ReaderState& rs, char* doc, size_t len, size_t cap, bool may_repair) {
+  od::document d;
+  // After RepairTruncated() (which may move the buffer): the whole repaired text is
+  // the document, parsed again.
+  auto reparse = [&]() -> error_code {
+    rs.base = data;
+    rs.size = size;
+    doc = data + start;
+    len = size - start;
+    cap = len + kBufferPadding;
+    return parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
+  };
+  error_code err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
+  if (err == simdjson::UTF8_ERROR && rs.base == data && RepairUtf8Once())
+    err = parser.iterate(simdjson::padded_string_view(doc, len, cap)).get(d);
+  if (err == simdjson::UNESCAPED_CHARS) {
+    // A raw control byte inside a string: damage at that byte, unless it
+    // lies in the last, partial event of a file cut short.
+    const size_t bad = FirstControlInString(std::string_view(doc, len));
+    if (bad != std::string_view::npos && HasEventStart(std::string_view(doc + bad, len - bad)))
+      return DataLoss(fmt::format(
+          "{}: invalid JSON at {}: control byte 0x{:02x} inside a string (JSON allows none there; escape it as "
+          "\\u{:04x}); more events follow, so the file is damaged",
+          file.path, ByteAt(OffsetOf(rs, doc + bad), file.compression != Compression::kNone),
+          static_cast<unsigned char>(doc[bad]), static_cast<unsigned char>(doc[bad])));
+  }
+  if ((err == simdjson::UNCLOSED_STRING || err == simdjson::UNESCAPED_CHARS) && may_repair &&
+      out->stats.Get(ImportStat::truncated_json) == 0) {
+    // Ends inside a string whose text happens to end with a bracket.
+    if (!RepairTruncated())
+      return !damage.ok() ? damage : ParseError(file, size, err, "a complete trace event before the end of the file");
+    err = reparse();
+  }
+  if (err) return ParseError(file, OffsetOf(rs, doc), err, "a JSON document");
+  rs.doc = &d;
+  uint64_t doc_at = OffsetOf(rs, doc);
+  od::json_type type;
+  if ((err = d.type().get(type))) return ParseError(file, doc_at, err, "a JSON object or array");
+  uint64_t err_at = 0;
+  if (type == od::json_type::array) {
+    out->format = TraceFormat::kChromeJsonArray;
+    od::array arr;
+    err = d.get_array().get(arr);
+    if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && may_repair && out->stats.Get(ImportStat::truncated_json) == 0 &&
+        RepairTruncated()) {
+      if ((err = reparse()) || (err = d.get_array().get(arr)))
+        return ParseError(file, start, err, "an array of events");
+    } else if (err) {
+      if (!damage.ok()) return damage;
+      return ParseError(file, doc_at, err, "an array of events");
+    }
+    found_events = true;
+    err = ReadEvents(rs, arr, &err_at);
+  } else if (type == od::json_type::object) {
+    od::object top;
+    err = d.get_object().get(top);
+    if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && may_repair && out->stats.Get(ImportStat::truncated_json) == 0 &&
+        RepairTruncated()) {
+      // The object never closes (its last '}' is missing): cut after the
+      // last complete event, as for a file cut short.
+      if ((err = reparse()) || (err = d.get_object().get(top))) return ParseError(file, start, err, "an object");
+    } else if (err) {
+      if (!damage.ok()) return damage;
+      return ParseError(file, doc_at, err, "an object");
+    }
+    int events_keys = 0;
+    for (auto field_res : top) {
+      od::field field;
+      if ((err = std::move(field_res).get(field))) {
+        const char* loc = nullptr;
+        err_at = d.current_location().get(loc) == simdjson::SUCCESS ? OffsetOf(rs, loc) : rs.size;
+        break;
+      }
+      std::string_view key;
+      if ((err = field.unescaped_key().get(key))) break;
+      if (keys.size() < 8) keys.emplace_back(key);
+      od::value v = field.value();
+      if (key == "traceEvents") {
+        // JSON leaves duplicate keys to the reader: mlprof refuses a second
+        // events array rather than pick one of them silently.
+        if (++events_keys > 1) {
+          // The key's offset: the last "traceEvents" before where the
+          // parser stands (just past the key).
+          const char* loc = nullptr;
+          size_t here = d.current_location().get(loc) == simdjson::SUCCESS && loc ? OffsetOf(rs, loc) : rs.size;
+          size_t at = std::string_view(rs.base, std::min<size_t>(here + 16, rs.size)).rfind("\"traceEvents\"");
+          return DataLoss(fmt::format(
+              "{}: a second \"traceEvents\" key at {}: a trace has one events array (two traces merged "
+              "into one object?)",
+              file.path, ByteAt(at == std::string_view::npos ? here : at, file.compression != Compression::kNone)));
+        }
+        od::array arr;
+        if ((err = v.get_array().get(arr))) {
+          if (err == simdjson::INCORRECT_TYPE)
+            return DataLoss(fmt::format("{}: \"traceEvents\" is not an array", file.path));
+          break;
+        }
+        found_events = true;
+        if ((err = ReadEvents(rs, arr, &err_at))) break;
+      } else if (key == "deviceProperties") {
+        ReadDeviceProperties(v, builder);
+      } else if (key == "distributedInfo") {
+        ReadDistributedInfo(v, builder.meta());
+      } else if (key == "schemaVersion") {
+        int64_t n;
+        if (ParseIntToken(v.raw_json_token(), &n)) builder.meta().schema_version = n;
+      } else if (key == "baseTimeNanoseconds") {
+        int64_t n;
+        if (ParseIntToken(v.raw_json_token(), &n)) builder.meta().base_time_ns = n;
+      }
+    }
+    if (builder.meta().schema_version >= 0 || builder.meta().has_distributed_info) out->format = TraceFormat::kKineto;
+  } else {
+    return DataLoss(fmt::format("{}: the JSON document is not an object or array", file.path));
+  }
+  if (err) {
+    // Truncation keeps what was read: the error lies after the last complete
+    // event (the text ends early, or the closing brackets are missing). An
+    // error before that point is corruption in the middle of the data.
+    if (!found_events) return ParseError(file, err_at, err, "\"traceEvents\"");
+    size_t last_complete = OffsetOf(rs, doc) + LastCompleteEventEnd(std::string_view(doc, len));
+    if (err_at < last_complete) return ParseError(file, err_at, err, "a trace event object");
+    // Damage followed by more events is corruption, not a file cut short,
+    // even where the damage hides the events from the bracket count above.
+    const size_t rel = err_at > OffsetOf(rs, doc) ? err_at - OffsetOf(rs, doc) : 0;
+    if (rel < len && HasEventStart(std::string_view(doc + rel, len - rel)))
+      return ParseError(file, err_at, err, "a trace event object (the data goes on after the damage)");
+    if (out->stats.Get(ImportStat::truncated_json) == 0) builder.Warn(ImportStat::truncated_json, err_at);
+  } else if (const char* loc = nullptr;
+             d.current_location().get(loc) == simdjson::SUCCESS && loc && loc >= rs.base && loc < rs.base + rs.size) {
+    // A second document (or anything else) after the first one:
+    // simdjson stops at the first document's end.
+    const uint64_t at = OffsetOf(rs, loc);
+    return DataLoss(
+        fmt::format("{}: data after the end of the JSON document at {}: expected only whitespace "
+                    "after the trace (is it two traces in one file?)",
+                    file.path, ByteAt(at, file.compression != Compression::kNone)));
+  }
+  return OkStatus();
+}
+
+// Large input: parse the events array in windows of about window_bytes so
+// that simdjson's structural index (4 bytes per structural character, about
+// the size of the text itself) stays small.
+Status ChromeTraceReader::ReadWindowed(ReaderState& st, size_t events_open) {
+  // Large input: parse the events array in windows of about window_bytes so
+  // that simdjson's structural index (4 bytes per structural character,
+  // about the size of the text itself) stays small. A window is the text
+  // between two commas, made an array in place by writing '[' over the
+  // byte before it and ']' over the comma after it (restored afterwards).
+  // An event is added only once its whole object has been read, so a cut
+  // inside an event makes that event fail at the cut and the next window
+  // restarts at its first byte.
+  if (data[start] == '{') {
+    if (!simdjson::validate_utf8(data, events_open + 1)) RepairUtf8Once();
+    std::string prefix(data, events_open + 1);
+    prefix += "]}";
+    prefix.append(kBufferPadding, '\0');
+    ReaderState ps = st;
+    ps.base = prefix.data();
+    ps.size = events_open + 3;
+    RETURN_IF_ERROR(ParseDocument(ps, prefix.data() + start, events_open + 3 - start, prefix.size(), false));
+  }
+  size_t pos = events_open + 1;
+  size_t window = std::max<size_t>(options.window_bytes, 64);
+  size_t limit = pos + window;
+  int string_cuts = 0;
+  while (size - pos > 2 * window && string_cuts < 64) {
+    size_t cut = FindCutBefore(std::string_view(data, size), pos, limit);
+    if (cut == 0) {
+      window *= 2;
+      limit = pos + window;
+      continue;
+    }
+    char saved_open = data[pos - 1], saved_cut = data[cut];
+    data[pos - 1] = '[';
+    data[cut] = ']';
+    od::document wd;
+    uint64_t err_at = pos;
+    const char* fail_loc = nullptr;
+    bool iterate_failed = false;
+    error_code err =
+        parser.iterate(simdjson::padded_string_view(data + pos - 1, cut + 2 - pos, size - pos + 1 + kBufferPadding))
+            .get(wd);
+    if (err) {
+      iterate_failed = true;
+    } else {
+      od::array arr;
+      st.doc = &wd;
+      err = wd.get_array().get(arr);
+      if (!err) err = ReadEvents(st, arr, &err_at);
+      if (err && wd.current_location().get(fail_loc) != simdjson::SUCCESS) fail_loc = nullptr;
+    }
+    // The events array closed inside the window (what follows it is more
+    // keys, or a second document): simdjson stops at that bracket, so the
+    // rest of the window is left to the final parse, from the bracket on.
+    size_t closed_at = 0;
+    if (!err) {
+      const char* loc = nullptr;
+      if (wd.current_location().get(loc) == simdjson::SUCCESS && loc && loc < data + cut) {
+        size_t q = static_cast<size_t>(loc - data);
+        while (q > pos && data[q - 1] != ']') --q;
+        if (q > pos) closed_at = q - 1;
+      }
+    }
+    data[pos - 1] = saved_open;
+    data[cut] = saved_cut;
+    if (closed_at) {
+      pos = closed_at;
+      break;
+    }
+    if (!err) {
+      pos = cut + 1;
+      limit = pos + window;
+      string_cuts = 0;
+      // The text before pos is never read again: give its pages back, so
+      // that peak memory is the model plus about one window, not the
+      // whole input on top of the model. (A margin stays for the bytes
+      // written before the next window.)
+      ReleasePages(data + events_open + 1, data + pos - 64);
+      utf8_from = pos;
+      continue;
+    }
+    if (iterate_failed && err == simdjson::UTF8_ERROR && RepairUtf8Once()) continue;  // same window again
+    if (iterate_failed) {
+      // The comma was inside a string: cut at an earlier comma.
+      ++string_cuts;
+      limit = cut;
+      continue;
+    }
+    bool at_cut = fail_loc == nullptr || fail_loc >= data + cut;
+    if (!at_cut) return ParseError(file, err_at, err, "a trace event object");
+    if (err_at <= pos) {  // not one whole event in the window: widen it
+      window *= 2;
+    } else {
+      pos = err_at;
+    }
+    limit = pos + window;
+  }
+  // The rest, with the keys after the events, as one document.
+  size_t begin;
+  if (data[start] == '{') {
+    // Overwrites text already read (the prefix keys or earlier events).
+    constexpr std::string_view kOpen = "{\"traceEvents\":[";
+    if (pos >= start + kOpen.size()) {
+      begin = pos - kOpen.size();
+      std::memcpy(data + begin, kOpen.data(), kOpen.size());
+    } else {
+      begin = start;  // too close to the start for other keys to precede
+    }
+  } else {
+    begin = pos - 1;
+    data[begin] = '[';
+  }
+  st.doc = nullptr;
+  size_t content_end = size;
+  while (content_end > begin && (IsSpace(data[content_end - 1]) || data[content_end - 1] == '\0')) --content_end;
+  // A document that never closes (its last bracket missing) was cut short,
+  // as on the whole-document path: keep the events up to the last complete
+  // one, unless more events follow the damage.
+  if (DocumentEnd(std::string_view(data + begin, content_end - begin), 0) == std::string_view::npos) {
+    const size_t cut = begin + LastCompleteEventEnd(std::string_view(data + begin, content_end - begin));
+    if (cut > begin) {
+      if (HasEventStart(std::string_view(data + cut, content_end - cut)))
+        return ParseError(file, cut, simdjson::TAPE_ERROR, "a trace event object; more events follow the damage");
+      const std::string_view close = data[start] == '[' ? "]" : "]}";
+      file.bytes.Resize(cut + close.size());
+      data = file.bytes.data();
+      std::memcpy(data + cut, close.data(), close.size());
+      size = content_end = cut + close.size();
+      st.base = data;
+      st.size = size;
+      builder.Warn(ImportStat::truncated_json, cut);
+    }
+  }
+  RETURN_IF_ERROR(ParseDocument(st, data + begin, content_end - begin, size - begin + kBufferPadding, false));
+
+  return OkStatus();
+}
+
+Status ChromeTraceReader::Finish(const ReaderState& st) {
   if (st.events > 0 && out->format == TraceFormat::kChromeJsonArray) {
     uint64_t with_phase = 0;
     for (uint64_t c : out->phase_counts) with_phase += c;
@@ -1503,6 +1378,31 @@ Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile
       WarnUnreadDeviceLanes(builder, file.path);
   }
   return builder.Finish();
+}
+
+Status ChromeTraceReader::Read() {
+  DescribeFile(file, TraceFormat::kChromeJson, out);
+  builder.ReserveForInput(file.bytes.size());
+  if (file.truncated) builder.Warn(ImportStat::truncated_compressed, file.bytes.size());
+  RETURN_IF_ERROR(FindStart());
+  RETURN_IF_ERROR(CheckEnd());
+  ReaderState st{&builder, data, size, &options, nullptr, 0, {}, {}, false, false, {}, {}};
+  size_t events_open = size >= options.windowed_min_bytes ? FindEventsArray(std::string_view(data, size), start) : 0;
+  if (events_open == 0) {
+    // Whitespace and NUL padding after the document are not part of it.
+    size_t content_end = size;
+    while (content_end > start && (IsSpace(data[content_end - 1]) || data[content_end - 1] == '\0')) --content_end;
+    RETURN_IF_ERROR(ParseDocument(st, data + start, content_end - start, size - start + kBufferPadding, true));
+  } else {
+    RETURN_IF_ERROR(ReadWindowed(st, events_open));
+  }
+  return Finish(st);
+}
+
+}  // namespace
+
+Status ReadChromeTrace(LoadedFile& file, const ReadOptions& options, RankProfile* out) {
+  return ChromeTraceReader(file, options, out).Read();
 }
 
 }  // namespace mlprof
