@@ -107,7 +107,12 @@ class Writer {
     int64_t corr = ++corr_;
     int64_t call = rng_.Range(3'000, 7'000);
     int64_t& cursor = stream == kCommStream ? comm_ : gpu_;
-    int64_t start = std::max(cursor + rng_.Range(1'000, 3'000), cpu_ + call + rng_.Range(2'000, 6'000));
+    // Two draws, in a fixed order (as function arguments their order was
+    // the compiler's: GCC drew the second first, clang the first, so the
+    // clang-built generator did not reproduce the example).
+    const int64_t launch_gap = rng_.Range(2'000, 6'000);
+    const int64_t queue_gap = rng_.Range(1'000, 3'000);
+    int64_t start = std::max(cursor + queue_gap, cpu_ + call + launch_gap);
     Event(
         fmt::format("\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, "
                     "\"ts\": {}, \"dur\": {}, \"args\": {{\"External id\": {}, \"cbid\": 211, \"correlation\": {}}}",
