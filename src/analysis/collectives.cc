@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/attribution.h"
+#include "analysis/comm_kernels.h"
 #include "analysis/op_cost.h"
 #include "analysis/stats.h"
 #include "base/collective.h"
@@ -23,15 +24,6 @@ bool ContainsNoCase(std::string_view s, std::string_view part) {
     if (k == part.size()) return true;
   }
   return false;
-}
-
-// A collective kernel (TraceLens's filter).
-// Plus PyTorch's symmetric-memory all-reduces (multimem_all_reduce_kernel,
-// one_shot_all_reduce, two_shot_all_reduce), which TraceLens does not count.
-bool IsCollectiveKernel(std::string_view name) {
-  return ContainsNoCase(name, "nccl") || ContainsNoCase(name, "rccl") || ContainsNoCase(name, "cross_device_reduce") ||
-         ContainsNoCase(name, "multimem_all_reduce") || ContainsNoCase(name, "one_shot_all_reduce") ||
-         ContainsNoCase(name, "two_shot_all_reduce");
 }
 
 // The kind from a c10d name; all_to_allv is an all-to-all that is not
@@ -172,7 +164,7 @@ CollectiveReport ComputeCollectives(const ProfileView& view, const CollectiveOpt
     for (const GpuOpRef& g : rv.gpu) {
       if (o.kind[g.op] != OpKind::kKernel) continue;
       int8_t& is = collective_name[o.name[g.op]];
-      if (is < 0) is = IsCollectiveKernel(p.str(o.name[g.op])) ? 1 : 0;
+      if (is < 0) is = IsTraceLensCollectiveKernel(p.str(o.name[g.op])) ? 1 : 0;
       if (!is) continue;
       ++rep.kernels;
       Rec r;

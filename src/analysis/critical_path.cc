@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/comm_kernels.h"
 #include "model/steps.h"
 
 namespace mlprof {
@@ -65,7 +66,7 @@ CpBound BoundOf(const RankProfile& p, const CpEdge& e) {
   if (!IsGpuOp(k)) return CpBound::kCpu;
   if (k == OpKind::kMemcpy || k == OpKind::kMemset) return CpBound::kGpuMemory;
   const std::string_view n = p.str(p.ops.name[i]);
-  if (n.substr(0, 4) == "nccl" || n.find("gloo:") != std::string_view::npos) return CpBound::kGpuCommunication;
+  if (IsHtaCriticalPathCommKernel(n)) return CpBound::kGpuCommunication;
   return CpBound::kGpuCompute;
 }
 

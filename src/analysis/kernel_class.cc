@@ -23,36 +23,6 @@ const char* KernelClassName(KernelClass c) {
   return "?";
 }
 
-namespace {
-// Kernels of communication libraries, by a namespace or prefix their names
-// carry (demangled, as CUPTI and rocprof record them). Specific enough that
-// no computation kernel matches: "dispatch" alone is not DeepEP.
-struct CommLibrary {
-  const char* library;
-  const char* text;  // contained in the name
-};
-constexpr CommLibrary kCommLibraries[] = {
-    {"DeepEP", "deep_ep::"},                       // deepseek-ai/DeepEP: dispatch, combine, notify_*
-    {"DeepEP", "dpsk::ep::"},                      // DeepEP as DeepSeek's internal builds name it
-    {"NVSHMEM", "nvshmem"},                        // nvshmemi_* device kernels, nvshmem collectives
-    {"MSCCL++", "mscclpp"},                        // microsoft/mscclpp kernels
-    {"custom all-reduce", "cross_device_reduce"},  // vLLM / SGLang custom all-reduce (1stage, 2stage)
-    {"custom all-reduce", "oneShotAllReduce"},     // TensorRT-LLM custom all-reduce
-    {"custom all-reduce", "twoShotAllReduce"},
-    {"custom all-reduce", "allreduce_fusion_kernel"},  // TensorRT-LLM / FlashInfer fused all-reduce
-    {"custom all-reduce", "customAllReduce"},
-    {"custom all-reduce", "quickreduce"},        // vLLM/SGLang's ROCm quick all-reduce
-    {"symmetric memory", "symmetric_memory::"},  // torch c10d symmetric-memory collectives
-    {"gloo", "gloo::"},
-};
-}  // namespace
-
-std::string_view CommLibraryOf(std::string_view n) {
-  for (const CommLibrary& l : kCommLibraries)
-    if (Contains(n, l.text)) return l.library;
-  return {};
-}
-
 struct CommKernelPatterns::Compiled {
   regex_t re;
   bool ok = false;  // regfree only what regcomp built
@@ -93,9 +63,7 @@ KernelClass ClassifyKernelName(std::string_view name, const CommKernelPatterns* 
 
 KernelClass ClassifyKernelName(std::string_view n) {
   if (!CommLibraryOf(n).empty()) return KernelClass::kCommunication;
-  if (StartsWith(n, "nccl") || StartsWith(n, "hip") || StartsWith(n, "hccl") || StartsWith(n, "hcom_") ||
-      Contains(n, "ncclKernel"))
-    return KernelClass::kCommunication;
+  if (IsHtaCommKernel(n)) return KernelClass::kCommunication;
   if (StartsWith(n, "Memcpy") || StartsWith(n, "hipMemcpy") || StartsWith(n, "Memset") || StartsWith(n, "hipMemset") ||
       StartsWith(n, "dma"))
     return KernelClass::kMemory;

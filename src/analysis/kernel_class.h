@@ -1,6 +1,6 @@
 // HTA's kernel typing (hta/common/types.py), as name rules, plus the
 // kernels of communication libraries HTA does not know (mlprof; see
-// kCommLibraries in kernel_class.cc and docs/ANALYSES.md). First match wins:
+// CommLibraryOf in comm_kernels.h and docs/ANALYSES.md). First match wins:
 //   COMMUNICATION  ^nccl | ^hip | ^hccl | .*ncclKernel.* | a known library's kernel
 //                  (DeepEP, NVSHMEM, MSCCL++, vLLM / SGLang / TensorRT-LLM custom
 //                  all-reduce, torch symmetric memory, gloo) | --comm-kernel REGEX
@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/comm_kernels.h"
 #include "base/status.h"
 #include "model/profile.h"
 
@@ -30,18 +31,6 @@ inline constexpr int kKernelClassCount = 4;
 const char* KernelClassName(KernelClass c);  // "COMPUTATION", ...
 
 KernelClass ClassifyKernelName(std::string_view name);
-
-// The communication library a kernel name belongs to ("DeepEP", "NVSHMEM",
-// ...), for the libraries HTA's rules miss; "" for others (NCCL, RCCL and
-// HCCL kernels included: HTA's own rules catch them).
-std::string_view CommLibraryOf(std::string_view name);
-
-// A gloo collective as a host op ("gloo:all_reduce" cpu_op or annotation):
-// gloo runs on host threads, so no kernel stands for it.
-inline bool IsGlooHostOp(const RankProfile& p, size_t op) {
-  const OpKind k = p.ops.kind[op];
-  return (k == OpKind::kCpuOp || k == OpKind::kUserAnnotation) && p.str(p.ops.name[op]).starts_with("gloo:");
-}
 
 // Kernels the user declares communication (--comm-kernel REGEX, repeatable;
 // POSIX extended regular expressions (regcomp), searched anywhere in the

@@ -179,7 +179,7 @@ StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedS
   }
   if (std::find(files.begin(), files.end(), "-") != files.end())
     return InvalidArgument("standard input ('-') cannot be shared out under MPI: name the files");
-  const auto [first, last] = ShareFiles(sizes, comm.size())[static_cast<size_t>(comm.rank())];
+  const auto [first, last] = ShareFiles(sizes, comm.size())[static_cast<size_t>(comm.process())];
   const std::vector<std::string> mine(files.begin() + static_cast<std::ptrdiff_t>(first),
                                       files.begin() + static_cast<std::ptrdiff_t>(last));
   LoadOptions lo;
@@ -285,7 +285,7 @@ StatusOr<Session> OpenShare(const InputOptions& inputs, Comm& comm, DistributedS
   std::stable_sort(s.profile.ranks.begin(), s.profile.ranks.end(),
                    [](const RankProfile& a, const RankProfile& b) { return a.meta.rank < b.meta.rank; });
   // The job's notes once (process 0); skipped files where they were found.
-  if (comm.rank() == 0) {
+  if (comm.process() == 0) {
     s.profile.notes = std::move(notes);
     if (std::string note = FileOrderRankNote(numbered, job.size()); !note.empty())
       s.profile.notes.push_back(std::move(note));
@@ -309,7 +309,7 @@ StatusOr<std::optional<Report>> GatherAndCombine(const StatusOr<Report>& shard,
   std::vector<std::string> gathered = comm.Gather(EncodeShard(shard));
   // Errors: process 0 knows them all; the others know their own. Every
   // process that failed returns its error; process 0 the first in order.
-  if (comm.rank() != 0) {
+  if (comm.process() != 0) {
     if (!shard.ok()) return shard.status();
     return std::optional<Report>();
   }

@@ -24,7 +24,9 @@ namespace mlprof::app {
 class Comm {
  public:
   virtual ~Comm() = default;
-  virtual int rank() const = 0;  // this process, 0 .. size-1
+  // This process, 0 .. size-1 (MPI calls it the rank; mlprof keeps "rank"
+  // for a trace's rank in the job).
+  virtual int process() const = 0;
   virtual int size() const = 0;
   // Every process's bytes, in process order, on every process.
   virtual std::vector<std::string> AllGather(std::string bytes) = 0;

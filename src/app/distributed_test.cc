@@ -33,12 +33,12 @@ class ThreadComm : public Comm {
     int arrived = 0;
     uint64_t round = 0;
   };
-  ThreadComm(Shared* shared, int rank) : shared_(shared), rank_(rank) {}
-  int rank() const override { return rank_; }
+  ThreadComm(Shared* shared, int process) : shared_(shared), process_(process) {}
+  int process() const override { return process_; }
   int size() const override { return shared_->n; }
   std::vector<std::string> AllGather(std::string bytes) override {
     std::unique_lock<std::mutex> lock(shared_->mu);
-    shared_->slots[static_cast<size_t>(rank_)] = std::move(bytes);
+    shared_->slots[static_cast<size_t>(process_)] = std::move(bytes);
     const uint64_t round = shared_->round;
     if (++shared_->arrived == shared_->n) {
       shared_->result = shared_->slots;
@@ -52,12 +52,12 @@ class ThreadComm : public Comm {
   }
   std::vector<std::string> Gather(std::string bytes) override {
     std::vector<std::string> all = AllGather(std::move(bytes));
-    return rank_ == 0 ? all : std::vector<std::string>{};
+    return process_ == 0 ? all : std::vector<std::string>{};
   }
 
  private:
   Shared* shared_;
-  int rank_;
+  int process_;
 };
 
 // Process 0's outcome of K threads each running `run` over its transport.
@@ -454,7 +454,7 @@ TEST(Distributed, StatsCountTheFactsExchanged) {
     std::vector<DistributedStats> stats(static_cast<size_t>(k));
     auto r = RunOnThreads(
         [&](Comm& comm) {
-          return RunDistributed(in, SummarySharded({}, false), comm, &stats[static_cast<size_t>(comm.rank())]);
+          return RunDistributed(in, SummarySharded({}, false), comm, &stats[static_cast<size_t>(comm.process())]);
         },
         k);
     ASSERT_TRUE(r.ok()) << r.status().message();

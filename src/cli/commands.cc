@@ -182,7 +182,7 @@ int RunMain(int argc, char** argv, std::unique_ptr<app::Comm> comm) {
   cli::SetProcessComm(comm.get());
   // Under MPI every process parses the same arguments and meets the same
   // errors: only process 0 speaks (help and usage errors included).
-  g_silent = comm && comm->rank() != 0;
+  g_silent = comm && comm->process() != 0;
   if (g_silent) {
     if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) return kExitInternal;
   }

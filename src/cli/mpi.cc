@@ -18,11 +18,11 @@ constexpr uint64_t kPiece = uint64_t{1} << 30;
 class MpiComm : public app::Comm {
  public:
   MpiComm() {
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_rank(MPI_COMM_WORLD, &process_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
   }
   ~MpiComm() override { MPI_Finalize(); }
-  int rank() const override { return rank_; }
+  int process() const override { return process_; }
   int size() const override { return size_; }
 
   std::vector<std::string> AllGather(std::string bytes) override {
@@ -42,7 +42,7 @@ class MpiComm : public app::Comm {
   }
 
   std::vector<std::string> Gather(std::string bytes) override {
-    if (rank_ != 0) {
+    if (process_ != 0) {
       uint64_t len = bytes.size();
       MPI_Send(&len, 1, MPI_UINT64_T, 0, 0, MPI_COMM_WORLD);
       for (uint64_t at = 0; at < len; at += kPiece)
@@ -64,7 +64,7 @@ class MpiComm : public app::Comm {
   }
 
  private:
-  int rank_ = 0, size_ = 1;
+  int process_ = 0, size_ = 1;
 };
 
 bool LaunchedByMpi() {
