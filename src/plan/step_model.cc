@@ -215,38 +215,91 @@ bool RematRecomputesScores(Remat r) {
 
 }  // namespace
 
-void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Derived& d, Plan* pl,
-                 Explanation* why, double known_shape) {
-  const double peak = c.chip.peak(hw::DType::kBf16);
-  const double N = static_cast<double>(c.chips);
-  const double tp = static_cast<double>(pl->tp), pp = static_cast<double>(pl->pp), cp = static_cast<double>(pl->cp),
-               ep = static_cast<double>(pl->ep), fsdp = static_cast<double>(pl->fsdp), dp = static_cast<double>(pl->dp),
-               v = static_cast<double>(pl->vpp), mb = static_cast<double>(pl->mb), ga = static_cast<double>(pl->ga);
-  const double seq = static_cast<double>(t.seq), h = static_cast<double>(m.hidden), L = static_cast<double>(m.layers);
-  const double stage_layers = std::ceil(L / pp);
-  const double imbalance = stage_layers * pp / L;  // the slowest stage sets the pace
+namespace {
 
-  // ---- memory ----
+// One plan's memory and step time, term by term: each method fills its
+// fields of *pl (and of *why, when asked) from the plan's layout (the
+// constructor) and the terms before it, in the order Run calls them.
+class PlanTerms {
+ public:
+  PlanTerms(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Derived& d, Plan* pl,
+            Explanation* why, double known_shape);
+  void Run() {
+    Memory();
+    Compute();
+    Tp();
+    Ep();
+    FsdpDp();
+    Cp();
+    Pp();
+    Optimizer();
+    Host();
+    Total();
+  }
+
+ private:
+  void Memory();     // weights, gradients, optimizer state, FSDP buffers, activations: does it fit
+  void Compute();    // the matmuls, attention scores, low precision and the rest: t_compute
+  void Tp();         // tensor parallelism's collectives
+  void Ep();         // expert parallelism's all-to-alls
+  void FsdpDp();     // FSDP's gathers and data parallelism's reductions
+  void Cp();         // context parallelism's ring attention
+  void Pp();         // the pipeline's bubble and point-to-point transfers
+  void Optimizer();  // the optimizer step
+  void Host();       // step overhead and offloaded activations
+  void Total();      // the step, the MFU and the bottleneck
+
+  const ModelSpec& m;
+  const Cluster& c;
+  const TrainSpec& t;
+  const Knobs& k;
+  const Derived& d;
+  Plan* pl;
+  Explanation* why;
+  double known_shape;
+  // The layout (constructor).
+  double peak, N, tp, pp, cp, ep, fsdp, dp, v, mb, ga, seq, h, L, stage_layers, imbalance;
+  // Memory's results the time terms use.
+  bool folded = false, low = false, dualpipe = false, offload = false;
+  double dense_stage = 0, expert_stage = 0, local = 0, low_weights = 0, opt_shard = 1, share = 0, offloaded_mb = 0;
+  // Compute's.
+  double gemm = 0, shape = 0, rate = 0, m_steps = 0, A = 0;
+};
+
+PlanTerms::PlanTerms(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Derived& d,
+                     Plan* pl, Explanation* why, double known_shape)
+    : m(m), c(c), t(t), k(k), d(d), pl(pl), why(why), known_shape(known_shape) {
+  peak = c.chip.peak(hw::DType::kBf16);
+  N = static_cast<double>(c.chips);
+  tp = static_cast<double>(pl->tp), pp = static_cast<double>(pl->pp), cp = static_cast<double>(pl->cp);
+  ep = static_cast<double>(pl->ep), fsdp = static_cast<double>(pl->fsdp), dp = static_cast<double>(pl->dp);
+  v = static_cast<double>(pl->vpp), mb = static_cast<double>(pl->mb), ga = static_cast<double>(pl->ga);
+  seq = static_cast<double>(t.seq), h = static_cast<double>(m.hidden), L = static_cast<double>(m.layers);
+  stage_layers = std::ceil(L / pp);
+  imbalance = stage_layers * pp / L;  // the slowest stage sets the pace
+}
+
+void PlanTerms::Memory() {
   // EP folded over TP (MoE parallel folding: EP larger than the data-
   // parallel ranks, taking in the TP group; the experts are not TP-split).
-  const bool folded = pl->ep > 1 && (pl->dp * pl->fsdp) % pl->ep != 0;
+  folded = pl->ep > 1 && (pl->dp * pl->fsdp) % pl->ep != 0;
   const double expert_shards =
       folded ? static_cast<double>(Lcm(pl->ep, pl->fsdp)) : tp * static_cast<double>(Lcm(pl->ep, pl->fsdp));
   const double layer_params = d.p.layers - d.p.experts;  // dense part of all layers
   const double final_norm = d.p.total - d.p.layers - d.p.embedding - d.p.output;
-  const double dense_stage = pl->pp == 1
-                                 ? d.p.total - d.p.experts
-                                 : layer_params * stage_layers / L + std::max(d.p.embedding, d.p.output + final_norm);
-  const double expert_stage = d.p.experts * stage_layers / L;
+  dense_stage = pl->pp == 1 ? d.p.total - d.p.experts
+                            : layer_params * stage_layers / L + std::max(d.p.embedding, d.p.output + final_norm);
+  expert_stage = d.p.experts * stage_layers / L;
   const double dense_local = dense_stage / (tp * fsdp), expert_local = expert_stage / expert_shards;
-  const double local = dense_local + expert_local;
-  const bool low = t.precision != hw::DType::kBf16;
+  local = dense_local + expert_local;
+  low = t.precision != hw::DType::kBf16;
   // A 1-byte copy of the weights and its transpose (Transformer Engine on Hopper).
-  const double low_weights = low ? 2 * local : 0;
-  const bool dualpipe = t.schedule == Schedule::kDualPipe && pl->pp > 1;
+  low_weights = low ? 2 * local : 0;
+  dualpipe = t.schedule == Schedule::kDualPipe && pl->pp > 1;
   pl->weights = local * t.memory.weight * (dualpipe ? 2 : 1) + low_weights;  // DualPipe: two copies
   pl->grads = local * t.memory.grad;
-  const double opt_shard = pl->zero >= 1 ? dp : 1, grad_shard = pl->zero >= 2 ? dp : 1;
+  opt_shard = pl->zero >= 1 ? dp : 1;
+  const double grad_shard = pl->zero >= 2 ? dp : 1;
   pl->grads /= grad_shard;
   pl->optimizer = local * t.memory.optimizer / opt_shard;
   pl->fsdp_buffers = 0;
@@ -260,15 +313,15 @@ void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const
       pl->pp > 1 ? std::min(ga, pp) * (v > 1 ? 1 + (pp - 1) / (pp * v) : 1.0) + (dualpipe ? 1 : 0) : 1.0;
   // The policy on a share of the stage's layers (full:N, POLICY@F), the
   // others saving everything.
-  const double share = pl->remat_per_stage > 0 ? std::min(1.0, static_cast<double>(pl->remat_per_stage) / stage_layers)
-                                               : pl->remat_fraction;
+  share = pl->remat_per_stage > 0 ? std::min(1.0, static_cast<double>(pl->remat_per_stage) / stage_layers)
+                                  : pl->remat_fraction;
   const int ri = static_cast<int>(pl->remat);
   const double saved = (share * d.saved[ri] + (1 - share) * d.saved[0]) * 2;  // bytes per token per layer
   const double per_mb = saved * tokens_mb / tp * stage_layers;  // one micro-batch's saved activations on a stage
   const double transient = pl->remat == Remat::kNone || share <= 0 ? 0 : d.full_layer * 2 * tokens_mb / tp;
   // minimal_offloaded: the dots of every micro-batch in flight go to host memory.
-  const bool offload = pl->remat == Remat::kMinimalOffloaded;
-  const double offloaded_mb = offload ? share * d.offloaded * 2 * tokens_mb / tp * stage_layers : 0;
+  offload = pl->remat == Remat::kMinimalOffloaded;
+  offloaded_mb = offload ? share * d.offloaded * 2 * tokens_mb / tp * stage_layers : 0;
   const double logits = 6 * tokens_mb * static_cast<double>(m.vocab) / tp;  // fp32 + bf16, on the last stage
   // The first stage holds the most micro-batches, the last one the logits
   // (with one stage, both are the same and inflight is 1).
@@ -283,15 +336,16 @@ void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const
     why->saved = saved, why->tokens_mb = tokens_mb, why->per_mb = per_mb, why->inflight = inflight;
     why->transient = transient, why->logits = logits, why->remat_share = share;
   }
+}
 
-  // ---- time ----
+void PlanTerms::Compute() {
   pl->model_flops = d.flops_per_token * d.tokens;
   pl->remat_flops = share * RematFlopsPerToken(d, pl->remat) * d.tokens;
-  const double gemm = GemmEfficiency(k, c.chip).efficiency;
+  gemm = GemmEfficiency(k, c.chip).efficiency;
   // The matmuls' sizes on a chip (the same for every remat policy and ZeRO
   // stage of a layout: the search passes it in).
-  const double shape = known_shape > 0 ? known_shape : PlanGemmShape(m, c, t, d, *pl);
-  const double rate = N * peak * gemm;
+  shape = known_shape > 0 ? known_shape : PlanGemmShape(m, c, t, d, *pl);
+  rate = N * peak * gemm;
   pl->imbalance_flops = (k.moe_imbalance - 1) * d.expert_train_per_token * d.tokens;
   const double counted = pl->model_flops + pl->remat_flops + pl->imbalance_flops;
   const bool remat_scores = RematRecomputesScores(pl->remat);
@@ -341,10 +395,13 @@ void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const
       why->t_cast = t_cast, why->low_weights = low_weights;
     }
   }
-  const double m_steps = ga;               // micro-batches per step per pipeline
-  const double A = mb * seq / cp * h * 2;  // one micro-batch's activation, bytes, before TP
+  m_steps = ga;               // micro-batches per step per pipeline
+  A = mb * seq / cp * h * 2;  // one micro-batch's activation, bytes, before TP
   if (why) why->peak = peak, why->gemm = gemm, why->stage_imbalance = imbalance, why->micro_batches = m_steps;
   if (why) why->gemm_shape = shape;
+}
+
+void PlanTerms::Tp() {
   // TP (sequence parallel: all-gather + reduce-scatter, the bytes of an all-reduce).
   pl->t_tp = 0;
   if (pl->tp > 1) {
@@ -356,6 +413,9 @@ void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const
     if (why) why->tp_collectives = n, why->activation = A, why->tp_bw = bw, why->t_tp_before = pl->t_tp;
     if (t.tp_overlap) pl->t_tp = std::max(0.0, pl->t_tp - k.overlap * pl->t_compute);
   }
+}
+
+void PlanTerms::Ep() {
   // EP: dispatch + combine all-to-all, forward and backward (+ forward again under full remat).
   pl->t_ep = 0;
   if (pl->ep > 1 && d.moe_layers > 0) {
@@ -376,6 +436,9 @@ void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const
     // DualPipe overlaps one direction's all-to-alls with the other's compute.
     if (dualpipe) pl->t_ep = std::max(0.0, pl->t_ep - k.overlap * pl->t_compute);
   }
+}
+
+void PlanTerms::FsdpDp() {
   // FSDP: gather weights forward and backward, reduce-scatter grads, per micro-batch (DP below).
   double t_fsdp = 0, t_dp = 0;
   // What an FSDP gather rebuilds on each rank: its TP shard of the stage,
@@ -413,6 +476,9 @@ void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const
     why->t_fsdp = t_fsdp, why->dp_reduce_scatter = rs, why->dp_reduce_scatters = rs_count, why->t_dp = t_dp;
     why->mb_backward = pl->t_compute / m_steps * 2 / 3;
   }
+}
+
+void PlanTerms::Cp() {
   // CP: ring attention, K and V chunks around the ring (backward twice),
   // hidden under the attention-score compute.
   pl->t_cp = 0;
@@ -426,6 +492,9 @@ void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const
     pl->t_cp = std::max(0.0, t - attn);
     if (why) why->cp_chunk = chunk, why->cp_bw = bw, why->t_cp_ring = t, why->t_attention = attn;
   }
+}
+
+void PlanTerms::Pp() {
   // PP: bubble (p-1)/(v m) of the pipelined work, and the fill/drain p2p.
   pl->t_pp = 0;
   if (pl->pp > 1) {
@@ -439,9 +508,15 @@ void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const
     pl->t_pp = bubble + p2p;
     if (why) why->bubble = bubble, why->pp_bytes = A / tp, why->pp_bw = bw, why->t_p2p = p2p;
   }
+}
+
+void PlanTerms::Optimizer() {
   // Optimizer: AdamW touches ~34 bytes per parameter it updates (HBM-bound).
   pl->t_opt = 34 * local / opt_shard / (c.chip.hbm_bytes_per_s * k.hbm);
   if (why) why->opt_params = local / opt_shard;
+}
+
+void PlanTerms::Host() {
   // Host: offloaded activations go out in the forward and come back in the
   // backward, every micro-batch, hidden under compute up to `overlap`.
   pl->t_host = k.step_overhead;
@@ -454,6 +529,9 @@ void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const
     pl->t_host += std::max(0.0, t_offload - k.overlap * pl->t_compute);
     if (why) why->host_bw = host_bw, why->t_offload = t_offload;
   }
+}
+
+void PlanTerms::Total() {
   pl->t_step = pl->t_compute + pl->t_tp + pl->t_ep + pl->t_fsdp_dp + pl->t_cp + pl->t_pp + pl->t_opt + pl->t_host;
   pl->mfu = pl->model_flops / (pl->t_step * N * peak);
   using B = Bottleneck;
@@ -465,6 +543,13 @@ void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const
   for (const auto& [tm, b] : terms)
     if (tm > worst) worst = tm, pl->bottleneck = b;
   if (!pl->fits) pl->bottleneck = B::kMemory;
+}
+
+}  // namespace
+
+void ComputePlan(const ModelSpec& m, const Cluster& c, const TrainSpec& t, const Knobs& k, const Derived& d, Plan* pl,
+                 Explanation* why, double known_shape) {
+  PlanTerms(m, c, t, k, d, pl, why, known_shape).Run();
 }
 
 }  // namespace mlprof::plan
