@@ -168,6 +168,50 @@ bool IsBackwardOpName(std::string_view name) {
   return end > kSuffix.size() && name.substr(end - kSuffix.size(), kSuffix.size()) == kSuffix;
 }
 
+namespace {
+
+// The block's GPU time by the module class just inside it (one row per
+// part, per instance of the block), over the steady steps.
+void AddBlockParts(const RankView& rv, const LayerRow& block, bool by_step, int32_t first, int32_t end,
+                   LayerReport& out) {
+  const RankProfile& p = *rv.profile;
+  // The block's GPU time by the module class just inside it.
+  std::map<std::string, Ps> parts;
+  Ps block_total = 0;
+  for (const GpuOpRef& g : rv.gpu) {
+    const OpKind k = p.ops.kind[g.op];
+    if (k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) continue;
+    const int32_t s = p.ops.step[g.op];
+    if (by_step && (s < first || s >= end)) continue;
+    std::string_view inner;  // the module class seen just before reaching the block
+    bool in_block = false;
+    ForEachLaunchAncestor(p, g.op, [&](size_t q) {
+      const std::string_view cls = ModuleFrameClass(p, q);
+      if (cls.empty()) return true;
+      if (cls == block.module) {
+        in_block = true;
+        return false;
+      }
+      inner = cls;
+      return true;
+    });
+    if (!in_block) continue;
+    const Ps d = g.end - g.ts;
+    parts[inner.empty() ? std::string("(own ops)") : std::string(inner)] += d;
+    block_total += d;
+  }
+  std::vector<BlockPart> bp;
+  for (const auto& [part, t] : parts)
+    bp.push_back({rv.rank, part, t / block.instances,
+                  block_total > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(block_total) : 0});
+  std::sort(bp.begin(), bp.end(), [](const BlockPart& a, const BlockPart& b) {
+    return a.per_instance != b.per_instance ? a.per_instance > b.per_instance : a.part < b.part;
+  });
+  for (auto& b : bp) out.block.push_back(std::move(b));
+}
+
+}  // namespace
+
 LayerReport ComputeLayers(const ProfileView& view, int warmup) {
   LayerReport out;
   for (const RankView& rv : view.ranks) {
@@ -331,39 +375,7 @@ LayerReport ComputeLayers(const ProfileView& view, int warmup) {
     }
     if (block) {
       block->block = true;
-      // The block's GPU time by the module class just inside it.
-      std::map<std::string, Ps> parts;
-      Ps block_total = 0;
-      for (const GpuOpRef& g : rv.gpu) {
-        const OpKind k = p.ops.kind[g.op];
-        if (k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) continue;
-        const int32_t s = p.ops.step[g.op];
-        if (by_step && (s < first || s >= end)) continue;
-        std::string_view inner;  // the module class seen just before reaching the block
-        bool in_block = false;
-        ForEachLaunchAncestor(p, g.op, [&](size_t q) {
-          const std::string_view cls = ModuleFrameClass(p, q);
-          if (cls.empty()) return true;
-          if (cls == block->module) {
-            in_block = true;
-            return false;
-          }
-          inner = cls;
-          return true;
-        });
-        if (!in_block) continue;
-        const Ps d = g.end - g.ts;
-        parts[inner.empty() ? std::string("(own ops)") : std::string(inner)] += d;
-        block_total += d;
-      }
-      std::vector<BlockPart> bp;
-      for (const auto& [part, t] : parts)
-        bp.push_back({rv.rank, part, t / block->instances,
-                      block_total > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(block_total) : 0});
-      std::sort(bp.begin(), bp.end(), [](const BlockPart& a, const BlockPart& b) {
-        return a.per_instance != b.per_instance ? a.per_instance > b.per_instance : a.part < b.part;
-      });
-      for (auto& b : bp) out.block.push_back(std::move(b));
+      AddBlockParts(rv, *block, by_step, first, end, out);
     }
     std::sort(rows.begin(), rows.end(), [](const LayerRow& a, const LayerRow& b) {
       return a.total != b.total ? a.total > b.total : a.module < b.module;

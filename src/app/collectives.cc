@@ -1,4 +1,6 @@
 // mlprof collectives.
+#include "analysis/collectives.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 #include <map>
 #include <optional>
 
-#include "analysis/collectives.h"
 #include "analysis/kernel_class.h"
 #include "app/command_parts.h"
 #include "app/commands.h"

@@ -143,6 +143,112 @@ struct Window {
   CriticalPath cp;
 };
 
+// What-if: each --speedup (and all of them together) on every window.
+Table WhatIfTable(const Session& s, const std::vector<Window>& windows, const std::vector<SpeedUp>& ups) {
+  Table tw("critical_whatif", "What-if: the critical path recomputed with some ops faster");
+  tw.Add(RankKey())
+      .Add(Key("window", Unit::kText, "the window"))
+      .Add(Key("speedup", Unit::kText, "what gets faster (--speedup)"))
+      .Add(TimeUs("measured", "the critical path as measured"))
+      .Add(TimeUs("predicted", "the longest path with those edges scaled"))
+      .Add(Pct("saving_pct", "shorter by, of the measured path", 2))
+      .Add(Key("bound_before", Unit::kText, "what bounded it"))
+      .Add(Key("bound_after", Unit::kText, "what bounds it then"));
+  std::vector<std::pair<std::string, std::vector<const SpeedUp*>>> sets;
+  for (const SpeedUp& u : ups) sets.push_back({u.text, {&u}});
+  if (ups.size() > 1) {
+    std::vector<const SpeedUp*> all;
+    for (const SpeedUp& u : ups) all.push_back(&u);
+    sets.push_back({"all of the above", all});
+  }
+  for (const Window& w : windows) {
+    for (const auto& [label, set] : sets) {
+      std::vector<double> scale(w.cp.edges.size(), 1.0);
+      for (size_t e = 0; e < w.cp.edges.size(); ++e)
+        for (const SpeedUp* u : set)
+          if (Matches(*w.p, w.cp.edges[e], *u, s.view.comm_kernels.get())) scale[e] *= u->scale;
+      const CpWhatIf wi = RecomputeCriticalPath(*w.p, w.cp, scale);
+      const CpBound before = MainBound(w.cp.by_bound), after = MainBound(wi.by_bound);
+      const double saving =
+          w.cp.length > 0 ? 100.0 * static_cast<double>(w.cp.length - wi.length) / static_cast<double>(w.cp.length) : 0;
+      tw.rows.push_back({Cell::Int(w.rank), Cell::Text(w.cp.window), Cell::Text(label), Cell::Int(w.cp.length),
+                         Cell::Int(wi.length), Cell::Real(saving), Cell::Text(CpBoundName(before)),
+                         Cell::Text(CpBoundName(after))});
+      if (&w == &windows.front())
+        tw.notes.push_back(fmt::format("{} shortens {} (rank {}) by {:.1f} %: it is then {}.", label, w.cp.window,
+                                       w.rank, saving, BoundWords(after)));
+    }
+  }
+  tw.notes.push_back(
+      "The graph keeps its edges; the chosen edges' time is divided by the factor (launch=0 / gap=0 remove launch "
+      "delays / kernel gaps) and the longest path is found again.");
+  return tw;
+}
+
+// The Perfetto export with the windows' paths marked (--perfetto).
+StatusOr<Table> WritePerfettoWithPath(const Session& s, const std::vector<Window>& windows,
+                                      const CriticalPathOptions& o) {
+  PerfettoMarks marks;
+  marks.critical.resize(s.profile.ranks.size());
+  marks.flows.resize(s.profile.ranks.size());
+  size_t marked = 0, flows = 0;
+  for (const Window& w : windows) {
+    size_t ri = 0;
+    while (ri < s.profile.ranks.size() && &s.profile.ranks[ri] != w.p) ++ri;
+    if (ri == s.profile.ranks.size()) continue;
+    std::vector<uint8_t>& crit = marks.critical[ri];
+    if (crit.empty()) crit.assign(w.p->ops.size(), 0);
+    for (uint32_t op : w.cp.critical_ops)
+      if (!crit[op]) crit[op] = 1, ++marked;
+    for (uint32_t e : w.cp.path_edges) {
+      const CpEdge& edge = w.cp.edges[e];
+      // As HTA's overlay: dependency, launch and sync edges (operator
+      // edges lie within an op, kernel-kernel ones along a stream).
+      if (edge.type != CpEdgeType::kDependency && edge.type != CpEdgeType::kLaunchDelay &&
+          edge.type != CpEdgeType::kSync)
+        continue;
+      const uint32_t a = w.cp.nodes[edge.from].op, b = w.cp.nodes[edge.to].op;
+      if (a == b) continue;
+      marks.flows[ri].push_back({a, b});
+      ++flows;
+    }
+  }
+  std::FILE* f = std::fopen(o.perfetto.c_str(), "wb");
+  if (!f) return InvalidArgument(fmt::format("--perfetto {}: cannot be written: {}", o.perfetto, std::strerror(errno)));
+  auto w = WritePerfetto(s.profile, f, o.perfetto, &marks);
+  const bool closed = std::fclose(f) == 0;
+  if (!w.ok()) return w.status();
+  if (!closed) return DataLoss(fmt::format("--perfetto {}: write failed", o.perfetto));
+  Table tp("perfetto", "Perfetto trace written (the path's ops marked critical = 1, flows along the path)");
+  tp.Add(Key("file", Unit::kText, "written"))
+      .Add(Count("marked", "ops given the arg critical = 1"))
+      .Add(Count("flows", "flows for the path's dependency, launch and sync edges"))
+      .Add(Measure("bytes", Unit::kBytes, "written"));
+  tp.rows.push_back({Cell::Text(o.perfetto), Cell::Int(static_cast<int64_t>(marked)),
+                     Cell::Int(static_cast<int64_t>(flows)), Cell::Int(static_cast<int64_t>(w->bytes))});
+  return tp;
+}
+
+// HTA's overlay of the one window's trace (--overlay).
+StatusOr<Table> WriteOverlay(const std::vector<Window>& windows, const CriticalPathOptions& o) {
+  if (windows.size() != 1) {
+    return InvalidArgument(fmt::format(
+        "--overlay writes one window of one rank, and there are {}: pick one with --step N, --annotation NAME "
+        "[--instance K] or --whole, and --rank R",
+        windows.size()));
+  }
+  auto st = WriteHtaOverlay(*windows[0].p, windows[0].cp, o.overlay);
+  if (!st.ok()) return st.status();
+  Table tv("overlay", "HTA overlay written (the input trace, critical events and flows marked)");
+  tv.Add(Key("file", Unit::kText, "written"))
+      .Add(Count("marked", "events given args.critical = 1"))
+      .Add(Count("flows", "flow pairs (cat critical_path) for the path's dependency, launch and sync edges"))
+      .Add(Measure("bytes", Unit::kBytes, "JSON written (before gzip)"));
+  tv.rows.push_back({Cell::Text(o.overlay), Cell::Int(static_cast<int64_t>(st->marked)),
+                     Cell::Int(static_cast<int64_t>(st->flows)), Cell::Int(static_cast<int64_t>(st->bytes))});
+  return tv;
+}
+
 }  // namespace
 
 StatusOr<Report> CriticalPathReport(const Session& s, const CriticalPathOptions& o) {
@@ -321,110 +427,13 @@ StatusOr<Report> CriticalPathReport(const Session& s, const CriticalPathOptions&
   if (ts.rows.empty()) ts.notes.push_back("Every GPU op in the windows is on the critical path.");
   r.tables.push_back(std::move(ts));
 
-  // --- what-if ------------------------------------------------------------------------------
-  if (!ups.empty()) {
-    Table tw("critical_whatif", "What-if: the critical path recomputed with some ops faster");
-    tw.Add(RankKey())
-        .Add(Key("window", Unit::kText, "the window"))
-        .Add(Key("speedup", Unit::kText, "what gets faster (--speedup)"))
-        .Add(TimeUs("measured", "the critical path as measured"))
-        .Add(TimeUs("predicted", "the longest path with those edges scaled"))
-        .Add(Pct("saving_pct", "shorter by, of the measured path", 2))
-        .Add(Key("bound_before", Unit::kText, "what bounded it"))
-        .Add(Key("bound_after", Unit::kText, "what bounds it then"));
-    std::vector<std::pair<std::string, std::vector<const SpeedUp*>>> sets;
-    for (const SpeedUp& u : ups) sets.push_back({u.text, {&u}});
-    if (ups.size() > 1) {
-      std::vector<const SpeedUp*> all;
-      for (const SpeedUp& u : ups) all.push_back(&u);
-      sets.push_back({"all of the above", all});
-    }
-    for (const Window& w : windows) {
-      for (const auto& [label, set] : sets) {
-        std::vector<double> scale(w.cp.edges.size(), 1.0);
-        for (size_t e = 0; e < w.cp.edges.size(); ++e)
-          for (const SpeedUp* u : set)
-            if (Matches(*w.p, w.cp.edges[e], *u, s.view.comm_kernels.get())) scale[e] *= u->scale;
-        const CpWhatIf wi = RecomputeCriticalPath(*w.p, w.cp, scale);
-        const CpBound before = MainBound(w.cp.by_bound), after = MainBound(wi.by_bound);
-        const double saving =
-            w.cp.length > 0 ? 100.0 * static_cast<double>(w.cp.length - wi.length) / static_cast<double>(w.cp.length)
-                            : 0;
-        tw.rows.push_back({Cell::Int(w.rank), Cell::Text(w.cp.window), Cell::Text(label), Cell::Int(w.cp.length),
-                           Cell::Int(wi.length), Cell::Real(saving), Cell::Text(CpBoundName(before)),
-                           Cell::Text(CpBoundName(after))});
-        if (&w == &windows.front())
-          tw.notes.push_back(fmt::format("{} shortens {} (rank {}) by {:.1f} %: it is then {}.", label, w.cp.window,
-                                         w.rank, saving, BoundWords(after)));
-      }
-    }
-    tw.notes.push_back(
-        "The graph keeps its edges; the chosen edges' time is divided by the factor (launch=0 / gap=0 remove launch "
-        "delays / kernel gaps) and the longest path is found again.");
-    r.tables.push_back(std::move(tw));
-  }
-
-  // --- the Perfetto export with the path marked ------------------------------------------------
+  if (!ups.empty()) r.tables.push_back(WhatIfTable(s, windows, ups));
   if (!o.perfetto.empty()) {
-    PerfettoMarks marks;
-    marks.critical.resize(s.profile.ranks.size());
-    marks.flows.resize(s.profile.ranks.size());
-    size_t marked = 0, flows = 0;
-    for (const Window& w : windows) {
-      size_t ri = 0;
-      while (ri < s.profile.ranks.size() && &s.profile.ranks[ri] != w.p) ++ri;
-      if (ri == s.profile.ranks.size()) continue;
-      std::vector<uint8_t>& crit = marks.critical[ri];
-      if (crit.empty()) crit.assign(w.p->ops.size(), 0);
-      for (uint32_t op : w.cp.critical_ops)
-        if (!crit[op]) crit[op] = 1, ++marked;
-      for (uint32_t e : w.cp.path_edges) {
-        const CpEdge& edge = w.cp.edges[e];
-        // As HTA's overlay: dependency, launch and sync edges (operator
-        // edges lie within an op, kernel-kernel ones along a stream).
-        if (edge.type != CpEdgeType::kDependency && edge.type != CpEdgeType::kLaunchDelay &&
-            edge.type != CpEdgeType::kSync)
-          continue;
-        const uint32_t a = w.cp.nodes[edge.from].op, b = w.cp.nodes[edge.to].op;
-        if (a == b) continue;
-        marks.flows[ri].push_back({a, b});
-        ++flows;
-      }
-    }
-    std::FILE* f = std::fopen(o.perfetto.c_str(), "wb");
-    if (!f)
-      return InvalidArgument(fmt::format("--perfetto {}: cannot be written: {}", o.perfetto, std::strerror(errno)));
-    auto w = WritePerfetto(s.profile, f, o.perfetto, &marks);
-    const bool closed = std::fclose(f) == 0;
-    if (!w.ok()) return w.status();
-    if (!closed) return DataLoss(fmt::format("--perfetto {}: write failed", o.perfetto));
-    Table tp("perfetto", "Perfetto trace written (the path's ops marked critical = 1, flows along the path)");
-    tp.Add(Key("file", Unit::kText, "written"))
-        .Add(Count("marked", "ops given the arg critical = 1"))
-        .Add(Count("flows", "flows for the path's dependency, launch and sync edges"))
-        .Add(Measure("bytes", Unit::kBytes, "written"));
-    tp.rows.push_back({Cell::Text(o.perfetto), Cell::Int(static_cast<int64_t>(marked)),
-                       Cell::Int(static_cast<int64_t>(flows)), Cell::Int(static_cast<int64_t>(w->bytes))});
+    ASSIGN_OR_RETURN(Table tp, WritePerfettoWithPath(s, windows, o));
     r.tables.push_back(std::move(tp));
   }
-
-  // --- HTA's overlay ------------------------------------------------------------------------
   if (!o.overlay.empty()) {
-    if (windows.size() != 1) {
-      return InvalidArgument(fmt::format(
-          "--overlay writes one window of one rank, and there are {}: pick one with --step N, --annotation NAME "
-          "[--instance K] or --whole, and --rank R",
-          windows.size()));
-    }
-    auto st = WriteHtaOverlay(*windows[0].p, windows[0].cp, o.overlay);
-    if (!st.ok()) return st.status();
-    Table tv("overlay", "HTA overlay written (the input trace, critical events and flows marked)");
-    tv.Add(Key("file", Unit::kText, "written"))
-        .Add(Count("marked", "events given args.critical = 1"))
-        .Add(Count("flows", "flow pairs (cat critical_path) for the path's dependency, launch and sync edges"))
-        .Add(Measure("bytes", Unit::kBytes, "JSON written (before gzip)"));
-    tv.rows.push_back({Cell::Text(o.overlay), Cell::Int(static_cast<int64_t>(st->marked)),
-                       Cell::Int(static_cast<int64_t>(st->flows)), Cell::Int(static_cast<int64_t>(st->bytes))});
+    ASSIGN_OR_RETURN(Table tv, WriteOverlay(windows, o));
     r.tables.push_back(std::move(tv));
   }
   return r;

@@ -1,4 +1,6 @@
 // mlprof diagnose.
+#include "analysis/diagnose.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 #include <map>
 #include <optional>
 
-#include "analysis/diagnose.h"
 #include "analysis/ops.h"
 #include "analysis/roofline.h"
 #include "analysis/steps.h"

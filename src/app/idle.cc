@@ -1,4 +1,6 @@
 // mlprof idle.
+#include "analysis/idle.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 #include <map>
 #include <optional>
 
-#include "analysis/idle.h"
 #include "app/command_parts.h"
 #include "app/commands.h"
 #include "app/shards.h"

@@ -1,4 +1,6 @@
 // mlprof modules.
+#include "analysis/modules.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 #include <map>
 #include <optional>
 
-#include "analysis/modules.h"
 #include "app/command_parts.h"
 #include "app/commands.h"
 #include "app/shards.h"

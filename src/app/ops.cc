@@ -1,4 +1,6 @@
 // mlprof ops.
+#include "analysis/ops.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <optional>
 
 #include "analysis/host_ops.h"
-#include "analysis/ops.h"
 #include "app/command_parts.h"
 #include "app/commands.h"
 #include "app/shards.h"

@@ -1,4 +1,6 @@
 // mlprof steps.
+#include "analysis/steps.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <optional>
 
 #include "analysis/serving.h"
-#include "analysis/steps.h"
 #include "analysis/xla.h"
 #include "app/command_parts.h"
 #include "app/commands.h"
