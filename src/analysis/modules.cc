@@ -39,6 +39,176 @@ std::string ArgMaxKey(const std::map<std::pair<K, K>, Ps>& pairs, const K& child
 
 }  // namespace
 
+namespace {
+
+// The annotations of one rank: host ranges with the GPU time launched inside
+// them, GPU ranges with the kernel time inside them on their stream, and the
+// host ranges per step. `ann_pairs`: the GPU time under each pair of nested
+// host annotations (from the module walk).
+void AddAnnotations(const RankView& rv, Ps total, const std::map<std::pair<std::string, std::string>, Ps>& ann_pairs,
+                    ModuleReport& rep) {
+  const RankProfile& p = *rv.profile;
+  const OpTable& o = p.ops;
+  std::map<std::string, std::pair<int64_t, Ps>> ann_gpu;  // name -> ops, time
+  // Annotations: host ranges with the GPU time launched inside, GPU ranges
+  // with the kernel time inside on their stream.
+  std::map<std::string, std::pair<int64_t, Ps>> host_ranges, gpu_ranges;
+  std::map<std::string, std::pair<int64_t, Ps>> gpu_inside;
+  std::unordered_map<uint32_t, std::vector<std::pair<Ps, Ps>>> by_track;  // kernels per GPU track, by start
+  for (const GpuOpRef& g : rv.gpu)
+    if (o.kind[g.op] == OpKind::kKernel || o.kind[g.op] == OpKind::kMemcpy || o.kind[g.op] == OpKind::kMemset)
+      by_track[g.track].push_back({g.ts, g.end});
+  for (size_t i = 0; i < o.size(); ++i) {
+    if (o.kind[i] == OpKind::kUserAnnotation && rv.keep[i]) {
+      auto& h = host_ranges[AnnotationName(p.str(o.name[i]))];
+      h.first++;
+      h.second += o.dur[i];
+    } else if (o.kind[i] == OpKind::kGpuUserAnnotation && rv.keep[i]) {
+      const std::string name = AnnotationName(p.str(o.name[i]));
+      auto& h = gpu_ranges[name];
+      h.first++;
+      h.second += o.dur[i];
+      auto it = by_track.find(o.track[i]);
+      if (it == by_track.end()) continue;
+      const Ps a = o.ts[i], b = o.end(i);
+      auto& in = gpu_inside[name];
+      // The stream's ops are sorted by start: those starting before b.
+      const auto& v = it->second;
+      auto hi = std::lower_bound(v.begin(), v.end(), std::make_pair(b, Ps{0}));
+      for (auto k = v.begin(); k != hi; ++k) {
+        const Ps s = std::max(a, k->first), e = std::min(b, k->second);
+        if (e > s) in.first++, in.second += e - s;
+      }
+    }
+  }
+  // Host annotations by time: a GPU op belongs to every annotation range
+  // of its launching process that holds its launch call's start, on any
+  // thread (backward kernels are launched by the autograd thread while the
+  // main thread sits in its "backward" range), once per name. A sweep per
+  // process over range starts, ends and launches.
+  {
+    std::map<std::string, int> ann_id;
+    std::vector<std::string> ann_names;
+    struct Ev {
+      int64_t pid;
+      Ps ts;
+      int order;  // 0 end, 1 start, 2 launch (an end at t excludes t, a start includes it)
+      int name;   // start / end: annotation id; launch: index into gpu_refs
+    };
+    std::vector<Ev> evs;
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (o.kind[i] != OpKind::kUserAnnotation || !rv.keep[i] || o.dur[i] <= 0) continue;
+      auto [it, fresh] = ann_id.emplace(AnnotationName(p.str(o.name[i])), static_cast<int>(ann_names.size()));
+      if (fresh) ann_names.push_back(it->first);
+      const int64_t pid = p.tracks[o.track[i]].pid;
+      evs.push_back({pid, o.ts[i], 1, it->second});
+      evs.push_back({pid, o.end(i), 0, it->second});
+    }
+    std::vector<const GpuOpRef*> gpu_refs;
+    if (!ann_names.empty())
+      for (const GpuOpRef& g : rv.gpu) {
+        const OpKind k = o.kind[g.op];
+        if ((k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) || o.launch[g.op] < 0) continue;
+        const auto l = static_cast<size_t>(o.launch[g.op]);
+        evs.push_back({p.tracks[o.track[l]].pid, o.ts[l], 2, static_cast<int>(gpu_refs.size())});
+        gpu_refs.push_back(&g);
+      }
+    std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
+      return std::tie(a.pid, a.ts, a.order, a.name) < std::tie(b.pid, b.ts, b.order, b.name);
+    });
+    std::vector<int> count(ann_names.size(), 0), active;
+    std::vector<size_t> pos(ann_names.size(), 0);
+    std::vector<std::pair<int64_t, Ps>> acc(ann_names.size(), {0, 0});
+    std::map<std::pair<int, int32_t>, std::pair<int64_t, Ps>> by_step;  // (annotation, step index)
+    int64_t cur_pid = INT64_MIN;
+    for (const Ev& e : evs) {
+      if (e.pid != cur_pid) {
+        for (int a : active) count[static_cast<size_t>(a)] = 0;
+        active.clear();
+        cur_pid = e.pid;
+      }
+      if (e.order == 1) {
+        if (count[static_cast<size_t>(e.name)]++ == 0) {
+          pos[static_cast<size_t>(e.name)] = active.size();
+          active.push_back(e.name);
+        }
+      } else if (e.order == 0) {
+        if (count[static_cast<size_t>(e.name)] > 0 && --count[static_cast<size_t>(e.name)] == 0) {
+          const size_t at = pos[static_cast<size_t>(e.name)];
+          active[at] = active.back();
+          pos[static_cast<size_t>(active[at])] = at;
+          active.pop_back();
+        }
+      } else {
+        const GpuOpRef& g = *gpu_refs[static_cast<size_t>(e.name)];
+        const int32_t step = o.step[g.op];
+        for (int a : active) {
+          acc[static_cast<size_t>(a)].first++, acc[static_cast<size_t>(a)].second += g.end - g.ts;
+          if (step >= 0) {
+            auto& bs = by_step[{a, step}];
+            bs.first++, bs.second += g.end - g.ts;
+          }
+        }
+      }
+    }
+    for (size_t a = 0; a < ann_names.size(); ++a)
+      if (acc[a].first > 0) ann_gpu[ann_names[a]] = acc[a];
+    // Per step, heaviest annotation first (the step markers themselves
+    // left out: each holds its own step).
+    std::vector<int> order;
+    for (size_t a = 0; a < ann_names.size(); ++a)
+      if (acc[a].first > 0 && ann_names[a] != "ProfilerStep*") order.push_back(static_cast<int>(a));
+    std::sort(order.begin(), order.end(), [&](int x, int y) {
+      return acc[static_cast<size_t>(x)].second != acc[static_cast<size_t>(y)].second
+                 ? acc[static_cast<size_t>(x)].second > acc[static_cast<size_t>(y)].second
+                 : ann_names[static_cast<size_t>(x)] < ann_names[static_cast<size_t>(y)];
+    });
+    // The whole trace as the one step says nothing per step.
+    if (p.step_source == StepSource::kTrace) order.clear();
+    for (int a : order)
+      for (auto it = by_step.lower_bound({a, INT32_MIN}); it != by_step.end() && it->first.first == a; ++it) {
+        const Step& st = p.steps[static_cast<size_t>(it->first.second)];
+        if (st.op >= 0 &&
+            AnnotationName(p.str(o.name[static_cast<size_t>(st.op)])) == ann_names[static_cast<size_t>(a)])
+          continue;  // a serving step's own range
+        rep.annotation_steps.push_back(
+            {rv.rank, ann_names[static_cast<size_t>(a)], st.number, it->second.first, it->second.second});
+      }
+  }
+  std::vector<AnnotationRow> ann_rows;
+  for (const auto& [name, h] : host_ranges) {
+    AnnotationRow r;
+    r.rank = rv.rank;
+    r.name = name;
+    r.where = "host";
+    r.calls = h.first;
+    r.span = h.second;
+    if (auto it = ann_gpu.find(name); it != ann_gpu.end()) r.gpu_ops = it->second.first, r.gpu = it->second.second;
+    r.pct = Pct(r.gpu, total);
+    Ps under = -1;
+    r.parent = ArgMaxKey(ann_pairs, name, &under);
+    ann_rows.push_back(std::move(r));
+  }
+  for (const auto& [name, h] : gpu_ranges) {
+    AnnotationRow r;
+    r.rank = rv.rank;
+    r.name = name;
+    r.where = "gpu";
+    r.calls = h.first;
+    r.span = h.second;
+    if (auto it = gpu_inside.find(name); it != gpu_inside.end())
+      r.gpu_ops = it->second.first, r.gpu = it->second.second;
+    r.pct = Pct(r.gpu, total);
+    ann_rows.push_back(std::move(r));
+  }
+  std::sort(ann_rows.begin(), ann_rows.end(), [](const AnnotationRow& a, const AnnotationRow& b) {
+    return a.gpu != b.gpu ? a.gpu > b.gpu : std::tie(a.where, a.name) < std::tie(b.where, b.name);
+  });
+  for (auto& r : ann_rows) rep.annotations.push_back(std::move(r));
+}
+
+}  // namespace
+
 ModuleReport ComputeModules(const ProfileView& view) {
   ModuleReport rep;
   for (const RankView& rv : view.ranks) {
@@ -60,7 +230,6 @@ ModuleReport ComputeModules(const ProfileView& view) {
     };
     std::map<std::string, Cls> classes;
     std::map<std::pair<std::string, std::string>, Ps> class_pairs;  // (class, enclosing class)
-    std::map<std::string, std::pair<int64_t, Ps>> ann_gpu;          // name -> ops, time
     std::map<std::pair<std::string, std::string>, Ps> ann_pairs;
     struct Kern {
       int64_t count = 0;
@@ -194,161 +363,7 @@ ModuleReport ComputeModules(const ProfileView& view) {
       return a.gpu != b.gpu ? a.gpu > b.gpu : a.cls < b.cls;
     });
     for (auto& r : cls_rows) rep.classes.push_back(std::move(r));
-    // Annotations: host ranges with the GPU time launched inside, GPU ranges
-    // with the kernel time inside on their stream.
-    std::map<std::string, std::pair<int64_t, Ps>> host_ranges, gpu_ranges;
-    std::map<std::string, std::pair<int64_t, Ps>> gpu_inside;
-    std::unordered_map<uint32_t, std::vector<std::pair<Ps, Ps>>> by_track;  // kernels per GPU track, by start
-    for (const GpuOpRef& g : rv.gpu)
-      if (o.kind[g.op] == OpKind::kKernel || o.kind[g.op] == OpKind::kMemcpy || o.kind[g.op] == OpKind::kMemset)
-        by_track[g.track].push_back({g.ts, g.end});
-    for (size_t i = 0; i < o.size(); ++i) {
-      if (o.kind[i] == OpKind::kUserAnnotation && rv.keep[i]) {
-        auto& h = host_ranges[AnnotationName(p.str(o.name[i]))];
-        h.first++;
-        h.second += o.dur[i];
-      } else if (o.kind[i] == OpKind::kGpuUserAnnotation && rv.keep[i]) {
-        const std::string name = AnnotationName(p.str(o.name[i]));
-        auto& h = gpu_ranges[name];
-        h.first++;
-        h.second += o.dur[i];
-        auto it = by_track.find(o.track[i]);
-        if (it == by_track.end()) continue;
-        const Ps a = o.ts[i], b = o.end(i);
-        auto& in = gpu_inside[name];
-        // The stream's ops are sorted by start: those starting before b.
-        const auto& v = it->second;
-        auto hi = std::lower_bound(v.begin(), v.end(), std::make_pair(b, Ps{0}));
-        for (auto k = v.begin(); k != hi; ++k) {
-          const Ps s = std::max(a, k->first), e = std::min(b, k->second);
-          if (e > s) in.first++, in.second += e - s;
-        }
-      }
-    }
-    // Host annotations by time: a GPU op belongs to every annotation range
-    // of its launching process that holds its launch call's start, on any
-    // thread (backward kernels are launched by the autograd thread while the
-    // main thread sits in its "backward" range), once per name. A sweep per
-    // process over range starts, ends and launches.
-    {
-      std::map<std::string, int> ann_id;
-      std::vector<std::string> ann_names;
-      struct Ev {
-        int64_t pid;
-        Ps ts;
-        int order;  // 0 end, 1 start, 2 launch (an end at t excludes t, a start includes it)
-        int name;   // start / end: annotation id; launch: index into gpu_refs
-      };
-      std::vector<Ev> evs;
-      for (size_t i = 0; i < o.size(); ++i) {
-        if (o.kind[i] != OpKind::kUserAnnotation || !rv.keep[i] || o.dur[i] <= 0) continue;
-        auto [it, fresh] = ann_id.emplace(AnnotationName(p.str(o.name[i])), static_cast<int>(ann_names.size()));
-        if (fresh) ann_names.push_back(it->first);
-        const int64_t pid = p.tracks[o.track[i]].pid;
-        evs.push_back({pid, o.ts[i], 1, it->second});
-        evs.push_back({pid, o.end(i), 0, it->second});
-      }
-      std::vector<const GpuOpRef*> gpu_refs;
-      if (!ann_names.empty())
-        for (const GpuOpRef& g : rv.gpu) {
-          const OpKind k = o.kind[g.op];
-          if ((k != OpKind::kKernel && k != OpKind::kMemcpy && k != OpKind::kMemset) || o.launch[g.op] < 0) continue;
-          const auto l = static_cast<size_t>(o.launch[g.op]);
-          evs.push_back({p.tracks[o.track[l]].pid, o.ts[l], 2, static_cast<int>(gpu_refs.size())});
-          gpu_refs.push_back(&g);
-        }
-      std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
-        return std::tie(a.pid, a.ts, a.order, a.name) < std::tie(b.pid, b.ts, b.order, b.name);
-      });
-      std::vector<int> count(ann_names.size(), 0), active;
-      std::vector<size_t> pos(ann_names.size(), 0);
-      std::vector<std::pair<int64_t, Ps>> acc(ann_names.size(), {0, 0});
-      std::map<std::pair<int, int32_t>, std::pair<int64_t, Ps>> by_step;  // (annotation, step index)
-      int64_t cur_pid = INT64_MIN;
-      for (const Ev& e : evs) {
-        if (e.pid != cur_pid) {
-          for (int a : active) count[static_cast<size_t>(a)] = 0;
-          active.clear();
-          cur_pid = e.pid;
-        }
-        if (e.order == 1) {
-          if (count[static_cast<size_t>(e.name)]++ == 0) {
-            pos[static_cast<size_t>(e.name)] = active.size();
-            active.push_back(e.name);
-          }
-        } else if (e.order == 0) {
-          if (count[static_cast<size_t>(e.name)] > 0 && --count[static_cast<size_t>(e.name)] == 0) {
-            const size_t at = pos[static_cast<size_t>(e.name)];
-            active[at] = active.back();
-            pos[static_cast<size_t>(active[at])] = at;
-            active.pop_back();
-          }
-        } else {
-          const GpuOpRef& g = *gpu_refs[static_cast<size_t>(e.name)];
-          const int32_t step = o.step[g.op];
-          for (int a : active) {
-            acc[static_cast<size_t>(a)].first++, acc[static_cast<size_t>(a)].second += g.end - g.ts;
-            if (step >= 0) {
-              auto& bs = by_step[{a, step}];
-              bs.first++, bs.second += g.end - g.ts;
-            }
-          }
-        }
-      }
-      for (size_t a = 0; a < ann_names.size(); ++a)
-        if (acc[a].first > 0) ann_gpu[ann_names[a]] = acc[a];
-      // Per step, heaviest annotation first (the step markers themselves
-      // left out: each holds its own step).
-      std::vector<int> order;
-      for (size_t a = 0; a < ann_names.size(); ++a)
-        if (acc[a].first > 0 && ann_names[a] != "ProfilerStep*") order.push_back(static_cast<int>(a));
-      std::sort(order.begin(), order.end(), [&](int x, int y) {
-        return acc[static_cast<size_t>(x)].second != acc[static_cast<size_t>(y)].second
-                   ? acc[static_cast<size_t>(x)].second > acc[static_cast<size_t>(y)].second
-                   : ann_names[static_cast<size_t>(x)] < ann_names[static_cast<size_t>(y)];
-      });
-      // The whole trace as the one step says nothing per step.
-      if (p.step_source == StepSource::kTrace) order.clear();
-      for (int a : order)
-        for (auto it = by_step.lower_bound({a, INT32_MIN}); it != by_step.end() && it->first.first == a; ++it) {
-          const Step& st = p.steps[static_cast<size_t>(it->first.second)];
-          if (st.op >= 0 &&
-              AnnotationName(p.str(o.name[static_cast<size_t>(st.op)])) == ann_names[static_cast<size_t>(a)])
-            continue;  // a serving step's own range
-          rep.annotation_steps.push_back(
-              {rv.rank, ann_names[static_cast<size_t>(a)], st.number, it->second.first, it->second.second});
-        }
-    }
-    std::vector<AnnotationRow> ann_rows;
-    for (const auto& [name, h] : host_ranges) {
-      AnnotationRow r;
-      r.rank = rv.rank;
-      r.name = name;
-      r.where = "host";
-      r.calls = h.first;
-      r.span = h.second;
-      if (auto it = ann_gpu.find(name); it != ann_gpu.end()) r.gpu_ops = it->second.first, r.gpu = it->second.second;
-      r.pct = Pct(r.gpu, total);
-      Ps under = -1;
-      r.parent = ArgMaxKey(ann_pairs, name, &under);
-      ann_rows.push_back(std::move(r));
-    }
-    for (const auto& [name, h] : gpu_ranges) {
-      AnnotationRow r;
-      r.rank = rv.rank;
-      r.name = name;
-      r.where = "gpu";
-      r.calls = h.first;
-      r.span = h.second;
-      if (auto it = gpu_inside.find(name); it != gpu_inside.end())
-        r.gpu_ops = it->second.first, r.gpu = it->second.second;
-      r.pct = Pct(r.gpu, total);
-      ann_rows.push_back(std::move(r));
-    }
-    std::sort(ann_rows.begin(), ann_rows.end(), [](const AnnotationRow& a, const AnnotationRow& b) {
-      return a.gpu != b.gpu ? a.gpu > b.gpu : std::tie(a.where, a.name) < std::tie(b.where, b.name);
-    });
-    for (auto& r : ann_rows) rep.annotations.push_back(std::move(r));
+    AddAnnotations(rv, total, ann_pairs, rep);
     std::vector<KernelLauncherRow> krows;
     for (const auto& [name, k] : kernels) {
       KernelLauncherRow r;
