@@ -47,16 +47,15 @@ same() {  # name, mlprof arguments... (over each process count in $PROCS)
 want() {  # PART name: whether this run includes it
   [ "$PART" = all ] || [ "$PART" = "$1" ]
 }
-corpus() {  # relative path -> echoes the full path, or fails (FAIL under CI, SKIPPED otherwise)
-  if [ -e "$CORPUS/$1" ]; then
-    echo "$CORPUS/$1"
-    return 0
-  fi
+corpus() {  # relative path: sets $in to the full path, or fails (FAIL under CI, SKIPPED otherwise).
+  # Not called in $(...): a subshell would lose the count of failures.
+  in=$CORPUS/$1
+  [ -e "$in" ] && return 0
   if [ "${CI:-}" = true ]; then
-    echo "FAIL: corpus missing under CI: $CORPUS/$1" >&2
+    echo "FAIL: corpus missing under CI: $in"
     fail=$((fail + 1))
   else
-    echo "SKIPPED: corpus not found ($CORPUS/$1); set MLPROF_CORPUS or clone ../shared" >&2
+    echo "SKIPPED: corpus not found ($in); set MLPROF_CORPUS or clone ../shared"
   fi
   return 1
 }
@@ -103,10 +102,10 @@ fi
 if want ascend; then
   PROCS=3
   for rel in ascend/msinsight_2rank/db/level1 ascend/msinsight_2rank/text/level2; do
-    in=$(corpus "$rel") && every_command "$in" text json
+    corpus "$rel" && every_command "$in" text json
   done
   # 16 ranks, some missing, shared unevenly.
-  if in=$(corpus ascend/msinsight_16rank_partial); then
+  if corpus ascend/msinsight_16rank_partial; then
     same "summary, partial job" summary "$in" --format json
     same "diagnose, partial job" diagnose "$in" --format json
   fi
@@ -116,7 +115,7 @@ fi
 if want xla_nsys; then
   PROCS=2
   for rel in xla/tracelens_mi300x_jax08_gemm.xplane.pb nsys/extrap_profile1.sqlite; do
-    in=$(corpus "$rel") && every_command "$in" json
+    corpus "$rel" && every_command "$in" json
   done
   PROCS="2 3"
 fi
@@ -152,7 +151,9 @@ same = names == sorted(b.namelist()) and all(a.read(n) == b.read(n) for n in nam
 sys.exit(0 if same and "xl/workbook.xml" in names else 1)
 PY
 }
-for in in "$SRC/examples/two_rank" $(corpus ascend/msinsight_2rank/db/level1); do
+report_inputs=("$SRC/examples/two_rank")
+corpus ascend/msinsight_2rank/db/level1 && report_inputs+=("$in")
+for in in "${report_inputs[@]}"; do
   "$BIN" report "$in" -o "$TMP/rep1" --force --no-perfetto --no-sqlite >/dev/null 2>&1
   for k in 2 3; do
     rm -rf "$TMP/repk"

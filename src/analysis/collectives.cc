@@ -11,20 +11,11 @@
 #include "analysis/comm_kernels.h"
 #include "analysis/op_cost.h"
 #include "analysis/stats.h"
+#include "base/ascii.h"
 #include "base/collective.h"
 
 namespace mlprof {
 namespace {
-
-bool ContainsNoCase(std::string_view s, std::string_view part) {
-  if (part.size() > s.size()) return false;
-  for (size_t i = 0; i + part.size() <= s.size(); ++i) {
-    size_t k = 0;
-    while (k < part.size() && std::tolower(static_cast<unsigned char>(s[i + k])) == part[k]) ++k;
-    if (k == part.size()) return true;
-  }
-  return false;
-}
 
 // The kind from a c10d name; all_to_allv is an all-to-all that is not
 // implicitly synchronising (TraceLens).

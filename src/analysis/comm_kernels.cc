@@ -1,28 +1,12 @@
 #include "analysis/comm_kernels.h"
 
-#include <cctype>
+#include "base/ascii.h"
 
 namespace mlprof {
 
-namespace {
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
-
-// Whether `s` contains `part` (lower case), ignoring case.
-bool ContainsNoCase(std::string_view s, std::string_view part) {
-  if (part.size() > s.size()) return false;
-  for (size_t i = 0; i + part.size() <= s.size(); ++i) {
-    size_t k = 0;
-    while (k < part.size() && std::tolower(static_cast<unsigned char>(s[i + k])) == part[k]) ++k;
-    if (k == part.size()) return true;
-  }
-  return false;
-}
-}  // namespace
-
 bool IsHtaCommKernel(std::string_view n) {
-  return StartsWith(n, "nccl") || StartsWith(n, "hip") || StartsWith(n, "hccl") || StartsWith(n, "hcom_") ||
-         Contains(n, "ncclKernel");
+  return n.starts_with("nccl") || n.starts_with("hip") || n.starts_with("hccl") || n.starts_with("hcom_") ||
+         n.find("ncclKernel") != std::string_view::npos;
 }
 
 namespace {
@@ -51,12 +35,12 @@ constexpr CommLibrary kCommLibraries[] = {
 
 std::string_view CommLibraryOf(std::string_view n) {
   for (const CommLibrary& l : kCommLibraries)
-    if (Contains(n, l.text)) return l.library;
+    if (n.find(l.text) != std::string_view::npos) return l.library;
   return {};
 }
 
 bool IsHtaCriticalPathCommKernel(std::string_view n) {
-  return n.substr(0, 4) == "nccl" || n.find("gloo:") != std::string_view::npos;
+  return n.starts_with("nccl") || n.find("gloo:") != std::string_view::npos;
 }
 
 bool IsTraceLensCollectiveKernel(std::string_view name) {

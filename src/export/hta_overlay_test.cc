@@ -62,5 +62,33 @@ TEST(HtaOverlayCorpus, SimpleAddEqualsHtasExpectedOutput) {
   std::filesystem::remove(out);
 }
 
+// A plain Chrome trace (no schemaVersion: read as chrome-json, not kineto)
+// is annotated too. tests/data/chrome/plain_launch.json: aten::mm [0,20)
+// launches gemm_kernel [20,50) through cudaLaunchKernel [5,15): the path is
+// the three ops (marked) and one launch edge (one flow pair, s and f).
+TEST(HtaOverlay, PlainChromeTraceIsAnnotated) {
+  auto p = LoadProfile({std::string(MLPROF_SOURCE_DIR) + "/tests/data/chrome/plain_launch.json"}, {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->ranks[0].format, TraceFormat::kChromeJson);
+  CpResult r = ComputeCriticalPath(p->ranks[0], 0, CpOptions{});
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  const std::string out = (std::filesystem::temp_directory_path() / "mlprof_overlay_plain.json").string();
+  auto st = WriteHtaOverlay(p->ranks[0], r.path, out);
+  ASSERT_TRUE(st.ok()) << st.status().message();
+  EXPECT_EQ(st->marked, 3u);
+  EXPECT_EQ(st->flows, 1u);
+  const Marks m = ReadMarks(out);
+  const std::multiset<std::pair<Ps128, std::string>> want = {
+      {0, "aten::mm"}, {5 * kPsPerUs, "cudaLaunchKernel"}, {20 * kPsPerUs, "gemm_kernel"}};
+  EXPECT_EQ(m.events, want);
+  EXPECT_EQ(m.flows.size(), 2u);  // one pair
+  // What is not Chrome JSON is refused, naming its format.
+  p->ranks[0].format = TraceFormat::kNsys;
+  auto refused = WriteHtaOverlay(p->ranks[0], r.path, out);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(std::string(refused.status().message()).find("is nsys"), std::string::npos) << refused.status().message();
+  std::filesystem::remove(out);
+}
+
 }  // namespace
 }  // namespace mlprof
